@@ -1,0 +1,83 @@
+/**
+ * Command-line parsing: `effect-tmux-mcp [serve|doctor] [flags]`, `--help`, `--version`.
+ */
+import * as Either from "effect/Either"
+import type { ConfigFlags } from "../services/Config.js"
+
+export type CliCommand = "serve" | "doctor" | "help" | "version"
+
+export interface ParsedArgs {
+  readonly command: CliCommand
+  readonly flags: ConfigFlags
+}
+
+/** Flags that take a value, and the ConfigFlags field each fills. */
+const VALUE_FLAGS: Record<string, keyof ConfigFlags> = {
+  "--socket-name": "socketName",
+  "--socket-path": "socketPath",
+  "--tmux": "tmuxBin",
+  "--tmux-config": "tmuxConfigFile",
+  "--safety": "safety",
+  "--wait-max": "waitMaxSeconds"
+}
+
+/** Boolean flags: bare means on; `--flag=0` turns them off. */
+const SWITCH_FLAGS: Record<string, keyof ConfigFlags> = {
+  "--allow-server-start": "allowServerStart",
+  "--suppress-history": "suppressHistory"
+}
+
+export const USAGE = `Usage: effect-tmux-mcp [serve | doctor] [options]
+
+  serve (default)   Run the MCP server on stdin/stdout.
+  doctor            Report the tmux binary, the socket the tools will use and why, whether a
+                    server runs there, the caller pane, the safety level and the enabled tools.
+                    Exits 1 when tmux is missing or the configuration is invalid.
+
+Options (each overrides the environment variable in brackets):
+  --socket-name NAME        tmux socket name, like tmux -L   [LIBTMUX_SOCKET]
+  --socket-path PATH        tmux socket path, like tmux -S   [LIBTMUX_SOCKET_PATH]
+  --tmux PATH               tmux binary (default: tmux)      [LIBTMUX_TMUX_BIN]
+  --tmux-config FILE        config file for servers we start, like tmux -f  [LIBTMUX_TMUX_CONFIG]
+  --safety LEVEL            readonly | mutating | destructive (default: mutating)  [LIBTMUX_SAFETY]
+  --allow-server-start[=0|1]  let create_session start a server (default 0)  [LIBTMUX_ALLOW_SERVER_START]
+  --suppress-history[=0|1]  keep typed commands out of shell history (default 1)  [LIBTMUX_SUPPRESS_HISTORY]
+  --wait-max SECONDS        ceiling for blocking waits, 1..120 (default 30)  [LIBTMUX_MCP_WAIT_MAX_SECONDS]
+  -h, --help                Show this help.
+  -V, --version             Print the version.
+`
+
+export const parseArgs = (argv: ReadonlyArray<string>): Either.Either<ParsedArgs, string> => {
+  let command: CliCommand | undefined
+  const flags: Record<string, string> = {}
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === "-h" || arg === "--help") return Either.right({ command: "help", flags: {} })
+    if (arg === "-V" || arg === "--version") return Either.right({ command: "version", flags: {} })
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=")
+      const name = eq === -1 ? arg : arg.slice(0, eq)
+      const inline = eq === -1 ? undefined : arg.slice(eq + 1)
+      const valueField = VALUE_FLAGS[name]
+      const switchField = SWITCH_FLAGS[name]
+      if (valueField !== undefined) {
+        const value = inline ?? argv[++i]
+        if (value === undefined || (inline === undefined && value.startsWith("--"))) {
+          return Either.left(`${name} needs a value.`)
+        }
+        flags[valueField] = value
+      } else if (switchField !== undefined) {
+        flags[switchField] = inline ?? "1"
+      } else {
+        return Either.left(`Unknown option ${name}.`)
+      }
+      continue
+    }
+    if (command === undefined && (arg === "serve" || arg === "doctor")) {
+      command = arg
+      continue
+    }
+    return Either.left(`Unexpected argument ${JSON.stringify(arg)}.`)
+  }
+  return Either.right({ command: command ?? "serve", flags: flags as ConfigFlags })
+}

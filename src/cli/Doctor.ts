@@ -1,0 +1,80 @@
+/**
+ * `effect-tmux-mcp doctor`: a human-readable report of what the server would do if started now.
+ */
+import * as Command from "@effect/platform/Command"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { hint } from "../domain/Errors.js"
+import { serverInfo } from "../operations/Servers.js"
+import { Config } from "../services/Config.js"
+import { InvocationContext } from "../services/InvocationContext.js"
+import { SocketResolver } from "../services/SocketResolver.js"
+import { visibleTools } from "../mcp/ToolList.js"
+import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { VERSION } from "../Version.js"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
+
+export interface DoctorReport {
+  readonly text: string
+  /** False when tmux is missing: the server could not do anything useful. */
+  readonly healthy: boolean
+}
+
+const line = (label: string, value: string) => `${`${label}:`.padEnd(15)}${value}`
+
+export const doctor = (
+  tools: ReadonlyArray<AnyTool>
+): Effect.Effect<DoctorReport, never, ToolServices | CommandExecutor.CommandExecutor> =>
+  Effect.gen(function* () {
+    const config = yield* Config
+    const context = yield* InvocationContext
+    const socket = yield* Effect.orDie((yield* SocketResolver).resolve())
+    const lines = [`effect-tmux-mcp ${VERSION} doctor`]
+
+    const version = yield* Command.make(config.tmuxBin, "-V").pipe(
+      Command.env(config.tmuxEnvironment, { extendEnv: false }),
+      Command.string,
+      Effect.map((out) => Option.some(out.trim())),
+      Effect.timeout("5 seconds"),
+      Effect.orElseSucceed(() => Option.none<string>())
+    )
+    lines.push(
+      line(
+        "tmux",
+        Option.match(version, {
+          onSome: (v) => `${config.tmuxBin} (${v})`,
+          onNone: () => `${config.tmuxBin}: NOT FOUND or not runnable. Install tmux or set LIBTMUX_TMUX_BIN / --tmux.`
+        })
+      )
+    )
+    lines.push(line("socket", socket.label))
+    lines.push(line("chosen by", socket.rule))
+    if (Option.isSome(version)) {
+      const info = yield* serverInfo(socket).pipe(Effect.either)
+      lines.push(
+        line(
+          "server",
+          info._tag === "Left"
+            ? `could not be asked: ${info.left.message} ${hint(info.left)}`
+            : info.right.is_alive
+              ? `running (pid ${info.right.pid}, tmux ${info.right.version}, ${info.right.session_count} sessions, ${info.right.pane_count} panes)`
+              : "not running (start_server would start one; no other tool does)"
+        )
+      )
+    }
+    lines.push(
+      line(
+        "caller",
+        Option.match(context.caller, {
+          onNone: () =>
+            context.uncertain ? "uncertain: $TMUX_PANE is set but $TMUX is missing or unreadable" : "not inside tmux (no self)",
+          onSome: (c) => `inside tmux, pane ${c.paneId ?? "(unknown)"} on ${c.socketPath} (server pid ${c.serverPid})`
+        })
+      )
+    )
+    lines.push(line("safety", config.safety))
+    lines.push(line("server start", config.allowServerStart ? "allowed for create_session" : "only through start_server"))
+    const enabled = visibleTools(tools, config.safety)
+    lines.push(line("tools", `${enabled.length} of ${tools.length} enabled: ${enabled.map((t) => t.name).join(", ")}`))
+    return { text: lines.join("\n"), healthy: Option.isSome(version) }
+  })

@@ -1,0 +1,144 @@
+/**
+ * The closed set of failures. The `Tmux` service fails only with `NoServer | NotFound | Failed`;
+ * tools add `Denied` (policy) and `InvalidInput` (decoding). Each error's recovery hint comes from
+ * `hint`, written with `Match.tagsExhaustive` so a new tag without a hint does not compile.
+ */
+import * as Match from "effect/Match"
+import * as Schema from "effect/Schema"
+
+/** No tmux server answers on the socket: distinct from an empty server. */
+export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
+  socket: Schema.String
+}) {
+  override get message(): string {
+    return `No tmux server is running on socket ${this.socket}.`
+  }
+}
+
+export const ObjectKind = Schema.Literal("session", "window", "pane", "object")
+export type ObjectKind = typeof ObjectKind.Type
+
+/** The server runs but the named object does not exist on it. */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  kind: ObjectKind,
+  target: Schema.String,
+  socket: Schema.String
+}) {
+  override get message(): string {
+    return `No ${this.kind} ${this.target} exists on the tmux server at socket ${this.socket}.`
+  }
+}
+
+export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable")
+export type FailureReason = typeof FailureReason.Type
+
+/** tmux could not be run, did not answer in time, or rejected the command in its own words. */
+export class Failed extends Schema.TaggedError<Failed>()("Failed", {
+  command: Schema.String,
+  reason: FailureReason,
+  exitCode: Schema.NullOr(Schema.Number),
+  stderr: Schema.String
+}) {
+  override get message(): string {
+    switch (this.reason) {
+      case "timeout":
+        return `tmux ${this.command} did not answer in time (${this.stderr}).`
+      case "spawn":
+        return `tmux could not be started for ${this.command}: ${this.stderr}`
+      case "unparseable":
+        return `tmux ${this.command} printed output this server could not read: ${this.stderr}`
+      case "exit":
+        return `tmux ${this.command} failed${this.exitCode === null ? "" : ` (exit ${this.exitCode})`}: ${this.stderr}`
+    }
+  }
+}
+
+export const DenialKind = Schema.Literal("tier", "self", "server_start")
+export type DenialKind = typeof DenialKind.Type
+
+/** Policy said no: the safety tier, a guard protecting the caller's own tmux objects, or server start. */
+export class Denied extends Schema.TaggedError<Denied>()("Denied", {
+  kind: DenialKind,
+  reason: Schema.String,
+  /** For `tier` denials: the LIBTMUX_SAFETY level that would allow the call. */
+  requiredTier: Schema.optionalWith(Schema.String, { exact: true })
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** The arguments do not fit the tool's input schema or its rules. Never echoes payload values. */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid arguments: ${this.reason}`
+  }
+}
+
+export type TmuxError = NoServer | NotFound | Failed
+export type ToolError = TmuxError | Denied | InvalidInput
+
+const listToolFor: Record<ObjectKind, string> = {
+  session: "list_sessions",
+  window: "list_windows",
+  pane: "list_panes",
+  object: "list_sessions, list_windows or list_panes"
+}
+
+/** What the caller can do next. The one place recovery advice lives. */
+export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
+  Match.tagsExhaustive({
+    NoServer: () =>
+      "Call list_servers to find live sockets, or start_server / create_session(allow_server_start=true) to start one.",
+    NotFound: (e) =>
+      `Call ${listToolFor[e.kind]} to see what exists on that socket, or where_am_i for your own pane; ids are only valid on the server that issued them.`,
+    Failed: (e) => {
+      switch (e.reason) {
+        case "timeout":
+          return "The tmux server may be busy or wedged. Retry once; if it persists, check it with get_server_info."
+        case "spawn":
+          return "Install tmux or point LIBTMUX_TMUX_BIN (--tmux) at it, then run `effect-tmux-mcp doctor`."
+        case "unparseable":
+          return "This is a bug in effect-tmux-mcp or an unsupported tmux version; run `effect-tmux-mcp doctor` and report it."
+        case "exit":
+          return "The message above is tmux's own: correct the arguments and retry."
+      }
+    },
+    Denied: (e) => {
+      switch (e.kind) {
+        case "tier":
+          return `Only the user can allow this: restart the MCP server with LIBTMUX_SAFETY=${e.requiredTier ?? "destructive"} (or --safety).`
+        case "self":
+          return "Target another object by explicit id, or ask the user to do this themselves."
+        case "server_start":
+          return "Pass allow_server_start=true, or call start_server first, if starting a tmux server is intended."
+      }
+    },
+    InvalidInput: () => "Correct the arguments (tools/list has each tool's input schema) and call again."
+  })
+)
+
+/** Machine-readable error code carried in `_meta` on the wire. */
+export type ErrorCode = "no_server" | "not_found" | "failed" | "denied" | "invalid_input" | "timeout"
+
+export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>().pipe(
+  Match.tagsExhaustive({
+    NoServer: () => "no_server" as const,
+    NotFound: () => "not_found" as const,
+    Failed: (e) => (e.reason === "timeout" ? ("timeout" as const) : ("failed" as const)),
+    Denied: () => "denied" as const,
+    InvalidInput: () => "invalid_input" as const
+  })
+)
+
+/** Whether the same call may succeed if simply retried. */
+export const isRetryable = (error: ToolError): boolean => error._tag === "Failed" && error.reason === "timeout"
+
+/** Whether the failure happened before anything could reach tmux. */
+export const happenedBeforeTmux = (error: ToolError): boolean =>
+  error._tag === "InvalidInput" ||
+  error._tag === "Denied" ||
+  error._tag === "NoServer" ||
+  (error._tag === "Failed" && error.reason === "spawn")

@@ -1,0 +1,155 @@
+/**
+ * The domain models. They are also the wire shapes (snake_case, numbers as numbers, flags as
+ * booleans), so the library and the MCP tools speak the same language.
+ */
+import * as Schema from "effect/Schema"
+import { PaneId, SessionId, WindowId } from "./Ids.js"
+
+const Int = Schema.Number.pipe(Schema.int())
+const NonNegativeInt = Int.pipe(Schema.nonNegative())
+
+/**
+ * Which tmux server instance answered: its pid and start time. A restarted server reuses ids
+ * (%0, @0, $0), so comparing generations tells "same object" from "same id, new server".
+ */
+export const Generation = Schema.String.pipe(
+  Schema.annotations({ description: "Opaque identity of a tmux server instance (changes when it restarts)." })
+)
+
+export const ServerIdentity = Schema.Struct({
+  pid: NonNegativeInt,
+  start_time: NonNegativeInt.annotations({ description: "Server start, Unix seconds." }),
+  version: Schema.String,
+  socket_path: Schema.String,
+  generation: Generation
+})
+export type ServerIdentity = typeof ServerIdentity.Type
+
+export const generationOf = (server: { readonly pid: number; readonly start_time: number }): string =>
+  `${server.pid}.${server.start_time}`
+
+export const Session = Schema.Struct({
+  session_id: SessionId,
+  session_name: Schema.String,
+  window_count: NonNegativeInt,
+  session_attached: NonNegativeInt.annotations({
+    description: "Clients attached to the session, as tmux counts them (control-mode clients included)."
+  }),
+  session_created: NonNegativeInt.annotations({ description: "Creation time, Unix seconds." }),
+  active_window_id: WindowId,
+  active_pane_id: PaneId
+})
+export type Session = typeof Session.Type
+
+export const Window = Schema.Struct({
+  window_id: WindowId,
+  window_name: Schema.String,
+  window_index: NonNegativeInt,
+  session_id: SessionId,
+  session_name: Schema.String,
+  pane_count: NonNegativeInt,
+  active: Schema.Boolean.annotations({ description: "The session's current window." }),
+  zoomed: Schema.Boolean,
+  width: NonNegativeInt,
+  height: NonNegativeInt,
+  layout: Schema.String,
+  active_pane_id: PaneId
+})
+export type Window = typeof Window.Type
+
+export const Pane = Schema.Struct({
+  pane_id: PaneId,
+  pane_index: NonNegativeInt,
+  window_id: WindowId,
+  window_index: NonNegativeInt,
+  window_name: Schema.String,
+  session_id: SessionId,
+  session_name: Schema.String,
+  active: Schema.Boolean.annotations({ description: "The active pane of its window." }),
+  width: NonNegativeInt,
+  height: NonNegativeInt,
+  left: NonNegativeInt,
+  top: NonNegativeInt,
+  command: Schema.String.annotations({ description: "The pane's current foreground command." }),
+  cwd: Schema.String.annotations({ description: "The pane's current working directory." }),
+  pid: Schema.NullOr(NonNegativeInt).annotations({ description: "The pid of the pane's first process." }),
+  title: Schema.String,
+  dead: Schema.Boolean,
+  in_mode: Schema.Boolean.annotations({ description: "In copy mode or another tmux mode." }),
+  is_caller: Schema.NullOr(Schema.Boolean).annotations({
+    description:
+      "True only for the pane this MCP server runs in (socket and server confirmed); null when the server runs outside tmux."
+  }),
+  is_attended: Schema.Boolean.annotations({
+    description: "A person's tmux client shows this pane right now (control-mode clients do not count)."
+  })
+})
+export type Pane = typeof Pane.Type
+
+export const ServerInfo = Schema.Struct({
+  is_alive: Schema.Boolean,
+  socket_name: Schema.NullOr(Schema.String),
+  socket_path: Schema.String,
+  socket_rule: Schema.String.annotations({ description: "Which configuration rule chose this socket." }),
+  pid: Schema.NullOr(NonNegativeInt),
+  version: Schema.NullOr(Schema.String),
+  start_time: Schema.NullOr(NonNegativeInt),
+  generation: Schema.NullOr(Generation),
+  session_count: NonNegativeInt,
+  window_count: NonNegativeInt,
+  pane_count: NonNegativeInt,
+  is_caller_server: Schema.NullOr(Schema.Boolean).annotations({
+    description: "Whether this MCP server itself runs inside this tmux server; null outside tmux."
+  })
+})
+export type ServerInfo = typeof ServerInfo.Type
+
+export const LiveServer = Schema.Struct({
+  socket_name: Schema.NullOr(Schema.String),
+  socket_path: Schema.String,
+  pid: NonNegativeInt,
+  version: Schema.String,
+  generation: Generation,
+  session_count: NonNegativeInt
+})
+export type LiveServer = typeof LiveServer.Type
+
+export const Capture = Schema.Struct({
+  pane_id: PaneId,
+  content: Schema.String.annotations({ description: "The captured lines joined by newlines, oldest first." }),
+  lines_total: NonNegativeInt.annotations({ description: "Lines in the requested range (trailing blank lines dropped)." }),
+  lines_returned: NonNegativeInt,
+  truncated: Schema.Boolean,
+  truncated_lines: NonNegativeInt.annotations({ description: "Oldest lines left out to stay within max_lines." })
+})
+export type Capture = typeof Capture.Type
+
+export const CallerStatus = Schema.Literal("outside_tmux", "live", "pane_gone", "server_gone", "uncertain").annotations({
+  description:
+    "outside_tmux: no self; live: the caller pane exists now; pane_gone / server_gone: $TMUX names a pane or server that no longer exists; uncertain: $TMUX_PANE without a readable $TMUX."
+})
+
+/** Where this MCP server runs, which tmux server its tools will query, and what it may do there. */
+export const WhereAmI = Schema.Struct({
+  inside_tmux: Schema.Boolean,
+  caller_status: CallerStatus,
+  pane_id: Schema.NullOr(PaneId),
+  window_id: Schema.NullOr(WindowId).annotations({ description: "Read live from tmux, not from $TMUX." }),
+  session_id: Schema.NullOr(SessionId).annotations({ description: "Read live from tmux ($TMUX's session goes stale)." }),
+  caller_socket_path: Schema.NullOr(Schema.String),
+  effective_socket_name: Schema.NullOr(Schema.String),
+  effective_socket_path: Schema.String,
+  socket_rule: Schema.String.annotations({ description: "Which configuration rule chose the effective socket." }),
+  targets_caller_server: Schema.NullOr(Schema.Boolean).annotations({
+    description: "Whether the tools' socket is the server the caller runs in; null outside tmux."
+  }),
+  server_running: Schema.Boolean,
+  server_pid: Schema.NullOr(NonNegativeInt),
+  server_version: Schema.NullOr(Schema.String),
+  generation: Schema.NullOr(Generation),
+  live_server_count: NonNegativeInt,
+  safety_level: Schema.Literal("readonly", "mutating", "destructive"),
+  suppress_history: Schema.Boolean,
+  allow_server_start: Schema.Boolean
+})
+export type WhereAmI = typeof WhereAmI.Type

@@ -1,0 +1,55 @@
+/**
+ * The CLI entry and the only place that composes live layers.
+ */
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { parseArgs, USAGE } from "./cli/Args.js"
+import { doctor } from "./cli/Doctor.js"
+import { serveStdio } from "./mcp/McpServer.js"
+import { Audit } from "./services/Audit.js"
+import { Config, type ConfigShape, loadConfig } from "./services/Config.js"
+import { InvocationContext } from "./services/InvocationContext.js"
+import { Policy } from "./services/Policy.js"
+import { SocketResolver } from "./services/SocketResolver.js"
+import { TmuxExec } from "./tmux/TmuxExec.js"
+import { allTools } from "./tools/registry.js"
+import { VERSION } from "./Version.js"
+
+const liveLayer = (config: ConfigShape) =>
+  Layer.mergeAll(TmuxExec.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.layer).pipe(
+    Layer.provideMerge(Config.layer(config))
+  )
+
+const fail = (message: string, exitCode: number): never => {
+  process.stderr.write(`effect-tmux-mcp: ${message}\n`)
+  process.exit(exitCode)
+}
+
+const main = async () => {
+  const args = parseArgs(process.argv.slice(2))
+  if (Either.isLeft(args)) return fail(`${args.left} Run with --help for usage.`, 2)
+  const { command, flags } = args.right
+  if (command === "help") return void process.stdout.write(USAGE) // stdout-ok: not in MCP mode
+  if (command === "version") return void process.stdout.write(`${VERSION}\n`) // stdout-ok: not in MCP mode
+
+  const config = loadConfig({ env: process.env, flags, uid: process.getuid?.() ?? 0 })
+  if (Either.isLeft(config)) return fail(config.left.message, 1)
+
+  if (command === "doctor") {
+    const report = await Effect.runPromise(
+      doctor(allTools).pipe(
+        Effect.provide(liveLayer(config.right)),
+        Effect.provide(NodeCommandExecutor.layer),
+        Effect.provide(NodeFileSystem.layer)
+      )
+    )
+    process.stdout.write(`${report.text}\n`) // stdout-ok: not in MCP mode
+    process.exit(report.healthy ? 0 : 1)
+  }
+  await serveStdio(liveLayer(config.right), allTools)
+}
+
+main().catch((error: unknown) => fail(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1))

@@ -1,0 +1,109 @@
+/**
+ * tools/call as an Effect: decode -> tier check -> handler -> encode -> audit. Every ordinary
+ * failure becomes a normal tool result with `isError: true`, the message, a "Hint:" line and a
+ * machine-readable `_meta` entry; only an unknown tool name is a protocol error (left to the caller).
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
+import { Audit, redactArguments } from "../services/Audit.js"
+import { Policy } from "../services/Policy.js"
+import type { AnyTool, ToolServices } from "../tools/Tool.js"
+
+/** The `_meta` key that carries `{ code, hint, retryable, effects }` on error results. */
+export const ERROR_META_KEY = "effect-tmux-mcp/error"
+
+/** A decoding failure, described by argument path and expectation; never with the value given. */
+export const describeParseError = (error: ParseResult.ParseError): string => {
+  const byPath = new Map<string, Array<string>>()
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = issue.path.length === 0 ? "arguments" : issue.path.join(".")
+    const message =
+      issue.path.length === 0 && issue._tag === "Type"
+        ? "must be an object"
+        : issue.message.replace(/, actual [\s\S]*$/, "")
+    const list = byPath.get(path) ?? []
+    if (!list.includes(message)) list.push(message)
+    byPath.set(path, list)
+  }
+  return [...byPath].map(([path, messages]) => `${path}: ${messages.join(" or ")}`).join("; ")
+}
+
+const decodeArguments = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput> =>
+  Either.match(Schema.decodeUnknownEither(tool.input, { onExcessProperty: "error", errors: "all" })(args ?? {}), {
+    onLeft: (error) => Effect.fail(new InvalidInput({ reason: describeParseError(error) })),
+    onRight: Effect.succeed
+  })
+
+export const errorResult = (tool: AnyTool, error: ToolError): CallToolResult => {
+  const recovery = hint(error)
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${error.message}\nHint: ${recovery}` }],
+    _meta: {
+      [ERROR_META_KEY]: {
+        code: errorCode(error),
+        hint: recovery,
+        retryable: isRetryable(error),
+        effects: tool.tier === "readonly" || happenedBeforeTmux(error) ? "none" : "possible"
+      }
+    }
+  }
+}
+
+const successResult = (value: unknown): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(value) }],
+  structuredContent: value as Record<string, unknown>
+})
+
+/** A bug, not a tmux failure: reported as an error result and logged, never crashing the server. */
+const defectResult = (tool: AnyTool, defect: unknown): CallToolResult => ({
+  isError: true,
+  content: [
+    {
+      type: "text",
+      text: `Internal error in ${tool.name}: ${defect instanceof Error ? defect.message : String(defect)}\nHint: This is a bug in effect-tmux-mcp; run \`effect-tmux-mcp doctor\` and report it.`
+    }
+  ],
+  _meta: { [ERROR_META_KEY]: { code: "failed", hint: "report the bug", retryable: false, effects: "possible" } }
+})
+
+export const callTool = (
+  tool: AnyTool,
+  args: unknown
+): Effect.Effect<CallToolResult, never, ToolServices | Policy | Audit> =>
+  Effect.gen(function* () {
+    const started = performance.now()
+    const policy = yield* Policy
+    const audit = yield* Audit
+    const outcome = yield* Effect.gen(function* () {
+      yield* policy.check(tool)
+      const input = yield* decodeArguments(tool, args)
+      const output = yield* tool.handler(input)
+      // Encoding checks the handler kept its promise (a broken promise is a bug, hence orDie).
+      return yield* Effect.orDie(Schema.encode(tool.output)(output))
+    }).pipe(Effect.either)
+    const result = Either.match(outcome, {
+      onLeft: (error) => errorResult(tool, error),
+      onRight: successResult
+    })
+    yield* audit.record({
+      tool: tool.name,
+      outcome: Either.isLeft(outcome) ? "error" : "ok",
+      error_code: Either.isLeft(outcome) ? errorCode(outcome.left) : null,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      arguments: redactArguments(args, tool.payloadArguments)
+    })
+    return result
+  }).pipe(
+    Effect.catchAllDefect((defect) =>
+      Effect.sync(() => {
+        process.stderr.write(`effect-tmux-mcp: defect in ${tool.name}: ${Cause.pretty(Cause.die(defect))}\n`)
+        return defectResult(tool, defect)
+      })
+    )
+  )

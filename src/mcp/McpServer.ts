@@ -1,0 +1,105 @@
+/**
+ * The MCP bridge over the SDK's low-level `Server` (it takes raw JSON Schema, which we generate from
+ * Effect schemas). Tool calls run on a `ManagedRuntime`; a client's cancellation interrupts the
+ * fiber, and interruption kills any tmux child. The process exits cleanly on stdin EOF, SIGINT and
+ * SIGTERM, after the runtime's finalizers ran.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { hint } from "../domain/Errors.js"
+import type { Audit } from "../services/Audit.js"
+import { Config } from "../services/Config.js"
+import { InvocationContext } from "../services/InvocationContext.js"
+import type { Policy } from "../services/Policy.js"
+import { SocketResolver } from "../services/SocketResolver.js"
+import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { SERVER_NAME, VERSION } from "../Version.js"
+import { callTool } from "./CallTool.js"
+import { buildInstructions } from "./Instructions.js"
+import { readResource, resources } from "./Resources.js"
+import { describeTool, visibleTools } from "./ToolList.js"
+
+export type ServerServices = ToolServices | Policy | Audit
+
+/** Builds the SDK server over a runtime that holds the services. */
+export const makeMcpServer = async (
+  runtime: ManagedRuntime.ManagedRuntime<ServerServices, never>,
+  tools: ReadonlyArray<AnyTool>
+): Promise<Server> => {
+  const { config, context, effective } = await runtime.runPromise(
+    Effect.all({
+      config: Config,
+      context: InvocationContext,
+      effective: Effect.flatMap(SocketResolver, (resolver) => resolver.resolve())
+    }).pipe(Effect.orDie)
+  )
+  const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  // Computed once: the tier cannot change while the server runs.
+  const listed = visibleTools(tools, config.safety).map(describeTool)
+
+  const server = new Server(
+    { name: SERVER_NAME, version: VERSION, title: "tmux (effect-tmux-mcp)" },
+    {
+      capabilities: { tools: { listChanged: false }, resources: {} },
+      instructions: buildInstructions(config, context.caller, effective)
+    }
+  )
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }))
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const tool = byName.get(request.params.name)
+    if (tool === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list shows the tools.`)
+    }
+    return runtime.runPromise(callTool(tool, request.params.arguments), { signal: extra.signal })
+  })
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources] }))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const outcome = await runtime.runPromise(Effect.either(readResource(request.params.uri)), { signal: extra.signal })
+    if (Either.isLeft(outcome)) {
+      throw new McpError(ErrorCode.InternalError, `${outcome.left.message}\nHint: ${hint(outcome.left)}`)
+    }
+    if (outcome.right === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`)
+    return outcome.right
+  })
+  return server
+}
+
+/** Serves MCP over stdin/stdout until the client goes away or a signal arrives. */
+export const serveStdio = async (
+  layer: Layer.Layer<ServerServices, never, never>,
+  tools: ReadonlyArray<AnyTool>
+): Promise<void> => {
+  const runtime = ManagedRuntime.make(layer)
+  const server = await makeMcpServer(runtime, tools)
+  let closing = false
+  const shutdown = async (exitCode: number) => {
+    if (closing) return
+    closing = true
+    try {
+      await server.close()
+      await runtime.dispose()
+    } finally {
+      process.exit(exitCode)
+    }
+  }
+  // The SDK's stdio transport does not watch for EOF; without this a closed client leaves us running.
+  process.stdin.on("end", () => void shutdown(0))
+  process.stdin.on("close", () => void shutdown(0))
+  process.stdout.on("error", () => void shutdown(0))
+  process.on("SIGINT", () => void shutdown(0))
+  process.on("SIGTERM", () => void shutdown(0))
+  await server.connect(new StdioServerTransport())
+}

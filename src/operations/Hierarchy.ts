@@ -1,0 +1,156 @@
+/**
+ * Reading the session / window / pane tree. Each operation is one tmux round trip whatever the
+ * number of objects: a `;`-joined command list returns the server identity, the rows, and (for
+ * panes) the clients, which tell who is watching.
+ */
+import * as Effect from "effect/Effect"
+import { byNumericId } from "../domain/Ids.js"
+import { NotFound, type TmuxError } from "../domain/Errors.js"
+import type { Pane, ServerIdentity, Session, Window } from "../domain/Model.js"
+import { InvocationContext } from "../services/InvocationContext.js"
+import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type * as Format from "../tmux/Format.js"
+import { clientRecord, paneRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
+import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
+import { decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
+
+export interface Listing<A> {
+  readonly server: ServerIdentity
+  readonly items: ReadonlyArray<A>
+}
+
+/** Which part of the tree to list. Absent ids mean the whole server. */
+export interface Scope {
+  readonly session_id?: string | undefined
+  readonly window_id?: string | undefined
+}
+
+/** tmux's targets accept ids verbatim ($N, @N, %N): no name matching, no prefix surprises. */
+const scopeFlags = (scope: Scope, sessionWide: ReadonlyArray<string>): ReadonlyArray<string> =>
+  scope.window_id !== undefined
+    ? ["-t", scope.window_id]
+    : scope.session_id !== undefined
+      ? [...sessionWide, "-t", scope.session_id]
+      : ["-a"]
+
+const dedupeBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string): Array<A> => {
+  const seen = new Set<string>()
+  return items.filter((item) => {
+    const k = key(item)
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+}
+
+export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    const output = yield* query(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionRecord.format]])
+    const server = yield* decodeServerIdentity(output)
+    const rows = yield* decode(sessionRecord, output)
+    return { server, items: (rows as Array<Session>).sort(byNumericId("session_id")) }
+  })
+
+/** Windows, in window-id order. A window linked into several sessions appears once per session. */
+export const listWindows = (
+  socket: ResolvedSocket,
+  scope: Pick<Scope, "session_id"> = {}
+): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    const output = yield* query(socket, [
+      serverIdentityCommand,
+      ["list-windows", ...scopeFlags(scope, []), "-F", windowRecord.format]
+    ])
+    const server = yield* decodeServerIdentity(output)
+    const rows = (yield* decode(windowRecord, output)) as Array<Window>
+    return {
+      server,
+      items: rows.sort((a, b) => byNumericId("window_id")(a, b) || byNumericId("session_id")(a, b))
+    }
+  })
+
+const clientsCommand: TmuxCommand = ["list-clients", "-F", clientRecord.format]
+
+/** Turns pane rows plus the client list into panes that know whether they are the caller or watched. */
+const toPanes = (
+  socket: ResolvedSocket,
+  server: ServerIdentity,
+  output: Format.ParsedOutput
+): Effect.Effect<Array<Pane>, TmuxError, InvocationContext> =>
+  Effect.gen(function* () {
+    const context = yield* InvocationContext
+    const rows = yield* decode(paneRecord, output)
+    // Control-mode clients are programs (ours included), not people.
+    const people = (yield* decode(clientRecord, output)).filter((client) => !client.flags.includes("control-mode"))
+    const panes = rows.map(({ window_zoomed, ...row }): Pane => ({
+      ...row,
+      is_caller: context.isCallerPane(socket, server.pid, row.pane_id),
+      // A person sees every pane of their current window, or only the active one when it is zoomed.
+      is_attended: people.some((client) => client.window_id === row.window_id && (!window_zoomed || row.active))
+    }))
+    return dedupeBy(panes, (pane) => pane.pane_id).sort(byNumericId("pane_id"))
+  })
+
+/** Panes in pane-id order; a pane of a linked window is listed once (its first session). */
+export const listPanes = (
+  socket: ResolvedSocket,
+  scope: Scope = {}
+): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    const output = yield* query(socket, [
+      serverIdentityCommand,
+      ["list-panes", ...scopeFlags(scope, ["-s"]), "-F", paneRecord.format],
+      clientsCommand
+    ])
+    const server = yield* decodeServerIdentity(output)
+    return { server, items: yield* toPanes(socket, server, output) }
+  })
+
+export type SessionTarget = { readonly session_id: string } | { readonly session_name: string }
+
+/** One session by id or exact name (tmux's own `-t name` would also match prefixes). */
+export const getSession = (
+  socket: ResolvedSocket,
+  target: SessionTarget
+): Effect.Effect<Session, TmuxError, Tmux> =>
+  Effect.flatMap(listSessions(socket), ({ items }) => {
+    const found = items.find((session) =>
+      "session_id" in target ? session.session_id === target.session_id : session.session_name === target.session_name
+    )
+    return found !== undefined
+      ? Effect.succeed(found)
+      : Effect.fail(
+          new NotFound({
+            kind: "session",
+            target: "session_id" in target ? target.session_id : target.session_name,
+            socket: socket.label
+          })
+        )
+  })
+
+export const getWindow = (socket: ResolvedSocket, windowId: string): Effect.Effect<Window, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    // `list-windows -t @N` lists the windows of a session holding @N and fails if there is none.
+    const output = yield* query(socket, [["list-windows", "-t", windowId, "-F", windowRecord.format]])
+    const found = (yield* decode(windowRecord, output)).find((window) => window.window_id === windowId)
+    if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "window", target: windowId, socket: socket.label }))
+    return found as Window
+  })
+
+export const getPane = (
+  socket: ResolvedSocket,
+  paneId: string
+): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    // `display-message -t` quietly falls back to another target when the pane is gone, so the
+    // lookup uses `list-panes -t`, which fails on a missing pane.
+    const output = yield* query(socket, [
+      serverIdentityCommand,
+      ["list-panes", "-t", paneId, "-F", paneRecord.format],
+      clientsCommand
+    ])
+    const server = yield* decodeServerIdentity(output)
+    const found = (yield* toPanes(socket, server, output)).find((pane) => pane.pane_id === paneId)
+    if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    return found
+  })

@@ -1,0 +1,164 @@
+/**
+ * Server-level operations: is a server alive, which servers exist, start and stop one.
+ * None of them starts a server except `startServer`.
+ */
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { readdir, stat } from "node:fs/promises"
+import { join } from "node:path"
+import { Denied, type Failed, NoServer, type NotFound, type TmuxError } from "../domain/Errors.js"
+import type { LiveServer, ServerIdentity, ServerInfo } from "../domain/Model.js"
+import { InvocationContext } from "../services/InvocationContext.js"
+import { type ResolvedSocket, SocketResolver } from "../services/SocketResolver.js"
+import { paneIdsRecord, sessionRecord } from "../tmux/Records.js"
+import type { Tmux } from "../tmux/Tmux.js"
+import { decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
+
+/**
+ * Asks the socket who answers. A dead server is `None`, never an error; the probe runs with `-N`
+ * so it can never start a server.
+ */
+export const probeServer = (
+  socket: ResolvedSocket
+): Effect.Effect<Option.Option<ServerIdentity>, Failed | NotFound, Tmux> =>
+  query(socket, [serverIdentityCommand]).pipe(
+    Effect.flatMap(decodeServerIdentity),
+    Effect.map(Option.some),
+    Effect.catchTag("NoServer", () => Effect.succeedNone)
+  )
+
+/** Liveness, identity and object counts in one round trip; a dead server is `is_alive: false`. */
+export const serverInfo = (
+  socket: ResolvedSocket
+): Effect.Effect<ServerInfo, Failed | NotFound, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    const context = yield* InvocationContext
+    const base = { socket_name: socket.name, socket_path: socket.path, socket_rule: socket.rule }
+    const output = yield* query(socket, [serverIdentityCommand, ["list-panes", "-a", "-F", paneIdsRecord.format]]).pipe(
+      Effect.map(Option.some),
+      Effect.catchTag("NoServer", () => Effect.succeedNone)
+    )
+    if (Option.isNone(output)) {
+      return {
+        ...base,
+        is_alive: false,
+        pid: null,
+        version: null,
+        start_time: null,
+        generation: null,
+        session_count: 0,
+        window_count: 0,
+        pane_count: 0,
+        is_caller_server: Option.isSome(context.caller) ? false : null
+      }
+    }
+    const server = yield* decodeServerIdentity(output.value)
+    const ids = yield* decode(paneIdsRecord, output.value)
+    return {
+      ...base,
+      is_alive: true,
+      // What the server itself reports wins over our computation (e.g. a differently resolved TMUX_TMPDIR).
+      socket_path: server.socket_path,
+      pid: server.pid,
+      version: server.version,
+      start_time: server.start_time,
+      generation: server.generation,
+      // A window linked into two sessions lists its panes twice: count distinct ids.
+      session_count: new Set(ids.map((row) => row.session_id)).size,
+      window_count: new Set(ids.map((row) => row.window_id)).size,
+      pane_count: new Set(ids.map((row) => row.pane_id)).size,
+      is_caller_server: context.isCallerServer(socket, server.pid)
+    }
+  })
+
+const isSocketFile = (path: string): Effect.Effect<boolean> =>
+  Effect.tryPromise(() => stat(path)).pipe(
+    Effect.map((info) => info.isSocket()),
+    Effect.orElseSucceed(() => false)
+  )
+
+/**
+ * Live servers in this user's tmux socket directory. Every socket file is probed; stale files
+ * left behind by exited servers are not servers. `extraPaths` adds sockets outside the directory.
+ */
+export const listServers = (
+  extraPaths: ReadonlyArray<string> = []
+): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
+  Effect.gen(function* () {
+    const resolver = yield* SocketResolver
+    const names = yield* Effect.tryPromise(() => readdir(resolver.socketDirectory)).pipe(
+      Effect.orElseSucceed((): Array<string> => [])
+    )
+    const candidates = [...new Set([...names.map((name) => join(resolver.socketDirectory, name)), ...extraPaths])]
+    const sockets = yield* Effect.filter(candidates, isSocketFile, { concurrency: 8 })
+    const found = yield* Effect.forEach(
+      sockets,
+      (path) => {
+        const socket = resolver.fromPath(path)
+        return query(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionRecord.format]]).pipe(
+          Effect.flatMap((output) =>
+            Effect.all([decodeServerIdentity(output), decode(sessionRecord, output)]).pipe(
+              Effect.map(
+                ([server, sessions]): Option.Option<LiveServer> =>
+                  Option.some({
+                    socket_name: socket.name,
+                    socket_path: path,
+                    pid: server.pid,
+                    version: server.version,
+                    generation: server.generation,
+                    session_count: sessions.length
+                  })
+              )
+            )
+          ),
+          Effect.catchTag("NoServer", () => Effect.succeedNone)
+        )
+      },
+      { concurrency: 8 }
+    )
+    return Arr.getSomes(found).sort((a, b) => a.socket_path.localeCompare(b.socket_path))
+  })
+
+export interface StartServerResult {
+  readonly started: boolean
+  readonly server: ServerIdentity
+}
+
+/**
+ * Starts a server on the socket and keeps it running without sessions (`exit-empty off`; a bare
+ * `start-server` would exit at once). Says whether it started one or one was already running.
+ */
+export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    const running = yield* probeServer(socket)
+    if (Option.isSome(running)) return { started: false, server: running.value }
+    const output = yield* query(
+      socket,
+      [["start-server"], ["set-option", "-g", "exit-empty", "off"], serverIdentityCommand],
+      { startServer: true }
+    )
+    return { started: true, server: yield* decodeServerIdentity(output) }
+  })
+
+/** Kills the server, unless the MCP server itself may be running inside it. */
+export const killServer = (
+  socket: ResolvedSocket
+): Effect.Effect<ServerIdentity, TmuxError | Denied, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    const context = yield* InvocationContext
+    const server = yield* probeServer(socket)
+    if (Option.isNone(server)) {
+      return yield* Effect.fail(new NoServer({ socket: socket.label }))
+    }
+    if (context.mightBeCallerServer(socket, server.value.pid)) {
+      return yield* Effect.fail(
+        new Denied({
+          kind: "self",
+          reason: `Refusing to kill the tmux server at ${socket.label}: this MCP server runs inside it, and killing it would end the caller's own session.`
+        })
+      )
+    }
+    yield* query(socket, [["kill-server"]])
+    return server.value
+  })

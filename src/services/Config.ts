@@ -1,0 +1,162 @@
+/**
+ * Configuration from environment variables (compatible with the Python libtmux-mcp) and CLI flags.
+ * Flags win over variables. Invalid values stop start-up with a message that says how to fix them.
+ * `TMUX` and `TMUX_PANE` are read here, once, so later changes to the process environment cannot
+ * change who the caller is.
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+
+export const SAFETY_LEVELS = ["readonly", "mutating", "destructive"] as const
+export type SafetyLevel = (typeof SAFETY_LEVELS)[number]
+
+export interface ConfigShape {
+  /** Default `-L` name (LIBTMUX_SOCKET / --socket-name). */
+  readonly socketName: string | undefined
+  /** Default `-S` path (LIBTMUX_SOCKET_PATH / --socket-path). */
+  readonly socketPath: string | undefined
+  readonly tmuxBin: string
+  /** A tmux config file passed as `-f` (only read when a server starts); tests use /dev/null. */
+  readonly tmuxConfigFile: string | undefined
+  readonly safety: SafetyLevel
+  readonly allowServerStart: boolean
+  readonly suppressHistory: boolean
+  /** Ceiling for blocking waits, in seconds, already clamped to [1, 120]. */
+  readonly waitMaxSeconds: number
+  /** Deadline for one tmux invocation. */
+  readonly commandTimeoutMs: number
+  /** Where tmux keeps `tmux-<uid>/` socket directories. */
+  readonly tmuxTmpdir: string
+  readonly uid: number
+  /** `$TMUX` at start-up: `<socket_path>,<server_pid>,<session_index>`. */
+  readonly callerTmux: string | undefined
+  /** `$TMUX_PANE` at start-up. */
+  readonly callerPane: string | undefined
+  /** The environment given to tmux clients we spawn: only the basics, never the whole MCP environment. */
+  readonly tmuxEnvironment: Readonly<Record<string, string>>
+}
+
+export class Config extends Context.Tag("effect-tmux-mcp/Config")<Config, ConfigShape>() {
+  static readonly layer = (config: ConfigShape): Layer.Layer<Config> => Layer.succeed(Config, config)
+}
+
+export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
+
+/** Values given on the command line; `undefined` means "not given". */
+export interface ConfigFlags {
+  readonly socketName?: string
+  readonly socketPath?: string
+  readonly tmuxBin?: string
+  readonly tmuxConfigFile?: string
+  readonly safety?: string
+  readonly allowServerStart?: string
+  readonly suppressHistory?: string
+  readonly waitMaxSeconds?: string
+}
+
+export interface ConfigSources {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly flags: ConfigFlags
+  readonly uid: number
+}
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000
+export const DEFAULT_WAIT_MAX_SECONDS = 30
+const WAIT_MAX_BOUNDS = [1, 120] as const
+
+/** Variables a tmux server we start may inherit; everything else in the MCP environment stays out. */
+const INHERITED_VARIABLES = ["PATH", "HOME", "TERM", "SHELL", "USER", "LOGNAME", "LANG", "TMUX_TMPDIR"]
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value
+
+const parseBoolean = (value: string, source: string): Either.Either<boolean, ConfigError> => {
+  const normalized = value.trim().toLowerCase()
+  if (["1", "true", "yes", "on"].includes(normalized)) return Either.right(true)
+  if (["0", "false", "no", "off"].includes(normalized)) return Either.right(false)
+  return Either.left(new ConfigError({ message: `${source} must be 0 or 1 (got ${JSON.stringify(value)}).` }))
+}
+
+const pick = (
+  flag: string | undefined,
+  flagName: string,
+  env: string | undefined,
+  envName: string
+): { readonly value: string; readonly source: string } | undefined => {
+  if (flag !== undefined) return { value: flag, source: flagName }
+  const fromEnv = nonEmpty(env)
+  return fromEnv === undefined ? undefined : { value: fromEnv, source: envName }
+}
+
+/** Builds the validated configuration, or says exactly what is wrong and how to fix it. */
+export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<ConfigShape, ConfigError> =>
+  Either.gen(function* () {
+    const socketName = pick(flags.socketName, "--socket-name", env.LIBTMUX_SOCKET, "LIBTMUX_SOCKET")
+    const socketPath = pick(flags.socketPath, "--socket-path", env.LIBTMUX_SOCKET_PATH, "LIBTMUX_SOCKET_PATH")
+    if (socketName !== undefined && socketPath !== undefined) {
+      return yield* Either.left(
+        new ConfigError({
+          message: `Both a socket name (${socketName.source}) and a socket path (${socketPath.source}) are set; they are exclusive. Keep one of them.`
+        })
+      )
+    }
+    if (socketName !== undefined && socketName.value.includes("/")) {
+      return yield* Either.left(
+        new ConfigError({
+          message: `${socketName.source} must be a bare socket name without "/"; use --socket-path / LIBTMUX_SOCKET_PATH for a path.`
+        })
+      )
+    }
+
+    const safetyRaw = pick(flags.safety, "--safety", env.LIBTMUX_SAFETY, "LIBTMUX_SAFETY")
+    const safety = safetyRaw === undefined ? "mutating" : safetyRaw.value.trim().toLowerCase()
+    if (!(SAFETY_LEVELS as ReadonlyArray<string>).includes(safety)) {
+      return yield* Either.left(
+        new ConfigError({
+          message: `${safetyRaw?.source} is ${JSON.stringify(safetyRaw?.value)}; it must be one of ${SAFETY_LEVELS.join(", ")}.`
+        })
+      )
+    }
+
+    const allowRaw = pick(flags.allowServerStart, "--allow-server-start", env.LIBTMUX_ALLOW_SERVER_START, "LIBTMUX_ALLOW_SERVER_START")
+    const allowServerStart = allowRaw === undefined ? false : yield* parseBoolean(allowRaw.value, allowRaw.source)
+
+    const historyRaw = pick(flags.suppressHistory, "--suppress-history", env.LIBTMUX_SUPPRESS_HISTORY, "LIBTMUX_SUPPRESS_HISTORY")
+    const suppressHistory = historyRaw === undefined ? true : yield* parseBoolean(historyRaw.value, historyRaw.source)
+
+    const waitRaw = pick(flags.waitMaxSeconds, "--wait-max", env.LIBTMUX_MCP_WAIT_MAX_SECONDS, "LIBTMUX_MCP_WAIT_MAX_SECONDS")
+    let waitMaxSeconds = DEFAULT_WAIT_MAX_SECONDS
+    if (waitRaw !== undefined) {
+      const parsed = Number(waitRaw.value)
+      if (!Number.isFinite(parsed)) {
+        return yield* Either.left(
+          new ConfigError({ message: `${waitRaw.source} must be a number of seconds (got ${JSON.stringify(waitRaw.value)}).` })
+        )
+      }
+      waitMaxSeconds = Math.min(WAIT_MAX_BOUNDS[1], Math.max(WAIT_MAX_BOUNDS[0], parsed))
+    }
+
+    const tmuxEnvironment: Record<string, string> = {}
+    for (const [key, value] of Object.entries(env)) {
+      if (value !== undefined && (INHERITED_VARIABLES.includes(key) || key.startsWith("LC_"))) tmuxEnvironment[key] = value
+    }
+
+    return {
+      socketName: socketName?.value,
+      socketPath: socketPath?.value,
+      tmuxBin: pick(flags.tmuxBin, "--tmux", env.LIBTMUX_TMUX_BIN, "LIBTMUX_TMUX_BIN")?.value ?? "tmux",
+      tmuxConfigFile: pick(flags.tmuxConfigFile, "--tmux-config", env.LIBTMUX_TMUX_CONFIG, "LIBTMUX_TMUX_CONFIG")?.value,
+      safety: safety as SafetyLevel,
+      allowServerStart,
+      suppressHistory,
+      waitMaxSeconds,
+      commandTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
+      tmuxTmpdir: nonEmpty(env.TMUX_TMPDIR) ?? "/tmp",
+      uid,
+      callerTmux: nonEmpty(env.TMUX),
+      callerPane: nonEmpty(env.TMUX_PANE),
+      tmuxEnvironment
+    } satisfies ConfigShape
+  })

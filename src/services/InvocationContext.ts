@@ -1,0 +1,90 @@
+/**
+ * Where this MCP server itself runs: inside a tmux pane (from `$TMUX` / `$TMUX_PANE`, frozen at
+ * start-up) or not. It answers "is this pane / this server mine?" with two strengths: a confirmed
+ * match (same socket file AND same server pid) for `is_caller`, and a cautious one (same socket
+ * file OR same server pid) for guards that must never let the caller kill its own context.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { realpathSync } from "node:fs"
+import { Config } from "./Config.js"
+import type { ResolvedSocket } from "./SocketResolver.js"
+import { parseTmuxVariable } from "./TmuxVariable.js"
+
+export interface Caller {
+  readonly socketPath: string
+  readonly serverPid: number
+  /** `$TMUX_PANE`, when set and well-formed. */
+  readonly paneId: string | null
+}
+
+export interface InvocationContextShape {
+  /** Set when the MCP server was started inside tmux (`$TMUX` was set and parseable). */
+  readonly caller: Option.Option<Caller>
+  /** `$TMUX_PANE` was set but `$TMUX` was missing or unreadable: identity is uncertain. */
+  readonly uncertain: boolean
+  /** Confirmed: the server at `socket` with this pid is the caller's. Null outside tmux. */
+  readonly isCallerServer: (socket: ResolvedSocket, serverPid: number) => boolean | null
+  /** Confirmed: this pane on this server is the caller's own pane. Null outside tmux. */
+  readonly isCallerPane: (socket: ResolvedSocket, serverPid: number, paneId: string) => boolean | null
+  /** Cautious: the caller might run in this server (used to refuse destroying it). */
+  readonly mightBeCallerServer: (socket: ResolvedSocket, serverPid: number | null) => boolean
+}
+
+export class InvocationContext extends Context.Tag("effect-tmux-mcp/InvocationContext")<
+  InvocationContext,
+  InvocationContextShape
+>() {
+  static readonly layer: Layer.Layer<InvocationContext, never, Config> = Layer.effect(
+    InvocationContext,
+    Effect.map(Config, (config) => makeInvocationContext(config.callerTmux, config.callerPane))
+  )
+}
+
+/** Socket paths compare by their real location (a symlinked TMUX_TMPDIR must still match). */
+const canonicalPath = (path: string): string => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+export const makeInvocationContext = (
+  tmuxVariable: string | undefined,
+  tmuxPane: string | undefined
+): InvocationContextShape => {
+  const paneId = tmuxPane !== undefined && /^%\d+$/.test(tmuxPane) ? tmuxPane : null
+  const caller: Option.Option<Caller> = Option.fromNullable(tmuxVariable).pipe(
+    Option.flatMap(parseTmuxVariable),
+    Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId }))
+  )
+  const uncertain = Option.isNone(caller) && tmuxPane !== undefined
+  const sameSocket = (c: Caller, socket: ResolvedSocket) =>
+    c.socketPath === socket.path || canonicalPath(c.socketPath) === canonicalPath(socket.path)
+
+  const isCallerServer = (socket: ResolvedSocket, serverPid: number): boolean | null =>
+    Option.match(caller, {
+      onNone: () => null,
+      onSome: (c) => c.serverPid === serverPid && sameSocket(c, socket)
+    })
+
+  return {
+    caller,
+    uncertain,
+    isCallerServer,
+    isCallerPane: (socket, serverPid, pane) =>
+      Option.match(caller, {
+        onNone: () => null,
+        onSome: (c) => c.paneId === pane && isCallerServer(socket, serverPid) === true
+      }),
+    mightBeCallerServer: (socket, serverPid) =>
+      uncertain ||
+      Option.match(caller, {
+        onNone: () => false,
+        onSome: (c) => c.serverPid === serverPid || sameSocket(c, socket)
+      })
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Safety tiers: readonly < mutating < destructive. LIBTMUX_SAFETY enables every tool up to its
+ * level; tools above it are hidden from tools/list and denied if called anyway.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Denied } from "../domain/Errors.js"
+import { Config, type SafetyLevel } from "./Config.js"
+
+const rank: Record<SafetyLevel, number> = { readonly: 0, mutating: 1, destructive: 2 }
+
+export interface PolicyShape {
+  readonly safety: SafetyLevel
+  readonly allows: (tier: SafetyLevel) => boolean
+  /** Fails with a denial that names the tier the tool needs. */
+  readonly check: (tool: { readonly name: string; readonly tier: SafetyLevel }) => Effect.Effect<void, Denied>
+}
+
+export class Policy extends Context.Tag("effect-tmux-mcp/Policy")<Policy, PolicyShape>() {
+  static readonly layer: Layer.Layer<Policy, never, Config> = Layer.effect(
+    Policy,
+    Effect.map(Config, (config) => makePolicy(config.safety))
+  )
+}
+
+export const makePolicy = (safety: SafetyLevel): PolicyShape => {
+  const allows = (tier: SafetyLevel) => rank[tier] <= rank[safety]
+  return {
+    safety,
+    allows,
+    check: (tool) =>
+      allows(tool.tier)
+        ? Effect.void
+        : Effect.fail(
+            new Denied({
+              kind: "tier",
+              reason: `${tool.name} is a ${tool.tier} tool and this server runs at the ${safety} safety level.`,
+              requiredTier: tool.tier
+            })
+          )
+  }
+}

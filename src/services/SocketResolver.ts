@@ -1,0 +1,113 @@
+/**
+ * Which tmux server a call talks to. Precedence (visible in where_am_i):
+ * per-call socket_path / socket_name > LIBTMUX_SOCKET_PATH > LIBTMUX_SOCKET > the caller's socket
+ * (from `$TMUX`) > tmux's default socket. The effective path is always known, the default included.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { realpathSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
+import { InvalidInput } from "../domain/Errors.js"
+import { Config, type ConfigShape } from "./Config.js"
+import { parseTmuxVariable } from "./TmuxVariable.js"
+
+export type SocketRule =
+  | "socket_path argument"
+  | "socket_name argument"
+  | "LIBTMUX_SOCKET_PATH"
+  | "LIBTMUX_SOCKET"
+  | "caller ($TMUX)"
+  | "tmux default"
+
+export interface ResolvedSocket {
+  /** The `-L` name when the socket lives in tmux's socket directory, else null. */
+  readonly name: string | null
+  /** The socket file's path (what tmux itself would compute for a name). */
+  readonly path: string
+  /** Which precedence rule chose this socket. */
+  readonly rule: SocketRule
+  /** The tmux flags that address it. */
+  readonly flags: ReadonlyArray<string>
+  /** How messages name it. */
+  readonly label: string
+}
+
+/** Per-call socket selectors, as every server-targeting tool accepts them. */
+export interface SocketSelector {
+  readonly socket_name?: string | undefined
+  readonly socket_path?: string | undefined
+}
+
+export interface SocketResolverShape {
+  /** tmux's socket directory for this user: `<TMUX_TMPDIR>/tmux-<uid>`. */
+  readonly socketDirectory: string
+  readonly resolve: (selector?: SocketSelector) => Effect.Effect<ResolvedSocket, InvalidInput>
+  /** A socket given by path, e.g. one found by list_servers. */
+  readonly fromPath: (path: string, rule?: SocketRule) => ResolvedSocket
+}
+
+export class SocketResolver extends Context.Tag("effect-tmux-mcp/SocketResolver")<SocketResolver, SocketResolverShape>() {
+  static readonly layer: Layer.Layer<SocketResolver, never, Config> = Layer.effect(
+    SocketResolver,
+    Effect.map(Config, (config) => makeSocketResolver(config))
+  )
+}
+
+/** tmux resolves TMUX_TMPDIR through realpath before appending `tmux-<uid>`; so do we. */
+const realDirectory = (directory: string): string => {
+  try {
+    return realpathSync(directory)
+  } catch {
+    return directory
+  }
+}
+
+export const makeSocketResolver = (config: ConfigShape): SocketResolverShape => {
+  const socketDirectory = join(realDirectory(config.tmuxTmpdir), `tmux-${config.uid}`)
+
+  const byName = (name: string, rule: SocketRule): ResolvedSocket => {
+    const path = join(socketDirectory, name)
+    return { name, path, rule, flags: ["-L", name], label: `${name} (${path})` }
+  }
+  const fromPath = (path: string, rule: SocketRule = "socket_path argument"): ResolvedSocket => {
+    const name = dirname(path) === socketDirectory ? basename(path) : null
+    return { name, path, rule, flags: ["-S", path], label: name === null ? path : `${name} (${path})` }
+  }
+
+  const caller = Option.fromNullable(config.callerTmux).pipe(Option.flatMap(parseTmuxVariable))
+  const fallback: ResolvedSocket =
+    config.socketPath !== undefined
+      ? fromPath(config.socketPath, "LIBTMUX_SOCKET_PATH")
+      : config.socketName !== undefined
+        ? byName(config.socketName, "LIBTMUX_SOCKET")
+        : Option.match(caller, {
+            onSome: (c) => fromPath(c.socketPath, "caller ($TMUX)"),
+            onNone: () => byName("default", "tmux default")
+          })
+
+  const resolve = (selector: SocketSelector = {}): Effect.Effect<ResolvedSocket, InvalidInput> => {
+    const { socket_name, socket_path } = selector
+    if (socket_name !== undefined && socket_path !== undefined) {
+      return Effect.fail(new InvalidInput({ reason: "socket_name and socket_path are exclusive; pass one of them." }))
+    }
+    if (socket_path !== undefined) {
+      if (!socket_path.startsWith("/")) {
+        return Effect.fail(new InvalidInput({ reason: "socket_path must be an absolute path (list_servers shows them)." }))
+      }
+      return Effect.succeed(fromPath(socket_path))
+    }
+    if (socket_name !== undefined) {
+      if (socket_name === "" || socket_name.includes("/")) {
+        return Effect.fail(
+          new InvalidInput({ reason: "socket_name must be a non-empty name without '/'; use socket_path for a path." })
+        )
+      }
+      return Effect.succeed(byName(socket_name, "socket_name argument"))
+    }
+    return Effect.succeed(fallback)
+  }
+
+  return { socketDirectory, resolve, fromPath }
+}

@@ -1,0 +1,38 @@
+/**
+ * Turns tmux's stderr into the closed error set, once, for every transport.
+ */
+import { Failed, NoServer, NotFound, type ObjectKind, type TmuxError } from "../domain/Errors.js"
+
+/** tmux's error text is not bounded; an agent needs the first lines, not a flood. */
+const MAX_STDERR_CHARS = 1000
+
+const bound = (text: string): string =>
+  text.length <= MAX_STDERR_CHARS ? text : `${text.slice(0, MAX_STDERR_CHARS)}… (${text.length - MAX_STDERR_CHARS} more characters)`
+
+const NO_SERVER = /no server running on |error connecting to |server exited unexpectedly/
+const NOT_FOUND = /can't find (session|window|pane): ?(.*)/
+
+/** Classifies a failed invocation from its stderr and exit code. */
+export const classifyFailure = (params: {
+  readonly stderr: string
+  readonly exitCode: number | null
+  readonly socketLabel: string
+  readonly command: string
+}): TmuxError => {
+  const stderr = params.stderr.trim()
+  if (NO_SERVER.test(stderr)) return new NoServer({ socket: params.socketLabel })
+  const notFound = NOT_FOUND.exec(stderr)
+  if (notFound !== null) {
+    return new NotFound({
+      kind: notFound[1] as ObjectKind,
+      target: (notFound[2] ?? "").trim(),
+      socket: params.socketLabel
+    })
+  }
+  return new Failed({
+    command: params.command,
+    reason: "exit",
+    exitCode: params.exitCode,
+    stderr: bound(stderr === "" ? "(tmux printed no message)" : stderr)
+  })
+}

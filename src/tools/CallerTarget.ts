@@ -1,0 +1,35 @@
+/**
+ * Read tools default to the caller's own pane / window / session, never to "the first one".
+ * That default exists only when this MCP server runs inside tmux and the tools query that server.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { InvalidInput, type ToolError } from "../domain/Errors.js"
+import type { Pane } from "../domain/Model.js"
+import { getPane } from "../operations/Hierarchy.js"
+import { InvocationContext } from "../services/InvocationContext.js"
+import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ToolServices } from "./Tool.js"
+
+export const callerPane = (
+  socket: ResolvedSocket,
+  argument: "pane_id" | "window_id" | "session_id"
+): Effect.Effect<Pane, ToolError, ToolServices> =>
+  Effect.flatMap(InvocationContext, (context): Effect.Effect<Pane, ToolError, ToolServices> => {
+    const caller = Option.getOrNull(context.caller)
+    if (caller === null || caller.paneId === null) {
+      return Effect.fail(
+        new InvalidInput({
+          reason: `${argument} is required: this MCP server is not running inside tmux, so there is no "own" ${argument.replace("_id", "")}. Call where_am_i or list_panes to pick one.`
+        })
+      )
+    }
+    if (caller.socketPath !== socket.path) {
+      return Effect.fail(
+        new InvalidInput({
+          reason: `${argument} is required: the tools query ${socket.label}, not the caller's server (${caller.socketPath}).`
+        })
+      )
+    }
+    return getPane(socket, caller.paneId)
+  })

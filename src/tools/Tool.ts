@@ -1,0 +1,63 @@
+/**
+ * What a tool is: a name, a tier, honest annotations, an input and an output schema, and a handler
+ * that is an ordinary Effect over the services. Nothing here knows about MCP; the bridge in
+ * `mcp/` turns these into tools/list entries and tools/call results.
+ */
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { ToolError } from "../domain/Errors.js"
+import type { Config, SafetyLevel } from "../services/Config.js"
+import type { InvocationContext } from "../services/InvocationContext.js"
+import type { SocketResolver } from "../services/SocketResolver.js"
+import type { Tmux } from "../tmux/Tmux.js"
+
+/** The tier a tool needs: readonly < mutating < destructive (LIBTMUX_SAFETY enables up to one). */
+export type Tier = SafetyLevel
+
+/** The services every tool handler may use; embedders provide these layers. */
+export type ToolServices = Tmux | Config | SocketResolver | InvocationContext
+
+export interface ToolHints {
+  /** The same call twice has the same effect as once. */
+  readonly idempotent: boolean
+  /** The tool may destroy or overwrite something (defaults to tier === "destructive"). */
+  readonly destructive?: boolean
+  /** The tool's effects reach beyond tmux objects (e.g. text typed into a shell). */
+  readonly openWorld?: boolean
+}
+
+export interface Tool<I, O> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly tier: Tier
+  readonly hints: ToolHints
+  readonly input: Schema.Schema<I, any>
+  readonly output: Schema.Schema<O, any>
+  /** Arguments whose values are payloads (text typed, secrets): the audit log keeps only length + hash. */
+  readonly payloadArguments?: ReadonlyArray<string>
+  readonly handler: (input: I) => Effect.Effect<O, ToolError, ToolServices>
+}
+
+/** A tool with its types erased, as the registry holds it. */
+export type AnyTool = Tool<any, any>
+
+export const defineTool = <I, O>(tool: Tool<I, O>): AnyTool => tool
+
+/** An optional argument that, when given, must have exactly the stated type (no `undefined`). */
+export const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** Every tool that targets a server takes these; precedence is documented in SocketResolver. */
+export const socketArguments = {
+  socket_name: optional(
+    Schema.String.annotations({
+      description: "tmux socket name (-L). Default: LIBTMUX_SOCKET, else the caller's socket, else tmux's default."
+    })
+  ),
+  socket_path: optional(
+    Schema.String.annotations({ description: "tmux socket path (-S), e.g. from list_servers. Exclusive with socket_name." })
+  )
+}
+
+export const Int = Schema.Number.pipe(Schema.int())
+export const NonNegativeInt = Int.pipe(Schema.nonNegative())

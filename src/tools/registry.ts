@@ -1,0 +1,22 @@
+/** Every tool, in the order tools/list shows them. */
+import { whereAmITool } from "./context.js"
+import { capturePaneTool, getPaneInfoTool, listPanesTool } from "./pane.js"
+import { getServerInfoTool, killServerTool, listServersTool, startServerTool } from "./server.js"
+import { getSessionInfoTool, listSessionsTool } from "./session.js"
+import type { AnyTool } from "./Tool.js"
+import { getWindowInfoTool, listWindowsTool } from "./window.js"
+
+export const allTools: ReadonlyArray<AnyTool> = [
+  whereAmITool,
+  listServersTool,
+  getServerInfoTool,
+  startServerTool,
+  killServerTool,
+  listSessionsTool,
+  getSessionInfoTool,
+  listWindowsTool,
+  getWindowInfoTool,
+  listPanesTool,
+  getPaneInfoTool,
+  capturePaneTool
+]

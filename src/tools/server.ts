@@ -1,0 +1,106 @@
+/** Server tools: discover, inspect, start and kill tmux servers. */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Generation, LiveServer, ServerInfo } from "../domain/Model.js"
+import { killServer, listServers, serverInfo, startServer } from "../operations/Servers.js"
+import { SocketResolver } from "../services/SocketResolver.js"
+import { Page, pageArguments, paginate } from "./Paging.js"
+import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js"
+
+export const listServersTool = defineTool({
+  name: "list_servers",
+  title: "List tmux Servers",
+  description:
+    "Live tmux servers of this user: every socket in $TMUX_TMPDIR/tmux-<uid>/ (default /tmp) that answers, with socket name and path, pid, version and session count. Stale socket files are skipped. Pass a socket_path from here to any other tool.",
+  tier: "readonly",
+  hints: { idempotent: true },
+  input: Schema.Struct({
+    extra_socket_paths: optional(
+      Schema.Array(Schema.String).pipe(Schema.maxItems(32)).annotations({
+        description: "Absolute socket paths outside the standard directory to probe as well."
+      })
+    ),
+    ...pageArguments
+  }),
+  output: Page(LiveServer),
+  handler: (input) => Effect.map(listServers(input.extra_socket_paths ?? []), (servers) => paginate(servers, input))
+})
+
+const resolve = (input: { readonly socket_name?: string; readonly socket_path?: string }) =>
+  Effect.flatMap(SocketResolver, (resolver) => resolver.resolve(input))
+
+export const getServerInfoTool = defineTool({
+  name: "get_server_info",
+  title: "Get tmux Server Info",
+  description:
+    "Whether a tmux server runs on the socket (is_alive false means no server, not an empty one), its socket name and path (real values on the default socket too), pid, version, generation, and session/window/pane counts.",
+  tier: "readonly",
+  hints: { idempotent: true },
+  input: Schema.Struct(socketArguments),
+  output: ServerInfo,
+  handler: (input) => Effect.flatMap(resolve(input), serverInfo)
+})
+
+const ServerStarted = Schema.Struct({
+  started: Schema.Boolean.annotations({ description: "True if this call started the server; false if one was running." }),
+  socket_name: Schema.NullOr(Schema.String),
+  socket_path: Schema.String,
+  pid: NonNegativeInt,
+  version: Schema.String,
+  generation: Generation
+})
+
+export const startServerTool = defineTool({
+  name: "start_server",
+  title: "Start tmux Server",
+  description:
+    "Starts a tmux server on the socket and leaves it running with no sessions (sets exit-empty off; tmux reads the user's config as usual). Reports started=false when a server was already running. This is the only tool that starts a server on its own.",
+  tier: "mutating",
+  hints: { idempotent: true },
+  input: Schema.Struct(socketArguments),
+  output: ServerStarted,
+  handler: (input) =>
+    Effect.gen(function* () {
+      const socket = yield* resolve(input)
+      const { started, server } = yield* startServer(socket)
+      return {
+        started,
+        socket_name: socket.name,
+        socket_path: server.socket_path,
+        pid: server.pid,
+        version: server.version,
+        generation: server.generation
+      }
+    })
+})
+
+const ServerKilled = Schema.Struct({
+  killed: Schema.Literal(true),
+  socket_name: Schema.NullOr(Schema.String),
+  socket_path: Schema.String,
+  pid: NonNegativeInt,
+  generation: Generation
+})
+
+export const killServerTool = defineTool({
+  name: "kill_server",
+  title: "Kill tmux Server",
+  description:
+    "Kills the tmux server on the socket and every session, window and process in it. Refuses the server this MCP server itself runs in.",
+  tier: "destructive",
+  hints: { idempotent: false },
+  input: Schema.Struct(socketArguments),
+  output: ServerKilled,
+  handler: (input) =>
+    Effect.gen(function* () {
+      const socket = yield* resolve(input)
+      const server = yield* killServer(socket)
+      return {
+        killed: true as const,
+        socket_name: socket.name,
+        socket_path: server.socket_path,
+        pid: server.pid,
+        generation: server.generation
+      }
+    })
+})

@@ -1,0 +1,54 @@
+/** Session read tools. */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { InvalidInput } from "../domain/Errors.js"
+import { SessionId } from "../domain/Ids.js"
+import { Session } from "../domain/Model.js"
+import { getSession, listSessions } from "../operations/Hierarchy.js"
+import { SocketResolver } from "../services/SocketResolver.js"
+import { callerPane } from "./CallerTarget.js"
+import { Page, pageArguments, paginate } from "./Paging.js"
+import { defineTool, optional, socketArguments } from "./Tool.js"
+
+export const listSessionsTool = defineTool({
+  name: "list_sessions",
+  title: "List tmux Sessions",
+  description:
+    "Sessions on the tmux server in session-id order, paged: id, name, window count, attached clients, creation time, active window and pane. Fails with no_server when no server runs on the socket (never an empty list for a dead server).",
+  tier: "readonly",
+  hints: { idempotent: true },
+  input: Schema.Struct({ ...socketArguments, ...pageArguments }),
+  output: Page(Session),
+  handler: (input) =>
+    Effect.gen(function* () {
+      const socket = yield* (yield* SocketResolver).resolve(input)
+      const { items } = yield* listSessions(socket)
+      return paginate(items, input)
+    })
+})
+
+export const getSessionInfoTool = defineTool({
+  name: "get_session_info",
+  title: "Get tmux Session Info",
+  description:
+    "One session by session_id or exact session_name; with neither, the session that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  tier: "readonly",
+  hints: { idempotent: true },
+  input: Schema.Struct({
+    session_id: optional(SessionId),
+    session_name: optional(Schema.String.annotations({ description: "Exact name (no prefix matching)." })),
+    ...socketArguments
+  }),
+  output: Session,
+  handler: (input) =>
+    Effect.gen(function* () {
+      const socket = yield* (yield* SocketResolver).resolve(input)
+      if (input.session_id !== undefined && input.session_name !== undefined) {
+        return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or session_name, not both." }))
+      }
+      if (input.session_id !== undefined) return yield* getSession(socket, { session_id: input.session_id })
+      if (input.session_name !== undefined) return yield* getSession(socket, { session_name: input.session_name })
+      const pane = yield* callerPane(socket, "session_id")
+      return yield* getSession(socket, { session_id: pane.session_id })
+    })
+})

@@ -1,0 +1,48 @@
+/** Window read tools. */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { SessionId, WindowId } from "../domain/Ids.js"
+import { Window } from "../domain/Model.js"
+import { getWindow, listWindows } from "../operations/Hierarchy.js"
+import { SocketResolver } from "../services/SocketResolver.js"
+import { callerPane } from "./CallerTarget.js"
+import { Page, pageArguments, paginate } from "./Paging.js"
+import { defineTool, optional, socketArguments } from "./Tool.js"
+
+export const listWindowsTool = defineTool({
+  name: "list_windows",
+  title: "List tmux Windows",
+  description:
+    "Windows in window-id order, paged, for the whole server or one session: id, name, index, session, pane count, active/zoomed flags, size, layout, active pane. A window linked into several sessions appears once per session.",
+  tier: "readonly",
+  hints: { idempotent: true },
+  input: Schema.Struct({
+    session_id: optional(SessionId.annotations({ description: "Only this session's windows." })),
+    ...socketArguments,
+    ...pageArguments
+  }),
+  output: Page(Window),
+  handler: (input) =>
+    Effect.gen(function* () {
+      const socket = yield* (yield* SocketResolver).resolve(input)
+      const { items } = yield* listWindows(socket, { session_id: input.session_id })
+      return paginate(items, input)
+    })
+})
+
+export const getWindowInfoTool = defineTool({
+  name: "get_window_info",
+  title: "Get tmux Window Info",
+  description:
+    "One window by window_id; without it, the window that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  tier: "readonly",
+  hints: { idempotent: true },
+  input: Schema.Struct({ window_id: optional(WindowId), ...socketArguments }),
+  output: Window,
+  handler: (input) =>
+    Effect.gen(function* () {
+      const socket = yield* (yield* SocketResolver).resolve(input)
+      const windowId = input.window_id ?? (yield* callerPane(socket, "window_id")).window_id
+      return yield* getWindow(socket, windowId)
+    })
+})

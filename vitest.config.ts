@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Real tmux servers are cheap but not free: two cores, keep parallelism modest.
+    maxWorkers: 2,
+    minWorkers: 1,
+    testTimeout: 30_000,
+    hookTimeout: 30_000
+  }
+})
