@@ -5,20 +5,26 @@
 import * as Schema from "effect/Schema"
 
 export const PaneId = Schema.String.pipe(
-  Schema.pattern(/^%\d+$/),
-  Schema.annotations({ description: "A tmux pane id such as %3 (from list_panes or where_am_i)." })
+  Schema.pattern(/^%\d+$/, {
+    message: () => "must be a pane id such as %3",
+    description: "A tmux pane id such as %3 (from list_panes or where_am_i)."
+  })
 )
 export type PaneId = typeof PaneId.Type
 
 export const WindowId = Schema.String.pipe(
-  Schema.pattern(/^@\d+$/),
-  Schema.annotations({ description: "A tmux window id such as @2 (from list_windows)." })
+  Schema.pattern(/^@\d+$/, {
+    message: () => "must be a window id such as @2",
+    description: "A tmux window id such as @2 (from list_windows)."
+  })
 )
 export type WindowId = typeof WindowId.Type
 
 export const SessionId = Schema.String.pipe(
-  Schema.pattern(/^\$\d+$/),
-  Schema.annotations({ description: "A tmux session id such as $1 (from list_sessions)." })
+  Schema.pattern(/^\$\d+$/, {
+    message: () => "must be a session id such as $1",
+    description: "A tmux session id such as $1 (from list_sessions)."
+  })
 )
 export type SessionId = typeof SessionId.Type
 

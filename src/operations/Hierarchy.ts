@@ -12,7 +12,7 @@ import type { ResolvedSocket } from "../services/SocketResolver.js"
 import type * as Format from "../tmux/Format.js"
 import { clientRecord, paneRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, query, queryTree, serverIdentityCommand } from "./Query.js"
 
 export interface Listing<A> {
   readonly server: ServerIdentity
@@ -57,7 +57,7 @@ export const listWindows = (
   scope: Pick<Scope, "session_id"> = {}
 ): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
   Effect.gen(function* () {
-    const output = yield* query(socket, [
+    const output = yield* queryTree(socket, [
       serverIdentityCommand,
       ["list-windows", ...scopeFlags(scope, []), "-F", windowRecord.format]
     ])
@@ -97,7 +97,7 @@ export const listPanes = (
   scope: Scope = {}
 ): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
   Effect.gen(function* () {
-    const output = yield* query(socket, [
+    const output = yield* queryTree(socket, [
       serverIdentityCommand,
       ["list-panes", ...scopeFlags(scope, ["-s"]), "-F", paneRecord.format],
       clientsCommand

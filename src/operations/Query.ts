@@ -6,7 +6,7 @@ import type { Failed, TmuxError } from "../domain/Errors.js"
 import { generationOf, type ServerIdentity } from "../domain/Model.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
-import { serverRecord } from "../tmux/Records.js"
+import { serverRecord, sessionIdRecord } from "../tmux/Records.js"
 import { Tmux, type RunOptions, type TmuxCommand } from "../tmux/Tmux.js"
 
 export const query = (
@@ -20,6 +20,25 @@ export const decode = <F extends Format.Fields>(
   codec: Format.RecordCodec<F>,
   output: Format.ParsedOutput
 ): Effect.Effect<Array<Format.Decoded<F>>, Failed> => codec.decodeAll(output)
+
+/**
+ * Like `query`, for command lists with server-wide listings (`list-panes -a`, `list-clients`).
+ * tmux 3.3 fails those with "no current target" on a server that has no sessions; then the
+ * answer is the server identity and no rows, which is the truth about an empty server.
+ */
+export const queryTree = (
+  socket: ResolvedSocket,
+  commands: ReadonlyArray<TmuxCommand>
+): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> =>
+  query(socket, commands).pipe(
+    Effect.catchIf(
+      (error) => error._tag === "Failed" && error.reason === "exit" && /no current target/.test(error.stderr),
+      (error) =>
+        query(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionIdRecord.format]]).pipe(
+          Effect.flatMap((output) => (output.has(sessionIdRecord.tag) ? Effect.fail(error) : Effect.succeed(output)))
+        )
+    )
+  )
 
 /** The command that prints the answering server's identity (first in most command lists). */
 export const serverIdentityCommand: TmuxCommand = ["display-message", "-p", serverRecord.format]

@@ -13,7 +13,7 @@ import { InvocationContext } from "../services/InvocationContext.js"
 import { type ResolvedSocket, SocketResolver } from "../services/SocketResolver.js"
 import { paneIdsRecord, sessionRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, query, queryTree, serverIdentityCommand } from "./Query.js"
 
 /**
  * Asks the socket who answers. A dead server is `None`, never an error; the probe runs with `-N`
@@ -35,7 +35,7 @@ export const serverInfo = (
   Effect.gen(function* () {
     const context = yield* InvocationContext
     const base = { socket_name: socket.name, socket_path: socket.path, socket_rule: socket.rule }
-    const output = yield* query(socket, [serverIdentityCommand, ["list-panes", "-a", "-F", paneIdsRecord.format]]).pipe(
+    const output = yield* queryTree(socket, [serverIdentityCommand, ["list-panes", "-a", "-F", paneIdsRecord.format]]).pipe(
       Effect.map(Option.some),
       Effect.catchTag("NoServer", () => Effect.succeedNone)
     )

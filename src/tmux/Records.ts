@@ -74,3 +74,6 @@ export const paneIdsRecord = Format.record("ids", {
   window_id: Format.string("window_id"),
   pane_id: Format.string("pane_id")
 })
+
+/** Only the session id, to tell an empty server from a failing command. */
+export const sessionIdRecord = Format.record("sid", { session_id: Format.string("session_id") })

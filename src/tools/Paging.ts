@@ -2,17 +2,16 @@
  * Bounded lists: every list tool returns a page and says whether more exists.
  */
 import * as Schema from "effect/Schema"
-import { NonNegativeInt, optional } from "./Tool.js"
+import { Int, NonNegativeInt, optional } from "./Tool.js"
 
 export const DEFAULT_PAGE_LIMIT = 100
 export const MAX_PAGE_LIMIT = 1000
 
 export const pageArguments = {
-  offset: optional(NonNegativeInt.annotations({ description: "Items to skip (default 0)." })),
+  offset: optional(NonNegativeInt, "Items to skip (default 0)."),
   limit: optional(
-    NonNegativeInt.pipe(Schema.between(1, MAX_PAGE_LIMIT)).annotations({
-      description: `Items to return, 1..${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).`
-    })
+    Int.pipe(Schema.between(1, MAX_PAGE_LIMIT)),
+    `Items to return, 1..${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).`
   )
 }
 

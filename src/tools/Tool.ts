@@ -44,19 +44,22 @@ export type AnyTool = Tool<any, any>
 
 export const defineTool = <I, O>(tool: Tool<I, O>): AnyTool => tool
 
-/** An optional argument that, when given, must have exactly the stated type (no `undefined`). */
-export const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+/**
+ * An optional argument that, when given, must have exactly the stated type (no `undefined`).
+ * The description sits on the property, so decode errors keep the schema's own precise message.
+ */
+export const optional = <S extends Schema.Schema.All>(schema: S, description?: string) => {
+  const property = Schema.optionalWith(schema, { exact: true })
+  return description === undefined ? property : property.annotations({ description })
+}
 
 /** Every tool that targets a server takes these; precedence is documented in SocketResolver. */
 export const socketArguments = {
   socket_name: optional(
-    Schema.String.annotations({
-      description: "tmux socket name (-L). Default: LIBTMUX_SOCKET, else the caller's socket, else tmux's default."
-    })
+    Schema.String,
+    "tmux socket name (-L). Default: LIBTMUX_SOCKET, else the caller's socket, else tmux's default."
   ),
-  socket_path: optional(
-    Schema.String.annotations({ description: "tmux socket path (-S), e.g. from list_servers. Exclusive with socket_name." })
-  )
+  socket_path: optional(Schema.String, "tmux socket path (-S), e.g. from list_servers. Exclusive with socket_name.")
 }
 
 export const Int = Schema.Number.pipe(Schema.int())

@@ -19,8 +19,8 @@ export const listPanesTool = defineTool({
   tier: "readonly",
   hints: { idempotent: true },
   input: Schema.Struct({
-    session_id: optional(SessionId.annotations({ description: "Only this session's panes." })),
-    window_id: optional(WindowId.annotations({ description: "Only this window's panes." })),
+    session_id: optional(SessionId, "Only this session's panes."),
+    window_id: optional(WindowId, "Only this window's panes."),
     ...socketArguments,
     ...pageArguments
   }),
@@ -66,7 +66,7 @@ export const capturePaneTool = defineTool({
     pane_id: PaneId,
     start: optional(CaptureLine),
     end: optional(CaptureLine),
-    max_lines: optional(Int.pipe(Schema.between(1, 100_000)).annotations({ description: "At most this many lines, the newest." })),
+    max_lines: optional(Int.pipe(Schema.between(1, 100_000)), "At most this many lines, the newest (default 500)."),
     join_wrapped: optional(Schema.Boolean),
     ...socketArguments
   }),

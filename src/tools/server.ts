@@ -16,9 +16,8 @@ export const listServersTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({
     extra_socket_paths: optional(
-      Schema.Array(Schema.String).pipe(Schema.maxItems(32)).annotations({
-        description: "Absolute socket paths outside the standard directory to probe as well."
-      })
+      Schema.Array(Schema.String).pipe(Schema.maxItems(32)),
+      "Absolute socket paths outside the standard directory to probe as well."
     ),
     ...pageArguments
   }),

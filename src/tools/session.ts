@@ -36,7 +36,7 @@ export const getSessionInfoTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({
     session_id: optional(SessionId),
-    session_name: optional(Schema.String.annotations({ description: "Exact name (no prefix matching)." })),
+    session_name: optional(Schema.String, "Exact name (no prefix matching)."),
     ...socketArguments
   }),
   output: Session,

@@ -17,7 +17,7 @@ export const listWindowsTool = defineTool({
   tier: "readonly",
   hints: { idempotent: true },
   input: Schema.Struct({
-    session_id: optional(SessionId.annotations({ description: "Only this session's windows." })),
+    session_id: optional(SessionId, "Only this session's windows."),
     ...socketArguments,
     ...pageArguments
   }),

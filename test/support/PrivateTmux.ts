@@ -1,0 +1,83 @@
+/**
+ * A private tmux world per test: its own TMUX_TMPDIR and socket name, `-f /dev/null`, no $TMUX.
+ * Nothing here can touch the developer's default server. `dispose` kills the server and removes
+ * the directory (socket files included).
+ */
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import type { ServerServices } from "../../src/mcp/McpServer.js"
+import { Audit } from "../../src/services/Audit.js"
+import { Config, type ConfigFlags, type ConfigShape, loadConfig } from "../../src/services/Config.js"
+import { InvocationContext } from "../../src/services/InvocationContext.js"
+import { Policy } from "../../src/services/Policy.js"
+import { SocketResolver } from "../../src/services/SocketResolver.js"
+import type { Tmux } from "../../src/tmux/Tmux.js"
+import { TmuxExec } from "../../src/tmux/TmuxExec.js"
+
+export interface PrivateTmux {
+  readonly socketName: string
+  readonly tmpdir: string
+  /** Where tmux puts the socket for `socketName` inside `tmpdir`. */
+  readonly socketPath: string
+  /** The environment for tmux (and our server) in this world. */
+  readonly env: Record<string, string>
+  /** Runs the real tmux CLI on this world's socket (for setting up and checking). */
+  readonly tmux: (...args: Array<string>) => { readonly status: number; readonly stdout: string; readonly stderr: string }
+  /** Like `tmux`, but throws on a non-zero exit. */
+  readonly tmuxOk: (...args: Array<string>) => string
+  /** Builds a configuration in this world; extra env (e.g. TMUX to fake a caller) and flags apply on top. */
+  readonly config: (options?: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags }) => ConfigShape
+  /** Every service a tool needs, live, for this world (audit silenced). */
+  readonly layer: (
+    options?: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags },
+    tmuxLayer?: Layer.Layer<Tmux, never, Config>
+  ) => Layer.Layer<ServerServices>
+  readonly dispose: () => void
+}
+
+let counter = 0
+
+export const makePrivateTmux = (): PrivateTmux => {
+  const dir = mkdtempSync(join(tmpdir(), "etm-test-"))
+  const socketName = `etm-test-${process.pid}-${++counter}`
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, TMUX_TMPDIR: dir, TERM: "xterm-256color", LANG: "C.UTF-8" }
+  const uid = process.getuid?.() ?? 0
+  const tmux = (...args: Array<string>) => {
+    const result = spawnSync("tmux", ["-f", "/dev/null", "-L", socketName, ...args], { env, encoding: "utf8", timeout: 10_000 })
+    return { status: result.status ?? -1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" }
+  }
+  const config = (options: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags } = {}) => {
+    const loaded = loadConfig({
+      env: { ...env, ...options.env },
+      flags: { socketName, tmuxConfigFile: "/dev/null", ...options.flags },
+      uid
+    })
+    if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+    return loaded.right
+  }
+  return {
+    socketName,
+    tmpdir: dir,
+    socketPath: join(dir, `tmux-${uid}`, socketName),
+    env,
+    tmux,
+    tmuxOk: (...args) => {
+      const result = tmux(...args)
+      if (result.status !== 0) throw new Error(`tmux ${args.join(" ")} failed: ${result.stderr}`)
+      return result.stdout
+    },
+    config,
+    layer: (options, tmuxLayer = TmuxExec.layer) =>
+      Layer.mergeAll(tmuxLayer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
+        Layer.provideMerge(Config.layer(config(options)))
+      ),
+    dispose: () => {
+      tmux("kill-server")
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
