@@ -34,6 +34,23 @@ export {
 
 export { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "./tmux/Tmux.js"
 export { TmuxExec } from "./tmux/TmuxExec.js"
+export {
+  type FakeClient,
+  type FakeInvocation,
+  type FakePane,
+  type FakePaneSpec,
+  type FakeServer,
+  type FakeServerSpec,
+  type FakeSession,
+  type FakeSessionSpec,
+  FakeTmux,
+  FakeTmuxState,
+  type FakeTmuxStateShape,
+  type FakeWindow,
+  type FakeWindowSpec,
+  type FakeWinlink,
+  type FakeWorld
+} from "./tmux/FakeTmux.js"
 export { literalizeFormat } from "./tmux/Literal.js"
 
 export { capturePane, type CaptureLine, type CaptureOptions } from "./operations/Capture.js"

@@ -73,7 +73,7 @@ export const doctor = (
       )
     )
     lines.push(line("safety", config.safety))
-    lines.push(line("server start", config.allowServerStart ? "allowed for create_session" : "only through start_server"))
+    lines.push(line("server start", config.allowServerStart ? "allowed by default (LIBTMUX_ALLOW_SERVER_START=1)" : "only through start_server"))
     const enabled = visibleTools(tools, config.safety)
     lines.push(line("tools", `${enabled.length} of ${tools.length} enabled: ${enabled.map((t) => t.name).join(", ")}`))
     return { text: lines.join("\n"), healthy: Option.isSome(version) }

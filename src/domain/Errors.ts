@@ -90,8 +90,7 @@ const listToolFor: Record<ObjectKind, string> = {
 /** What the caller can do next. The one place recovery advice lives. */
 export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
-    NoServer: () =>
-      "Call list_servers to find live sockets, or start_server / create_session(allow_server_start=true) to start one.",
+    NoServer: () => "Call list_servers to find live sockets, or start_server to start one.",
     NotFound: (e) =>
       `Call ${listToolFor[e.kind]} to see what exists on that socket, or where_am_i for your own pane; ids are only valid on the server that issued them.`,
     Failed: (e) => {
@@ -113,7 +112,7 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
         case "self":
           return "Target another object by explicit id, or ask the user to do this themselves."
         case "server_start":
-          return "Pass allow_server_start=true, or call start_server first, if starting a tmux server is intended."
+          return "Call start_server first if starting a tmux server is intended."
       }
     },
     InvalidInput: () => "Correct the arguments (tools/list has each tool's input schema) and call again."

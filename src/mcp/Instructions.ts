@@ -5,7 +5,7 @@
  */
 import * as Option from "effect/Option"
 import type { ConfigShape } from "../services/Config.js"
-import type { Caller } from "../services/InvocationContext.js"
+import type { InvocationContextShape } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 
 export const INSTRUCTIONS_MAX_BYTES = 2048
@@ -15,15 +15,15 @@ const bytes = (text: string) => Buffer.byteLength(text, "utf8")
 /** Long socket paths must not push the context segment over the budget. */
 const shorten = (text: string, max = 160) => (text.length <= max ? text : `…${text.slice(text.length - max + 1)}`)
 
-export const contextSegment = (caller: Option.Option<Caller>, effective: ResolvedSocket): string =>
-  Option.match(caller, {
+export const contextSegment = (context: InvocationContextShape, effective: ResolvedSocket): string =>
+  Option.match(context.caller, {
     onNone: () =>
       "Context: this MCP is NOT running inside tmux: there is no 'self'. is_caller is null on every pane. " +
       "Call where_am_i / list_servers first; ask the user which session to target rather than guessing. " +
       `Tools default to socket ${shorten(effective.label)} (${effective.rule}).`,
     onSome: (c) => {
       const pane = c.paneId ?? "(unknown pane: $TMUX_PANE is unset)"
-      const same = c.socketPath === effective.path
+      const same = context.isCallerSocket(effective)
       return (
         `Context: this MCP runs inside tmux pane ${pane} on socket ${shorten(c.socketPath)}. ` +
         (same
@@ -38,16 +38,16 @@ const OPTIONAL_SEGMENTS: ReadonlyArray<string> = [
   "Use for tmux: servers, sessions ($N), windows (@N), panes (%N), their content and processes. Target by id; ids are only valid on the server that issued them.",
   "Errors carry a Hint line and _meta code: no_server means no tmux server runs on that socket (not an empty server) - follow the hint, do not loop on list tools.",
   "list_* tools return metadata pages; read text with capture_pane.",
-  "Nothing starts a tmux server except start_server (and create_session with allow_server_start)."
+  "Nothing starts a tmux server except start_server."
 ]
 
 export const buildInstructions = (
   config: Pick<ConfigShape, "safety" | "suppressHistory">,
-  caller: Option.Option<Caller>,
+  context: InvocationContextShape,
   effective: ResolvedSocket
 ): string => {
   const required = [
-    contextSegment(caller, effective),
+    contextSegment(context, effective),
     `Safety level: ${config.safety}; tools above it are hidden.`
   ]
   const parts = [...required]

@@ -53,7 +53,7 @@ export const makeMcpServer = async (
     { name: SERVER_NAME, version: VERSION, title: "tmux (effect-tmux-mcp)" },
     {
       capabilities: { tools: { listChanged: false }, resources: {} },
-      instructions: buildInstructions(config, context.caller, effective)
+      instructions: buildInstructions(config, context, effective)
     }
   )
 

@@ -5,7 +5,8 @@ import * as Effect from "effect/Effect"
 import type { TmuxError } from "../domain/Errors.js"
 import type { Capture } from "../domain/Model.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
-import { Tmux } from "../tmux/Tmux.js"
+import type { Tmux } from "../tmux/Tmux.js"
+import { runTree } from "./Query.js"
 
 /** A tmux capture line: 0 is the first visible line, negative numbers reach into history, "-" is the far end. */
 export type CaptureLine = number | "-"
@@ -29,12 +30,11 @@ export const capturePane = (
   options: CaptureOptions
 ): Effect.Effect<Capture, TmuxError, Tmux> =>
   Effect.gen(function* () {
-    const tmux = yield* Tmux
     const command = ["capture-pane", "-p", "-t", paneId]
     if (options.start !== undefined) command.push("-S", String(options.start))
     if (options.end !== undefined) command.push("-E", String(options.end))
     if (options.joinWrapped) command.push("-J")
-    const output = yield* tmux.run(socket, [command])
+    const output = yield* runTree(socket, [command], { kind: "pane", id: paneId })
     // -J keeps trailing spaces; they carry no meaning for a reader, and blank rows below the
     // last output are screen, not content.
     const lines = output.split("\n").map((line) => line.trimEnd())

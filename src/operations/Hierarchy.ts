@@ -12,7 +12,7 @@ import type { ResolvedSocket } from "../services/SocketResolver.js"
 import type * as Format from "../tmux/Format.js"
 import { clientRecord, paneRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, queryTree, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "./Query.js"
 
 export interface Listing<A> {
   readonly server: ServerIdentity
@@ -32,6 +32,13 @@ const scopeFlags = (scope: Scope, sessionWide: ReadonlyArray<string>): ReadonlyA
     : scope.session_id !== undefined
       ? [...sessionWide, "-t", scope.session_id]
       : ["-a"]
+
+const scopeTarget = (scope: Scope): QueryTarget | undefined =>
+  scope.window_id !== undefined
+    ? { kind: "window", id: scope.window_id }
+    : scope.session_id !== undefined
+      ? { kind: "session", id: scope.session_id }
+      : undefined
 
 const dedupeBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string): Array<A> => {
   const seen = new Set<string>()
@@ -57,10 +64,11 @@ export const listWindows = (
   scope: Pick<Scope, "session_id"> = {}
 ): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
   Effect.gen(function* () {
-    const output = yield* queryTree(socket, [
-      serverIdentityCommand,
-      ["list-windows", ...scopeFlags(scope, []), "-F", windowRecord.format]
-    ])
+    const output = yield* queryTree(
+      socket,
+      [serverIdentityCommand, ["list-windows", ...scopeFlags(scope, []), "-F", windowRecord.format]],
+      scopeTarget(scope)
+    )
     const server = yield* decodeServerIdentity(output)
     const rows = (yield* decode(windowRecord, output)) as Array<Window>
     return {
@@ -97,11 +105,11 @@ export const listPanes = (
   scope: Scope = {}
 ): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
   Effect.gen(function* () {
-    const output = yield* queryTree(socket, [
-      serverIdentityCommand,
-      ["list-panes", ...scopeFlags(scope, ["-s"]), "-F", paneRecord.format],
-      clientsCommand
-    ])
+    const output = yield* queryTree(
+      socket,
+      [serverIdentityCommand, ["list-panes", ...scopeFlags(scope, ["-s"]), "-F", paneRecord.format], clientsCommand],
+      scopeTarget(scope)
+    )
     const server = yield* decodeServerIdentity(output)
     return { server, items: yield* toPanes(socket, server, output) }
   })
@@ -131,7 +139,10 @@ export const getSession = (
 export const getWindow = (socket: ResolvedSocket, windowId: string): Effect.Effect<Window, TmuxError, Tmux> =>
   Effect.gen(function* () {
     // `list-windows -t @N` lists the windows of a session holding @N and fails if there is none.
-    const output = yield* query(socket, [["list-windows", "-t", windowId, "-F", windowRecord.format]])
+    const output = yield* queryTree(socket, [["list-windows", "-t", windowId, "-F", windowRecord.format]], {
+      kind: "window",
+      id: windowId
+    })
     const found = (yield* decode(windowRecord, output)).find((window) => window.window_id === windowId)
     if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "window", target: windowId, socket: socket.label }))
     return found as Window
@@ -144,11 +155,11 @@ export const getPane = (
   Effect.gen(function* () {
     // `display-message -t` quietly falls back to another target when the pane is gone, so the
     // lookup uses `list-panes -t`, which fails on a missing pane.
-    const output = yield* query(socket, [
-      serverIdentityCommand,
-      ["list-panes", "-t", paneId, "-F", paneRecord.format],
-      clientsCommand
-    ])
+    const output = yield* queryTree(
+      socket,
+      [serverIdentityCommand, ["list-panes", "-t", paneId, "-F", paneRecord.format], clientsCommand],
+      { kind: "pane", id: paneId }
+    )
     const server = yield* decodeServerIdentity(output)
     const found = (yield* toPanes(socket, server, output)).find((pane) => pane.pane_id === paneId)
     if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))

@@ -2,7 +2,7 @@
  * One round trip: run a command list and decode the records it printed.
  */
 import * as Effect from "effect/Effect"
-import type { Failed, TmuxError } from "../domain/Errors.js"
+import { type Failed, NotFound, type ObjectKind, type TmuxError } from "../domain/Errors.js"
 import { generationOf, type ServerIdentity } from "../domain/Model.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
@@ -21,24 +21,47 @@ export const decode = <F extends Format.Fields>(
   output: Format.ParsedOutput
 ): Effect.Effect<Array<Format.Decoded<F>>, Failed> => codec.decodeAll(output)
 
+/** The object a command list targets explicitly, to name it when it does not exist. */
+export interface QueryTarget {
+  readonly kind: ObjectKind
+  readonly id: string
+}
+
+const isNoCurrentTarget = (error: TmuxError): boolean =>
+  error._tag === "Failed" && error.reason === "exit" && /no current target/.test(error.stderr)
+
 /**
- * Like `query`, for command lists with server-wide listings (`list-panes -a`, `list-clients`).
- * tmux 3.3 fails those with "no current target" on a server that has no sessions; then the
- * answer is the server identity and no rows, which is the truth about an empty server.
+ * Runs command lists that read the tree. tmux 3.3 answers any of them with "no
+ * current target" on a server that has no sessions. With an explicit target that means the
+ * target does not exist (NotFound); for a server-wide listing it means there is nothing to list,
+ * so the answer is the server identity and no rows, the truth about an empty server.
  */
-export const queryTree = (
+export const runTree = (
   socket: ResolvedSocket,
-  commands: ReadonlyArray<TmuxCommand>
-): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> =>
-  query(socket, commands).pipe(
-    Effect.catchIf(
-      (error) => error._tag === "Failed" && error.reason === "exit" && /no current target/.test(error.stderr),
-      (error) =>
-        query(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionIdRecord.format]]).pipe(
-          Effect.flatMap((output) => (output.has(sessionIdRecord.tag) ? Effect.fail(error) : Effect.succeed(output)))
-        )
+  commands: ReadonlyArray<TmuxCommand>,
+  target?: QueryTarget
+): Effect.Effect<string, TmuxError, Tmux> =>
+  Effect.flatMap(Tmux, (tmux) =>
+    tmux.run(socket, commands).pipe(
+      Effect.catchIf(isNoCurrentTarget, (error) =>
+        target !== undefined
+          ? Effect.fail(new NotFound({ kind: target.kind, target: target.id, socket: socket.label }))
+          : tmux.run(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionIdRecord.format]]).pipe(
+              // Sessions appeared in between: report the original failure rather than guess.
+              Effect.flatMap((output) =>
+                Format.parseOutput(output).has(sessionIdRecord.tag) ? Effect.fail(error) : Effect.succeed(output)
+              )
+            )
+      )
     )
   )
+
+export const queryTree = (
+  socket: ResolvedSocket,
+  commands: ReadonlyArray<TmuxCommand>,
+  target?: QueryTarget
+): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> =>
+  runTree(socket, commands, target).pipe(Effect.map(Format.parseOutput))
 
 /** The command that prints the answering server's identity (first in most command lists). */
 export const serverIdentityCommand: TmuxCommand = ["display-message", "-p", serverRecord.format]

@@ -12,7 +12,7 @@ import { InvocationContext } from "../services/InvocationContext.js"
 import { type SocketSelector, SocketResolver } from "../services/SocketResolver.js"
 import { paneIdsRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "./Query.js"
 import { listServers, probeServer } from "./Servers.js"
 
 interface CallerLookup {
@@ -36,18 +36,24 @@ export const whereAmI = (
       onSome: (caller) => {
         if (caller.paneId === null) return Effect.succeed({ status: "uncertain", window_id: null, session_id: null })
         const socket = resolver.fromPath(caller.socketPath, "caller ($TMUX)")
-        return query(socket, [serverIdentityCommand, ["list-panes", "-t", caller.paneId, "-F", paneIdsRecord.format]]).pipe(
+        const gone = (status: "pane_gone" | "server_gone"): CallerLookup => ({ status, window_id: null, session_id: null })
+        return queryTree(socket, [serverIdentityCommand, ["list-panes", "-t", caller.paneId, "-F", paneIdsRecord.format]], {
+          kind: "pane",
+          id: caller.paneId
+        }).pipe(
           Effect.flatMap((output) => Effect.all([decodeServerIdentity(output), decode(paneIdsRecord, output)])),
           Effect.map(([server, rows]): CallerLookup => {
+            // A restarted server reuses pane ids: the pid tells whether this is still the caller's server.
+            if (server.pid !== caller.serverPid) return gone("server_gone")
             const row = rows.find((r) => r.pane_id === caller.paneId)
-            if (server.pid !== caller.serverPid) return { status: "server_gone", window_id: null, session_id: null }
-            return row === undefined
-              ? { status: "pane_gone", window_id: null, session_id: null }
-              : { status: "live", window_id: row.window_id, session_id: row.session_id }
+            return row === undefined ? gone("pane_gone") : { status: "live", window_id: row.window_id, session_id: row.session_id }
           }),
           Effect.catchTags({
-            NoServer: () => Effect.succeed<CallerLookup>({ status: "server_gone", window_id: null, session_id: null }),
-            NotFound: () => Effect.succeed<CallerLookup>({ status: "pane_gone", window_id: null, session_id: null })
+            NoServer: () => Effect.succeed(gone("server_gone")),
+            NotFound: () =>
+              Effect.map(probeServer(socket), (server) =>
+                Option.isSome(server) && server.value.pid === caller.serverPid ? gone("pane_gone") : gone("server_gone")
+              )
           })
         )
       }

@@ -17,6 +17,8 @@ export interface ConfigShape {
   readonly socketName: string | undefined
   /** Default `-S` path (LIBTMUX_SOCKET_PATH / --socket-path). */
   readonly socketPath: string | undefined
+  /** Whether the socket name or path came from a command-line flag rather than a variable. */
+  readonly socketFromFlag: boolean
   readonly tmuxBin: string
   /** A tmux config file passed as `-f` (only read when a server starts); tests use /dev/null. */
   readonly tmuxConfigFile: string | undefined
@@ -93,8 +95,14 @@ const pick = (
 /** Builds the validated configuration, or says exactly what is wrong and how to fix it. */
 export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<ConfigShape, ConfigError> =>
   Either.gen(function* () {
-    const socketName = pick(flags.socketName, "--socket-name", env.LIBTMUX_SOCKET, "LIBTMUX_SOCKET")
-    const socketPath = pick(flags.socketPath, "--socket-path", env.LIBTMUX_SOCKET_PATH, "LIBTMUX_SOCKET_PATH")
+    // A socket flag replaces both socket variables: the command line is the more specific choice.
+    const fromFlags = flags.socketName !== undefined || flags.socketPath !== undefined
+    const socketName = fromFlags
+      ? pick(flags.socketName, "--socket-name", undefined, "")
+      : pick(undefined, "", env.LIBTMUX_SOCKET, "LIBTMUX_SOCKET")
+    const socketPath = fromFlags
+      ? pick(flags.socketPath, "--socket-path", undefined, "")
+      : pick(undefined, "", env.LIBTMUX_SOCKET_PATH, "LIBTMUX_SOCKET_PATH")
     if (socketName !== undefined && socketPath !== undefined) {
       return yield* Either.left(
         new ConfigError({
@@ -146,6 +154,7 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Co
     return {
       socketName: socketName?.value,
       socketPath: socketPath?.value,
+      socketFromFlag: fromFlags,
       tmuxBin: pick(flags.tmuxBin, "--tmux", env.LIBTMUX_TMUX_BIN, "LIBTMUX_TMUX_BIN")?.value ?? "tmux",
       tmuxConfigFile: pick(flags.tmuxConfigFile, "--tmux-config", env.LIBTMUX_TMUX_CONFIG, "LIBTMUX_TMUX_CONFIG")?.value,
       safety: safety as SafetyLevel,

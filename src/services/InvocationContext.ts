@@ -25,6 +25,8 @@ export interface InvocationContextShape {
   readonly caller: Option.Option<Caller>
   /** `$TMUX_PANE` was set but `$TMUX` was missing or unreadable: identity is uncertain. */
   readonly uncertain: boolean
+  /** The socket is the caller's socket file (no liveness implied). False outside tmux. */
+  readonly isCallerSocket: (socket: ResolvedSocket) => boolean
   /** Confirmed: the server at `socket` with this pid is the caller's. Null outside tmux. */
   readonly isCallerServer: (socket: ResolvedSocket, serverPid: number) => boolean | null
   /** Confirmed: this pane on this server is the caller's own pane. Null outside tmux. */
@@ -74,6 +76,7 @@ export const makeInvocationContext = (
   return {
     caller,
     uncertain,
+    isCallerSocket: (socket) => Option.match(caller, { onNone: () => false, onSome: (c) => sameSocket(c, socket) }),
     isCallerServer,
     isCallerPane: (socket, serverPid, pane) =>
       Option.match(caller, {

@@ -1,6 +1,7 @@
 /**
  * Which tmux server a call talks to. Precedence (visible in where_am_i):
- * per-call socket_path / socket_name > LIBTMUX_SOCKET_PATH > LIBTMUX_SOCKET > the caller's socket
+ * per-call socket_path / socket_name > LIBTMUX_SOCKET_PATH > LIBTMUX_SOCKET (either replaced by its
+ * command-line flag) > the caller's socket
  * (from `$TMUX`) > tmux's default socket. The effective path is always known, the default included.
  */
 import * as Context from "effect/Context"
@@ -16,6 +17,8 @@ import { parseTmuxVariable } from "./TmuxVariable.js"
 export type SocketRule =
   | "socket_path argument"
   | "socket_name argument"
+  | "--socket-path"
+  | "--socket-name"
   | "LIBTMUX_SOCKET_PATH"
   | "LIBTMUX_SOCKET"
   | "caller ($TMUX)"
@@ -79,9 +82,9 @@ export const makeSocketResolver = (config: ConfigShape): SocketResolverShape => 
   const caller = Option.fromNullable(config.callerTmux).pipe(Option.flatMap(parseTmuxVariable))
   const fallback: ResolvedSocket =
     config.socketPath !== undefined
-      ? fromPath(config.socketPath, "LIBTMUX_SOCKET_PATH")
+      ? fromPath(config.socketPath, config.socketFromFlag ? "--socket-path" : "LIBTMUX_SOCKET_PATH")
       : config.socketName !== undefined
-        ? byName(config.socketName, "LIBTMUX_SOCKET")
+        ? byName(config.socketName, config.socketFromFlag ? "--socket-name" : "LIBTMUX_SOCKET")
         : Option.match(caller, {
             onSome: (c) => fromPath(c.socketPath, "caller ($TMUX)"),
             onNone: () => byName("default", "tmux default")

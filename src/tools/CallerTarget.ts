@@ -24,7 +24,7 @@ export const callerPane = (
         })
       )
     }
-    if (caller.socketPath !== socket.path) {
+    if (!context.isCallerSocket(socket)) {
       return Effect.fail(
         new InvalidInput({
           reason: `${argument} is required: the tools query ${socket.label}, not the caller's server (${caller.socketPath}).`

@@ -1,0 +1,138 @@
+/**
+ * The built CLI outside MCP mode: --help, --version, doctor, and start-up refusals with exit codes
+ * (0 ok, 1 invalid configuration or tmux missing, 2 bad command line). The tests run concurrently;
+ * the one that needs a running server has its own world.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeWorld, PACKAGE_VERSION, runCli, type World } from "./harness.js"
+
+describe.concurrent("CLI", () => {
+  let world: World
+  beforeAll(() => {
+    world = makeWorld()
+  })
+  afterAll(() => world?.dispose())
+
+  it("--help and -h print the usage on stdout and exit 0", async () => {
+    for (const run of await Promise.all([runCli(world, ["--help"]), runCli(world, ["-h"])])) {
+      expect(run.status).toBe(0)
+      expect(run.stdout).toContain("Usage: effect-tmux-mcp")
+      expect(run.stdout).toContain("doctor")
+      expect(run.stdout).toContain("--socket-name")
+      expect(run.stderr).toBe("")
+    }
+  })
+
+  it("--version and -V print the package.json version on stdout and exit 0", async () => {
+    for (const run of await Promise.all([runCli(world, ["--version"]), runCli(world, ["-V"])])) {
+      expect(run.status).toBe(0)
+      expect(run.stdout.trim()).toBe(PACKAGE_VERSION)
+    }
+  })
+
+  it("doctor reports tmux version, socket, rule, a dead server, caller, safety and tools, and exits 0", async () => {
+    const run = await runCli(world, ["doctor"])
+    expect(run.status).toBe(0)
+    expect(run.stdout).toContain(`effect-tmux-mcp ${PACKAGE_VERSION} doctor`)
+    expect(run.stdout).toMatch(/^tmux:\s+tmux \(tmux \d+\.\d+\w*\)$/m)
+    expect(run.stdout).toMatch(new RegExp(`^socket:\\s+${world.socketName} \\(${world.socketPath}\\)$`, "m"))
+    expect(run.stdout).toMatch(/^chosen by:\s+LIBTMUX_SOCKET$/m)
+    expect(run.stdout).toMatch(/^server:\s+not running/m)
+    expect(run.stdout).toMatch(/^caller:\s+not inside tmux/m)
+    expect(run.stdout).toMatch(/^safety:\s+mutating$/m)
+    expect(run.stdout).toMatch(/^tools:\s+11 of 12 enabled: where_am_i, /m)
+    expect(run.stdout).not.toContain("kill_server")
+    // Asking never starts a server.
+    expect(world.socketFiles()).toEqual([])
+  })
+
+  it("doctor reports a running server, the caller pane inside tmux, and flags over variables", async () => {
+    const own = makeWorld()
+    try {
+      const caller = own.startTmux()
+      const run = await runCli(own, ["doctor", "--safety", "destructive"], {
+        LIBTMUX_SOCKET: undefined,
+        LIBTMUX_SAFETY: "readonly",
+        TMUX: `${caller.socketPath},${caller.pid},0`,
+        TMUX_PANE: caller.paneId
+      })
+      expect(run.status).toBe(0)
+      expect(run.stdout).toMatch(new RegExp(`^server:\\s+running \\(pid ${caller.pid}, tmux `, "m"))
+      expect(run.stdout).toMatch(/^chosen by:\s+caller \(\$TMUX\)$/m)
+      expect(run.stdout).toContain(`inside tmux, pane ${caller.paneId} on ${caller.socketPath}`)
+      expect(run.stdout).toMatch(/^safety:\s+destructive$/m)
+      expect(run.stdout).toMatch(/^tools:\s+12 of 12 enabled/m)
+    } finally {
+      own.dispose()
+    }
+  })
+
+  it("LIBTMUX_SAFETY=bogus stops the server and doctor with exit 1 and a clear message on stderr", async () => {
+    const runs = await Promise.all([runCli(world, [], { LIBTMUX_SAFETY: "bogus" }), runCli(world, ["doctor"], { LIBTMUX_SAFETY: "bogus" })])
+    for (const run of runs) {
+      expect(run.status).toBe(1)
+      expect(run.stderr).toContain("LIBTMUX_SAFETY")
+      expect(run.stderr).toContain('"bogus"')
+      expect(run.stderr).toContain("readonly, mutating, destructive")
+      expect(run.stdout).toBe("")
+    }
+  })
+
+  it("doctor with LIBTMUX_TMUX_BIN=/nonexistent says tmux is not found and exits 1", async () => {
+    const run = await runCli(world, ["doctor"], { LIBTMUX_TMUX_BIN: "/nonexistent" })
+    expect(run.status).toBe(1)
+    expect(run.stdout).toMatch(/^tmux:\s+\/nonexistent: NOT FOUND/m)
+  })
+
+  it("both LIBTMUX_SOCKET and LIBTMUX_SOCKET_PATH (or both flags) set: exit 1 naming both; one flag overrides the variables", async () => {
+    const both = { LIBTMUX_SOCKET_PATH: world.socketPath }
+    const [serveRun, doctorRun, flags, override] = await Promise.all([
+      runCli(world, [], both),
+      runCli(world, ["doctor"], both),
+      runCli(world, ["doctor", "--socket-name", "x", "--socket-path", world.socketPath]),
+      // A flag replaces both variables: the command line is the more specific choice.
+      runCli(world, ["doctor", "--socket-path", world.socketPath])
+    ])
+    for (const run of [serveRun!, doctorRun!]) {
+      expect(run.status).toBe(1)
+      expect(run.stderr).toContain("LIBTMUX_SOCKET")
+      expect(run.stderr).toContain("LIBTMUX_SOCKET_PATH")
+      expect(run.stderr).toContain("exclusive")
+    }
+    expect(flags!.status).toBe(1)
+    expect(flags!.stderr).toContain("--socket-name")
+    expect(flags!.stderr).toContain("--socket-path")
+    expect(override!.status).toBe(0)
+    expect(override!.stdout).toContain(world.socketPath)
+    expect(override!.stdout).toMatch(/^chosen by:\s+--socket-path$/m)
+  })
+
+  it("other invalid values exit 1 with the variable named", async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ LIBTMUX_ALLOW_SERVER_START: "maybe" }, "LIBTMUX_ALLOW_SERVER_START"],
+      [{ LIBTMUX_MCP_WAIT_MAX_SECONDS: "soon" }, "LIBTMUX_MCP_WAIT_MAX_SECONDS"],
+      [{ LIBTMUX_SOCKET: "a/b" }, "LIBTMUX_SOCKET"]
+    ]
+    const runs = await Promise.all(cases.map(([env]) => runCli(world, ["doctor"], env)))
+    runs.forEach((run, i) => {
+      const name = cases[i]![1]
+      expect(run.status, name).toBe(1)
+      expect(run.stderr, name).toContain(name)
+    })
+  })
+
+  it("an unknown flag or argument exits 2 with a message on stderr", async () => {
+    const [flag, extra, missing] = await Promise.all([
+      runCli(world, ["--bogus"]),
+      runCli(world, ["doctor", "extra"]),
+      runCli(world, ["--safety"])
+    ])
+    expect(flag!.status).toBe(2)
+    expect(flag!.stderr).toContain("Unknown option --bogus")
+    expect(flag!.stdout).toBe("")
+    expect(extra!.status).toBe(2)
+    expect(extra!.stderr).toContain("Unexpected argument")
+    expect(missing!.status).toBe(2)
+    expect(missing!.stderr).toContain("--safety needs a value")
+  })
+})

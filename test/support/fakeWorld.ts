@@ -1,0 +1,67 @@
+/**
+ * Every service a tool needs, over `FakeTmux` instead of a real tmux: the same composition as
+ * PrivateTmux's `layer`, with a configuration from `loadConfig`. By default TMUX_TMPDIR points at a
+ * directory that does not exist, so nothing touches the disk and list_servers finds no socket files.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { join } from "node:path"
+import { callTool } from "../../src/mcp/CallTool.js"
+import type { ServerServices } from "../../src/mcp/McpServer.js"
+import { Audit } from "../../src/services/Audit.js"
+import { Config, type ConfigFlags, type ConfigShape, loadConfig } from "../../src/services/Config.js"
+import { InvocationContext } from "../../src/services/InvocationContext.js"
+import { Policy } from "../../src/services/Policy.js"
+import { SocketResolver } from "../../src/services/SocketResolver.js"
+import { FakeTmux, FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../../src/tmux/FakeTmux.js"
+import { toolNamed } from "./runTool.js"
+
+export const UID = 4242
+export const FAKE_TMPDIR = "/nonexistent-etm-fake-tmpdir"
+
+/** Where tmux would put the socket `name` for this test user. */
+export const socketPathFor = (name = "default", tmpdir = FAKE_TMPDIR): string => join(tmpdir, `tmux-${UID}`, name)
+
+export interface FakeOptions {
+  /** Extra environment on top of a minimal one (e.g. TMUX / TMUX_PANE to fake a caller). */
+  readonly env?: Record<string, string>
+  readonly flags?: ConfigFlags
+  readonly tmpdir?: string
+}
+
+export const fakeConfig = (options: FakeOptions = {}): ConfigShape => {
+  const loaded = loadConfig({
+    env: { PATH: "/usr/bin:/bin", HOME: "/home/fake", TMUX_TMPDIR: options.tmpdir ?? FAKE_TMPDIR, ...options.env },
+    flags: options.flags ?? {},
+    uid: UID
+  })
+  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+  return loaded.right
+}
+
+export type FakeServices = ServerServices | FakeTmuxState
+
+export const fakeLayer = (world: FakeWorld, options: FakeOptions = {}): Layer.Layer<FakeServices> =>
+  Layer.mergeAll(FakeTmux.layer(world), SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
+    Layer.provideMerge(Config.layer(fakeConfig(options)))
+  )
+
+/** `$TMUX` / `$TMUX_PANE` as tmux sets them for a pane of the server at `socketPath`. */
+export const callerEnv = (socketPath: string, serverPid: number, paneId: string): Record<string, string> => ({
+  TMUX: `${socketPath},${serverPid},0`,
+  TMUX_PANE: paneId
+})
+
+/** Calls a tool the way the MCP bridge does. */
+export const call = (layer: Layer.Layer<FakeServices>, name: string, args: unknown = {}): Effect.Effect<CallToolResult> =>
+  callTool(toolNamed(name), args).pipe(Effect.provide(layer))
+
+/** The fake's state behind a layer (the world and every command list received). */
+export const fakeState = (layer: Layer.Layer<FakeServices>): Effect.Effect<FakeTmuxStateShape> =>
+  Effect.provide(FakeTmuxState, layer)
+
+/** The JSON text of a result, for asserting that something never appears in it. */
+export const resultText = (result: CallToolResult): string =>
+  result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n")

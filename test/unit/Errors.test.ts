@@ -1,0 +1,72 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  Denied,
+  errorCode,
+  Failed,
+  happenedBeforeTmux,
+  hint,
+  InvalidInput,
+  isRetryable,
+  NoServer,
+  NotFound,
+  type ToolError
+} from "../../src/domain/Errors.js"
+
+const samples: ReadonlyArray<readonly [ToolError, string]> = [
+  [new NoServer({ socket: "work (/tmp/tmux-1/work)" }), "no_server"],
+  [new NotFound({ kind: "pane", target: "%9", socket: "s" }), "not_found"],
+  [new NotFound({ kind: "object", target: "x", socket: "s" }), "not_found"],
+  [new Failed({ command: "list-panes", reason: "exit", exitCode: 1, stderr: "boom" }), "failed"],
+  [new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }), "timeout"],
+  [new Failed({ command: "list-panes", reason: "spawn", exitCode: null, stderr: "ENOENT" }), "failed"],
+  [new Failed({ command: "format ses", reason: "unparseable", exitCode: null, stderr: "bad" }), "failed"],
+  [new Denied({ kind: "tier", reason: "kill_server is a destructive tool.", requiredTier: "destructive" }), "denied"],
+  [new Denied({ kind: "self", reason: "Refusing to kill your own server." }), "denied"],
+  [new Denied({ kind: "server_start", reason: "Starting a server is not allowed." }), "denied"],
+  [new InvalidInput({ reason: "pane_id: must be a pane id such as %3" }), "invalid_input"]
+]
+
+describe("errors", () => {
+  it("give every tag a code, a message and a non-trivial hint", () => {
+    for (const [error, code] of samples) {
+      expect(errorCode(error)).toBe(code)
+      expect(error.message.length).toBeGreaterThan(5)
+      expect(hint(error).length).toBeGreaterThan(20)
+    }
+  })
+
+  it("send a missing server to list_servers / start_server, never back to list_panes", () => {
+    const error = new NoServer({ socket: "novel (/tmp/tmux-1/novel)" })
+    expect(error.message).toBe("No tmux server is running on socket novel (/tmp/tmux-1/novel).")
+    expect(hint(error)).toContain("list_servers")
+    expect(hint(error)).toContain("start_server")
+    expect(hint(error)).not.toMatch(/call list_panes/i)
+  })
+
+  it("name the list tool for the kind that was not found", () => {
+    expect(hint(new NotFound({ kind: "pane", target: "%9", socket: "s" }))).toContain("list_panes")
+    expect(hint(new NotFound({ kind: "window", target: "@9", socket: "s" }))).toContain("list_windows")
+    expect(hint(new NotFound({ kind: "session", target: "$9", socket: "s" }))).toContain("list_sessions")
+    expect(new NotFound({ kind: "pane", target: "%9", socket: "s" }).message).toContain("%9")
+  })
+
+  it("name the tier a denial needs", () => {
+    expect(hint(new Denied({ kind: "tier", reason: "no", requiredTier: "destructive" }))).toContain("LIBTMUX_SAFETY=destructive")
+    expect(hint(new Denied({ kind: "tier", reason: "no", requiredTier: "mutating" }))).toContain("LIBTMUX_SAFETY=mutating")
+  })
+
+  it("say which failures are retryable and which happened before tmux", () => {
+    expect(samples.filter(([e]) => isRetryable(e)).map(([, code]) => code)).toEqual(["timeout"])
+    expect(happenedBeforeTmux(new InvalidInput({ reason: "x" }))).toBe(true)
+    expect(happenedBeforeTmux(new Denied({ kind: "self", reason: "x" }))).toBe(true)
+    expect(happenedBeforeTmux(new NoServer({ socket: "s" }))).toBe(true)
+    expect(happenedBeforeTmux(new Failed({ command: "c", reason: "spawn", exitCode: null, stderr: "" }))).toBe(true)
+    expect(happenedBeforeTmux(new Failed({ command: "c", reason: "exit", exitCode: 1, stderr: "" }))).toBe(false)
+    expect(happenedBeforeTmux(new NotFound({ kind: "pane", target: "%1", socket: "s" }))).toBe(false)
+  })
+
+  it("word failures by reason", () => {
+    expect(new Failed({ command: "list-panes", reason: "exit", exitCode: 1, stderr: "boom" }).message).toBe("tmux list-panes failed (exit 1): boom")
+    expect(new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }).message).toContain("did not answer in time")
+  })
+})

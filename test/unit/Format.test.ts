@@ -1,0 +1,82 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as Format from "../../src/tmux/Format.js"
+
+/** Prints one record the way tmux expands a `-F` format: each `#{variable}` replaced, then a newline. */
+const printed = (format: string, values: Record<string, string>): string =>
+  `${format.replace(/#\{([a-z_]+)\}/g, (_, name: string) => values[name] ?? "")}\n`
+
+const codec = Format.record("t", {
+  name: Format.string("name_var"),
+  count: Format.int("count_var"),
+  flag: Format.bool("flag_var"),
+  maybe: Format.nullableInt("maybe_var")
+})
+
+const decodeOne = (values: Record<string, string>) =>
+  codec.decodeAll(Format.parseOutput(printed(codec.format, values)))
+
+describe("Format", () => {
+  it("builds a format of plain variable references behind the record and field marks", () => {
+    expect(codec.format).toBe("\x1et\x1f#{name_var}\x1f#{count_var}\x1f#{flag_var}\x1f#{maybe_var}")
+  })
+
+  it("round-trips values with tabs, newlines, ';', '#' and unicode", () => {
+    const nasty = ["tab\there", "line1\nline2\n", "a;b \\; c;", "#{pid} ## #(rm -rf /)", "ünïcødé 日本語 🎉", "", " lead and trail "]
+    const output = nasty
+      .map((name, i) => printed(codec.format, { name_var: name, count_var: String(i), flag_var: i % 2 ? "1" : "0", maybe_var: "" }))
+      .join("")
+    const decoded = codec.decodeAll(Format.parseOutput(output))
+    expect(decoded).toEqual(
+      Either.right(nasty.map((name, i) => ({ name, count: i, flag: i % 2 === 1, maybe: null })))
+    )
+  })
+
+  it("groups records by tag so one command list can return several kinds", () => {
+    const other = Format.record("o", { id: Format.string("id") })
+    const output = printed(codec.format, { name_var: "x", count_var: "1", flag_var: "1", maybe_var: "3" }) +
+      printed(other.format, { id: "%1" }) +
+      printed(other.format, { id: "%2" })
+    const parsed = Format.parseOutput(output)
+    expect(other.decodeAll(parsed)).toEqual(Either.right([{ id: "%1" }, { id: "%2" }]))
+    expect(codec.decodeAll(parsed)).toEqual(Either.right([{ name: "x", count: 1, flag: true, maybe: 3 }]))
+    expect(Format.record("absent", { id: Format.string("id") }).decodeAll(parsed)).toEqual(Either.right([]))
+  })
+
+  it("rejects a record with too few or too many fields as unparseable", () => {
+    for (const output of ["\x1et\x1fa\x1f1\x1f1\n", "\x1et\x1fa\x1f1\x1f1\x1f2\x1fextra\n"]) {
+      const result = codec.decodeAll(Format.parseOutput(output))
+      expect(Either.isLeft(result)).toBe(true)
+      if (Either.isLeft(result)) {
+        expect(result.left._tag).toBe("Failed")
+        expect(result.left.reason).toBe("unparseable")
+        expect(result.left.stderr).toMatch(/expected 4 fields in a t record/)
+      }
+    }
+  })
+
+  it("decodes int, bool and nullableInt strictly", () => {
+    const ok = { name_var: "n", count_var: "42", flag_var: "1", maybe_var: "7" }
+    expect(decodeOne(ok)).toEqual(Either.right([{ name: "n", count: 42, flag: true, maybe: 7 }]))
+    expect(decodeOne({ ...ok, flag_var: "0", maybe_var: "" })).toEqual(
+      Either.right([{ name: "n", count: 42, flag: false, maybe: null }])
+    )
+    // tmux prints an unset flag as empty.
+    expect(decodeOne({ ...ok, flag_var: "" })).toEqual(Either.right([{ name: "n", count: 42, flag: false, maybe: 7 }]))
+    for (const bad of [
+      { ...ok, count_var: "" },
+      { ...ok, count_var: "1.5" },
+      { ...ok, count_var: "abc" },
+      { ...ok, flag_var: "2" },
+      { ...ok, flag_var: "yes" },
+      { ...ok, maybe_var: "x" }
+    ]) {
+      const result = decodeOne(bad)
+      expect(Either.isLeft(result) && result.left.reason === "unparseable").toBe(true)
+    }
+  })
+
+  it("refuses a tag that contains a mark", () => {
+    expect(() => Format.record("a\x1fb", {})).toThrow()
+  })
+})

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "@effect/vitest"
+import { describeTool, visibleTools } from "../../src/mcp/ToolList.js"
+import { allTools } from "../../src/tools/registry.js"
+
+const SNAKE = /^[a-z]+(_[a-z]+)*$/
+
+/** Every object node of a JSON schema, depth first. */
+const nodes = (schema: unknown): Array<Record<string, unknown>> => {
+  if (Array.isArray(schema)) return schema.flatMap(nodes)
+  if (typeof schema !== "object" || schema === null) return []
+  return [schema as Record<string, unknown>, ...Object.values(schema).flatMap(nodes)]
+}
+
+describe("tools/list", () => {
+  it("lists the tools once each, with snake_case names", () => {
+    const names = allTools.map((tool) => tool.name)
+    expect(new Set(names).size).toBe(names.length)
+    expect(names.length).toBeGreaterThanOrEqual(12)
+    for (const name of names) expect(name).toMatch(SNAKE)
+  })
+
+  for (const tool of allTools) {
+    it(`describes ${tool.name} completely and honestly`, () => {
+      const listed = describeTool(tool)
+      expect(listed.name).toBe(tool.name)
+      expect(listed.title?.length).toBeGreaterThan(3)
+      expect(listed.description?.length).toBeGreaterThan(30)
+      expect(listed.inputSchema.type).toBe("object")
+      expect(listed.inputSchema.additionalProperties).toBe(false)
+      expect(listed.outputSchema?.type).toBe("object")
+      const annotations = listed.annotations!
+      for (const key of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
+        expect(typeof annotations[key], key).toBe("boolean")
+      }
+      expect(annotations.readOnlyHint).toBe(tool.tier === "readonly")
+      if (tool.tier === "destructive") expect(annotations.destructiveHint).toBe(true)
+      if (tool.tier === "readonly") expect(annotations.destructiveHint).toBe(false)
+      for (const argument of Object.keys(listed.inputSchema.properties ?? {})) expect(argument).toMatch(SNAKE)
+      // Every nested object in the input is closed as well, and no $schema noise is sent.
+      for (const node of nodes(listed.inputSchema)) {
+        if (node.type === "object") expect(node.additionalProperties).toBe(false)
+        expect(node).not.toHaveProperty("$schema")
+      }
+      const properties = Object.keys(listed.inputSchema.properties ?? {})
+      if (tool.name === "list_servers") {
+        expect(properties).not.toContain("socket_name")
+      } else {
+        expect(properties).toContain("socket_name")
+        expect(properties).toContain("socket_path")
+      }
+    })
+  }
+
+  it("hides tools above the safety level", () => {
+    const names = (level: "readonly" | "mutating" | "destructive") => visibleTools(allTools, level).map((tool) => tool.name)
+    expect(names("readonly")).not.toContain("start_server")
+    expect(names("readonly")).not.toContain("kill_server")
+    expect(names("readonly")).toContain("where_am_i")
+    expect(names("mutating")).toContain("start_server")
+    expect(names("mutating")).not.toContain("kill_server")
+    expect(names("destructive")).toEqual(allTools.map((tool) => tool.name))
+    for (const tool of visibleTools(allTools, "readonly")) expect(tool.tier).toBe("readonly")
+  })
+})
