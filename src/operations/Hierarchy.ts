@@ -52,7 +52,7 @@ const dedupeBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string): Array<A
 
 export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
   Effect.gen(function* () {
-    const output = yield* query(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionRecord.format]])
+    const output = yield* query(socket, (m) => [serverIdentityCommand(m), ["list-sessions", "-F", sessionRecord.format(m)]])
     const server = yield* decodeServerIdentity(output)
     const rows = yield* decode(sessionRecord, output)
     return { server, items: (rows as Array<Session>).sort(byNumericId("session_id")) }
@@ -66,7 +66,7 @@ export const listWindows = (
   Effect.gen(function* () {
     const output = yield* queryTree(
       socket,
-      [serverIdentityCommand, ["list-windows", ...scopeFlags(scope, []), "-F", windowRecord.format]],
+      (m) => [serverIdentityCommand(m), ["list-windows", ...scopeFlags(scope, []), "-F", windowRecord.format(m)]],
       scopeTarget(scope)
     )
     const server = yield* decodeServerIdentity(output)
@@ -77,7 +77,7 @@ export const listWindows = (
     }
   })
 
-const clientsCommand: TmuxCommand = ["list-clients", "-F", clientRecord.format]
+const clientsCommand = (marks: Format.Marks): TmuxCommand => ["list-clients", "-F", clientRecord.format(marks)]
 
 /** Turns pane rows plus the client list into panes that know whether they are the caller or watched. */
 const toPanes = (
@@ -107,7 +107,7 @@ export const listPanes = (
   Effect.gen(function* () {
     const output = yield* queryTree(
       socket,
-      [serverIdentityCommand, ["list-panes", ...scopeFlags(scope, ["-s"]), "-F", paneRecord.format], clientsCommand],
+      (m) => [serverIdentityCommand(m), ["list-panes", ...scopeFlags(scope, ["-s"]), "-F", paneRecord.format(m)], clientsCommand(m)],
       scopeTarget(scope)
     )
     const server = yield* decodeServerIdentity(output)
@@ -139,7 +139,7 @@ export const getSession = (
 export const getWindow = (socket: ResolvedSocket, windowId: string): Effect.Effect<Window, TmuxError, Tmux> =>
   Effect.gen(function* () {
     // `list-windows -t @N` lists the windows of a session holding @N and fails if there is none.
-    const output = yield* queryTree(socket, [["list-windows", "-t", windowId, "-F", windowRecord.format]], {
+    const output = yield* queryTree(socket, (m) => [["list-windows", "-t", windowId, "-F", windowRecord.format(m)]], {
       kind: "window",
       id: windowId
     })
@@ -157,7 +157,7 @@ export const getPane = (
     // lookup uses `list-panes -t`, which fails on a missing pane.
     const output = yield* queryTree(
       socket,
-      [serverIdentityCommand, ["list-panes", "-t", paneId, "-F", paneRecord.format], clientsCommand],
+      (m) => [serverIdentityCommand(m), ["list-panes", "-t", paneId, "-F", paneRecord.format(m)], clientsCommand(m)],
       { kind: "pane", id: paneId }
     )
     const server = yield* decodeServerIdentity(output)

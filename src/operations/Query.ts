@@ -9,12 +9,19 @@ import * as Format from "../tmux/Format.js"
 import { serverRecord, sessionIdRecord } from "../tmux/Records.js"
 import { Tmux, type RunOptions, type TmuxCommand } from "../tmux/Tmux.js"
 
+/** Builds a command list whose formats use the given marks. */
+export type CommandsWith = (marks: Format.Marks) => ReadonlyArray<TmuxCommand>
+
 export const query = (
   socket: ResolvedSocket,
-  commands: ReadonlyArray<TmuxCommand>,
+  commands: CommandsWith,
   options?: RunOptions
-): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> =>
-  Effect.flatMap(Tmux, (tmux) => tmux.run(socket, commands, options)).pipe(Effect.map(Format.parseOutput))
+): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> => {
+  const marks = Format.newMarks()
+  return Effect.flatMap(Tmux, (tmux) => tmux.run(socket, commands(marks), options)).pipe(
+    Effect.map((output) => Format.parseOutput(output, marks))
+  )
+}
 
 export const decode = <F extends Format.Fields>(
   codec: Format.RecordCodec<F>,
@@ -39,17 +46,18 @@ const isNoCurrentTarget = (error: TmuxError): boolean =>
 export const runTree = (
   socket: ResolvedSocket,
   commands: ReadonlyArray<TmuxCommand>,
-  target?: QueryTarget
+  target?: QueryTarget,
+  marks: Format.Marks = Format.newMarks()
 ): Effect.Effect<string, TmuxError, Tmux> =>
   Effect.flatMap(Tmux, (tmux) =>
     tmux.run(socket, commands).pipe(
       Effect.catchIf(isNoCurrentTarget, (error) =>
         target !== undefined
           ? Effect.fail(new NotFound({ kind: target.kind, target: target.id, socket: socket.label }))
-          : tmux.run(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionIdRecord.format]]).pipe(
+          : tmux.run(socket, [serverIdentityCommand(marks), ["list-sessions", "-F", sessionIdRecord.format(marks)]]).pipe(
               // Sessions appeared in between: report the original failure rather than guess.
               Effect.flatMap((output) =>
-                Format.parseOutput(output).has(sessionIdRecord.tag) ? Effect.fail(error) : Effect.succeed(output)
+                Format.parseOutput(output, marks).has(sessionIdRecord.tag) ? Effect.fail(error) : Effect.succeed(output)
               )
             )
       )
@@ -58,13 +66,15 @@ export const runTree = (
 
 export const queryTree = (
   socket: ResolvedSocket,
-  commands: ReadonlyArray<TmuxCommand>,
+  commands: CommandsWith,
   target?: QueryTarget
-): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> =>
-  runTree(socket, commands, target).pipe(Effect.map(Format.parseOutput))
+): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> => {
+  const marks = Format.newMarks()
+  return runTree(socket, commands(marks), target, marks).pipe(Effect.map((output) => Format.parseOutput(output, marks)))
+}
 
 /** The command that prints the answering server's identity (first in most command lists). */
-export const serverIdentityCommand: TmuxCommand = ["display-message", "-p", serverRecord.format]
+export const serverIdentityCommand = (marks: Format.Marks): TmuxCommand => ["display-message", "-p", serverRecord.format(marks)]
 
 export const decodeServerIdentity = (output: Format.ParsedOutput): Effect.Effect<ServerIdentity, Failed> =>
   Effect.flatMap(decode(serverRecord, output), (rows) => {

@@ -22,7 +22,7 @@ import { decode, decodeServerIdentity, query, queryTree, serverIdentityCommand }
 export const probeServer = (
   socket: ResolvedSocket
 ): Effect.Effect<Option.Option<ServerIdentity>, Failed | NotFound, Tmux> =>
-  query(socket, [serverIdentityCommand]).pipe(
+  query(socket, (m) => [serverIdentityCommand(m)]).pipe(
     Effect.flatMap(decodeServerIdentity),
     Effect.map(Option.some),
     Effect.catchTag("NoServer", () => Effect.succeedNone)
@@ -35,7 +35,7 @@ export const serverInfo = (
   Effect.gen(function* () {
     const context = yield* InvocationContext
     const base = { socket_name: socket.name, socket_path: socket.path, socket_rule: socket.rule }
-    const output = yield* queryTree(socket, [serverIdentityCommand, ["list-panes", "-a", "-F", paneIdsRecord.format]]).pipe(
+    const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m), ["list-panes", "-a", "-F", paneIdsRecord.format(m)]]).pipe(
       Effect.map(Option.some),
       Effect.catchTag("NoServer", () => Effect.succeedNone)
     )
@@ -96,7 +96,7 @@ export const listServers = (
       sockets,
       (path) => {
         const socket = resolver.fromPath(path)
-        return query(socket, [serverIdentityCommand, ["list-sessions", "-F", sessionRecord.format]]).pipe(
+        return query(socket, (m) => [serverIdentityCommand(m), ["list-sessions", "-F", sessionRecord.format(m)]]).pipe(
           Effect.flatMap((output) =>
             Effect.all([decodeServerIdentity(output), decode(sessionRecord, output)]).pipe(
               Effect.map(
@@ -135,7 +135,7 @@ export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerRe
     if (Option.isSome(running)) return { started: false, server: running.value }
     const output = yield* query(
       socket,
-      [["start-server"], ["set-option", "-g", "exit-empty", "off"], serverIdentityCommand],
+      (m) => [["start-server"], ["set-option", "-g", "exit-empty", "off"], serverIdentityCommand(m)],
       { startServer: true }
     )
     return { started: true, server: yield* decodeServerIdentity(output) }
@@ -159,6 +159,6 @@ export const killServer = (
         })
       )
     }
-    yield* query(socket, [["kill-server"]])
+    yield* query(socket, () => [["kill-server"]])
     return server.value
   })

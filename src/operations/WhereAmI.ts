@@ -34,18 +34,20 @@ export const whereAmI = (
       onNone: () =>
         Effect.succeed({ status: context.uncertain ? "uncertain" : "outside_tmux", window_id: null, session_id: null }),
       onSome: (caller) => {
-        if (caller.paneId === null) return Effect.succeed({ status: "uncertain", window_id: null, session_id: null })
+        const paneId = caller.paneId
+        if (paneId === null) return Effect.succeed({ status: "uncertain", window_id: null, session_id: null })
         const socket = resolver.fromPath(caller.socketPath, "caller ($TMUX)")
         const gone = (status: "pane_gone" | "server_gone"): CallerLookup => ({ status, window_id: null, session_id: null })
-        return queryTree(socket, [serverIdentityCommand, ["list-panes", "-t", caller.paneId, "-F", paneIdsRecord.format]], {
-          kind: "pane",
-          id: caller.paneId
-        }).pipe(
+        return queryTree(
+          socket,
+          (m) => [serverIdentityCommand(m), ["list-panes", "-t", paneId, "-F", paneIdsRecord.format(m)]],
+          { kind: "pane", id: paneId }
+        ).pipe(
           Effect.flatMap((output) => Effect.all([decodeServerIdentity(output), decode(paneIdsRecord, output)])),
           Effect.map(([server, rows]): CallerLookup => {
             // A restarted server reuses pane ids: the pid tells whether this is still the caller's server.
             if (server.pid !== caller.serverPid) return gone("server_gone")
-            const row = rows.find((r) => r.pane_id === caller.paneId)
+            const row = rows.find((r) => r.pane_id === paneId)
             return row === undefined ? gone("pane_gone") : { status: "live", window_id: row.window_id, session_id: row.session_id }
           }),
           Effect.catchTags({

@@ -1,16 +1,28 @@
 /**
  * The format codec: which tmux variables to ask for, and how to read the answer back.
  *
- * Every record starts with RS (0x1e) and a tag, fields are separated by US (0x1f). Splitting on the
- * record mark instead of on newlines keeps values that contain newlines (paths may) intact, and the
- * tag lets one `;`-joined command list return several kinds of records in one round trip.
+ * Every record starts with a record mark and a tag; fields are separated by a field mark. Splitting
+ * on the record mark instead of on newlines keeps values that contain newlines (paths may) intact,
+ * and the tag lets one `;`-joined command list return several kinds of records in one round trip.
+ * tmux prints paths and commands unescaped, so a directory name could hold any fixed mark and
+ * forge fields or whole records: the marks carry a random token chosen afresh for every query.
  * A record with the wrong number of fields is an error, never silently misread.
  */
 import * as Either from "effect/Either"
+import { randomBytes } from "node:crypto"
 import { Failed } from "../domain/Errors.js"
 
-const RECORD_MARK = "\x1e"
-const FIELD_MARK = "\x1f"
+/** The separators of one query's output. */
+export interface Marks {
+  readonly record: string
+  readonly field: string
+}
+
+/** Fresh marks: RS / US control characters followed by a token nobody can predict. */
+export const newMarks = (): Marks => {
+  const token = randomBytes(6).toString("hex")
+  return { record: `\x1e${token}`, field: `\x1f${token}` }
+}
 
 type FieldType = "string" | "int" | "bool" | "nullableInt"
 type FieldValue<T extends FieldType> = T extends "string"
@@ -37,8 +49,8 @@ export type Decoded<F extends Fields> = { readonly [K in keyof F]: FieldValue<F[
 
 export interface RecordCodec<F extends Fields> {
   readonly tag: string
-  /** The `-F` / `-p` format that prints one record. */
-  readonly format: string
+  /** The `-F` / `-p` format that prints one record with these marks. */
+  readonly format: (marks: Marks) => string
   /** Reads every record with this tag out of an invocation's output. */
   readonly decodeAll: (output: ParsedOutput) => Either.Either<Array<Decoded<F>>, Failed>
 }
@@ -46,12 +58,12 @@ export interface RecordCodec<F extends Fields> {
 /** An invocation's output split into records, grouped by tag. */
 export type ParsedOutput = ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>>
 
-export const parseOutput = (output: string): ParsedOutput => {
+export const parseOutput = (output: string, marks: Marks): ParsedOutput => {
   const byTag = new Map<string, Array<ReadonlyArray<string>>>()
-  for (const chunk of output.split(RECORD_MARK).slice(1)) {
+  for (const chunk of output.split(marks.record).slice(1)) {
     // tmux ends each printed record with a newline; anything else belongs to the values.
     const body = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk
-    const [tag = "", ...values] = body.split(FIELD_MARK)
+    const [tag = "", ...values] = body.split(marks.field)
     const list = byTag.get(tag) ?? []
     list.push(values)
     byTag.set(tag, list)
@@ -75,9 +87,10 @@ const decodeValue = (type: FieldType, raw: string): Either.Either<unknown, strin
 }
 
 export const record = <F extends Fields>(tag: string, fields: F): RecordCodec<F> => {
-  if (tag.includes(FIELD_MARK) || tag.includes(RECORD_MARK)) throw new Error(`bad record tag ${tag}`)
+  if (!/^[a-z]+$/.test(tag)) throw new Error(`bad record tag ${tag}`)
   const entries = Object.entries(fields)
-  const format = RECORD_MARK + [tag, ...entries.map(([, field]) => `#{${field.variable}}`)].join(FIELD_MARK)
+  const references = entries.map(([, field]) => `#{${field.variable}}`)
+  const format = (marks: Marks) => marks.record + [tag, ...references].join(marks.field)
   const unparseable = (detail: string) =>
     new Failed({ command: `format ${tag}`, reason: "unparseable", exitCode: null, stderr: detail })
 

@@ -49,7 +49,10 @@ export const waitFor = async <A>(what: string, check: () => A | undefined | fals
 
 /** The server's own view of itself: socket path and pid, as tmux writes them into $TMUX. */
 export const serverIdentity = (world: PrivateTmux) => {
-  const [socketPath = "", pid = "", startTime = ""] = world.tmuxOk("display-message", "-p", "#{socket_path}\t#{pid}\t#{start_time}").trimEnd().split("\t")
+  const [socketPath = "", pid = "", startTime = ""] = world
+    .tmuxOk("display-message", "-p", "#{socket_path}\t#{pid}\t#{start_time}")
+    .trimEnd()
+    .split("\t")
   return { socketPath, pid: Number(pid), startTime: Number(startTime) }
 }
 

@@ -6,6 +6,8 @@ import * as Format from "../../src/tmux/Format.js"
 const printed = (format: string, values: Record<string, string>): string =>
   `${format.replace(/#\{([a-z_]+)\}/g, (_, name: string) => values[name] ?? "")}\n`
 
+const marks = Format.newMarks()
+
 const codec = Format.record("t", {
   name: Format.string("name_var"),
   count: Format.int("count_var"),
@@ -14,38 +16,49 @@ const codec = Format.record("t", {
 })
 
 const decodeOne = (values: Record<string, string>) =>
-  codec.decodeAll(Format.parseOutput(printed(codec.format, values)))
+  codec.decodeAll(Format.parseOutput(printed(codec.format(marks), values), marks))
 
 describe("Format", () => {
   it("builds a format of plain variable references behind the record and field marks", () => {
-    expect(codec.format).toBe("\x1et\x1f#{name_var}\x1f#{count_var}\x1f#{flag_var}\x1f#{maybe_var}")
+    const { record, field } = marks
+    expect(codec.format(marks)).toBe(`${record}t${field}#{name_var}${field}#{count_var}${field}#{flag_var}${field}#{maybe_var}`)
+    expect(record.startsWith("\x1e") && field.startsWith("\x1f")).toBe(true)
   })
 
   it("round-trips values with tabs, newlines, ';', '#' and unicode", () => {
     const nasty = ["tab\there", "line1\nline2\n", "a;b \\; c;", "#{pid} ## #(rm -rf /)", "ünïcødé 日本語 🎉", "", " lead and trail "]
     const output = nasty
-      .map((name, i) => printed(codec.format, { name_var: name, count_var: String(i), flag_var: i % 2 ? "1" : "0", maybe_var: "" }))
+      .map((name, i) => printed(codec.format(marks), { name_var: name, count_var: String(i), flag_var: i % 2 ? "1" : "0", maybe_var: "" }))
       .join("")
-    const decoded = codec.decodeAll(Format.parseOutput(output))
+    const decoded = codec.decodeAll(Format.parseOutput(output, marks))
     expect(decoded).toEqual(
       Either.right(nasty.map((name, i) => ({ name, count: i, flag: i % 2 === 1, maybe: null })))
     )
   })
 
+  it("uses fresh marks per query, so a value holding bare or stale marks can neither split fields nor forge records", () => {
+    const other = Format.newMarks()
+    expect(other.record).not.toBe(marks.record)
+    const forged = `a\x1fb\x1ec${other.record}t${other.field}x${other.field}9${other.field}1${other.field}`
+    const decoded = decodeOne({ name_var: forged, count_var: "1", flag_var: "0", maybe_var: "" })
+    expect(decoded).toEqual(Either.right([{ name: forged, count: 1, flag: false, maybe: null }]))
+  })
+
   it("groups records by tag so one command list can return several kinds", () => {
     const other = Format.record("o", { id: Format.string("id") })
-    const output = printed(codec.format, { name_var: "x", count_var: "1", flag_var: "1", maybe_var: "3" }) +
-      printed(other.format, { id: "%1" }) +
-      printed(other.format, { id: "%2" })
-    const parsed = Format.parseOutput(output)
+    const output = printed(codec.format(marks), { name_var: "x", count_var: "1", flag_var: "1", maybe_var: "3" }) +
+      printed(other.format(marks), { id: "%1" }) +
+      printed(other.format(marks), { id: "%2" })
+    const parsed = Format.parseOutput(output, marks)
     expect(other.decodeAll(parsed)).toEqual(Either.right([{ id: "%1" }, { id: "%2" }]))
     expect(codec.decodeAll(parsed)).toEqual(Either.right([{ name: "x", count: 1, flag: true, maybe: 3 }]))
     expect(Format.record("absent", { id: Format.string("id") }).decodeAll(parsed)).toEqual(Either.right([]))
   })
 
   it("rejects a record with too few or too many fields as unparseable", () => {
-    for (const output of ["\x1et\x1fa\x1f1\x1f1\n", "\x1et\x1fa\x1f1\x1f1\x1f2\x1fextra\n"]) {
-      const result = codec.decodeAll(Format.parseOutput(output))
+    const { record: r, field: f } = marks
+    for (const output of [`${r}t${f}a${f}1${f}1\n`, `${r}t${f}a${f}1${f}1${f}2${f}extra\n`]) {
+      const result = codec.decodeAll(Format.parseOutput(output, marks))
       expect(Either.isLeft(result)).toBe(true)
       if (Either.isLeft(result)) {
         expect(result.left._tag).toBe("Failed")
