@@ -20,6 +20,19 @@ const manySessions = (w: PrivateTmux, count: number) => {
   }
 }
 
+/** Each call fails with not_found naming the id, and its hint points at the list tool that shows what exists. */
+const expectNotFound = async (
+  layer: ReturnType<PrivateTmux["layer"]>,
+  cases: ReadonlyArray<readonly [tool: string, args: Readonly<Record<string, string>>, listTool: string]>
+) => {
+  for (const [tool, args, listTool] of cases) {
+    const error = errorMeta(await runTool(layer, tool, args))
+    expect({ tool, code: error.code }).toEqual({ tool, code: "not_found" })
+    expect(error.hint).toContain(listTool)
+    expect(error.text).toContain(Object.values(args)[0])
+  }
+}
+
 describe("list tools on real tmux", () => {
   it("lists sessions, windows and panes of a live server in numeric id order", async () => {
     const w = world()
@@ -130,12 +143,7 @@ describe("list tools on real tmux", () => {
       ["list_windows", { session_id: "$9" }, "list_sessions"],
       ["list_panes", { window_id: "@9" }, "list_windows"]
     ] as const
-    for (const [tool, args, listTool] of cases) {
-      const error = errorMeta(await runTool(layer, tool, args))
-      expect({ tool, code: error.code }).toEqual({ tool, code: "not_found" })
-      expect(error.hint).toContain(listTool)
-      expect(error.text).toContain(Object.values(args)[0])
-    }
+    await expectNotFound(layer, cases)
   })
 
   it("reads names that look like tmux syntax back exactly, and never runs them", async () => {
@@ -311,12 +319,7 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
       ["get_window_info", { window_id: "@7" }, "list_windows"],
       ["get_pane_info", { pane_id: "%7" }, "list_panes"]
     ] as const
-    for (const [tool, args, listTool] of cases) {
-      const error = errorMeta(await runTool(layer, tool, args))
-      expect({ tool, code: error.code }).toEqual({ tool, code: "not_found" })
-      expect(error.hint).toContain(listTool)
-      expect(error.text).toContain(Object.values(args)[0])
-    }
+    await expectNotFound(layer, cases)
   })
 
   it("on a live server without sessions, every id is not_found (not a tmux failure)", async () => {
@@ -333,11 +336,7 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
       ["list_panes", { session_id: "$0" }, "list_sessions"],
       ["list_windows", { session_id: "$0" }, "list_sessions"]
     ] as const
-    for (const [tool, args, listTool] of cases) {
-      const error = errorMeta(await runTool(layer, tool, args))
-      expect({ tool, args, code: error.code }).toEqual({ tool, args, code: "not_found" })
-      expect(error.hint).toContain(listTool)
-    }
+    await expectNotFound(layer, cases)
   })
 
   it("outside tmux, a lookup without an id is invalid_input, not a guess", async () => {
