@@ -12,6 +12,7 @@ import { serveStdio } from "./mcp/McpServer.js"
 import { Audit } from "./services/Audit.js"
 import { Config, type ConfigShape, loadConfig } from "./services/Config.js"
 import { InvocationContext } from "./services/InvocationContext.js"
+import { Ownership } from "./services/Ownership.js"
 import { Policy } from "./services/Policy.js"
 import { SocketResolver } from "./services/SocketResolver.js"
 import { TmuxExec } from "./tmux/TmuxExec.js"
@@ -19,7 +20,8 @@ import { allTools } from "./tools/registry.js"
 import { VERSION } from "./Version.js"
 
 const liveLayer = (config: ConfigShape) =>
-  Layer.mergeAll(TmuxExec.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.layer).pipe(
+  Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.layer).pipe(
+    Layer.provideMerge(TmuxExec.layer),
     Layer.provideMerge(Config.layer(config))
   )
 

@@ -15,7 +15,7 @@ export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
   }
 }
 
-export const ObjectKind = Schema.Literal("session", "window", "pane", "object")
+export const ObjectKind = Schema.Literal("session", "window", "pane", "object", "server")
 export type ObjectKind = typeof ObjectKind.Type
 
 /** The server runs but the named object does not exist on it. */
@@ -25,7 +25,9 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   socket: Schema.String
 }) {
   override get message(): string {
-    return `No ${this.kind} ${this.target} exists on the tmux server at socket ${this.socket}.`
+    return this.kind === "server"
+      ? `The tmux server at socket ${this.socket} is no longer generation ${this.target}: it restarted, so ids read before may now name other objects.`
+      : `No ${this.kind} ${this.target} exists on the tmux server at socket ${this.socket}.`
   }
 }
 
@@ -84,7 +86,8 @@ const listToolFor: Record<ObjectKind, string> = {
   session: "list_sessions",
   window: "list_windows",
   pane: "list_panes",
-  object: "list_sessions, list_windows or list_panes"
+  object: "list_sessions, list_windows or list_panes",
+  server: "get_server_info (for the new generation) and then list_sessions / list_panes"
 }
 
 /** What the caller can do next. The one place recovery advice lives. */

@@ -86,6 +86,22 @@ export const Pane = Schema.Struct({
 })
 export type Pane = typeof Pane.Type
 
+/** One way to reach a pane's window: a window linked into several sessions has several. */
+export const PanePlacement = Schema.Struct({
+  session_id: SessionId,
+  session_name: Schema.String,
+  window_index: NonNegativeInt
+})
+export type PanePlacement = typeof PanePlacement.Type
+
+/** A pane with every session and window index through which its window is reachable. */
+export const PaneDetail = Schema.Struct({
+  ...Pane.fields,
+  placements: Schema.Array(PanePlacement),
+  placements_complete: Schema.Boolean.annotations({ description: "False when placements were cut at the limit." })
+})
+export type PaneDetail = typeof PaneDetail.Type
+
 export const ServerInfo = Schema.Struct({
   is_alive: Schema.Boolean,
   socket_name: Schema.NullOr(Schema.String),

@@ -6,11 +6,11 @@
 import * as Effect from "effect/Effect"
 import { byNumericId } from "../domain/Ids.js"
 import { NotFound, type TmuxError } from "../domain/Errors.js"
-import type { Pane, ServerIdentity, Session, Window } from "../domain/Model.js"
+import type { Pane, PaneDetail, ServerIdentity, Session, Window } from "../domain/Model.js"
 import { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import type * as Format from "../tmux/Format.js"
-import { clientRecord, paneRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
+import { clientRecord, paneRecord, placementRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
 import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "./Query.js"
 
@@ -77,7 +77,8 @@ export const listWindows = (
     }
   })
 
-const clientsCommand = (marks: Format.Marks): TmuxCommand => ["list-clients", "-F", clientRecord.format(marks)]
+/** Lists the clients, to tell which panes a person is watching. */
+export const clientsCommand = (marks: Format.Marks): TmuxCommand => ["list-clients", "-F", clientRecord.format(marks)]
 
 /** Turns pane rows plus the client list into panes that know whether they are the caller or watched. */
 const toPanes = (
@@ -112,6 +113,64 @@ export const listPanes = (
     )
     const server = yield* decodeServerIdentity(output)
     return { server, items: yield* toPanes(socket, server, output) }
+  })
+
+/** At most this many placements are returned per pane (a window is rarely linked more often). */
+export const MAX_PLACEMENTS = 32
+
+/** Lists every window link, to compute placements; put it in the same command list as the pane rows. */
+export const placementsCommand = (marks: Format.Marks): TmuxCommand => [
+  "list-windows",
+  "-a",
+  "-F",
+  placementRecord.format(marks)
+]
+
+/**
+ * Panes with their placements, from one invocation's output that holds pane rows (from list-panes
+ * or a `-P -F` spawn), the clients and the placement list.
+ */
+export const toPaneDetails = (
+  socket: ResolvedSocket,
+  server: ServerIdentity,
+  output: Format.ParsedOutput
+): Effect.Effect<Array<PaneDetail>, TmuxError, InvocationContext> =>
+  Effect.gen(function* () {
+    const panes = yield* toPanes(socket, server, output)
+    const links = yield* decode(placementRecord, output)
+    return panes.map((pane) => {
+      const placements = links
+        .filter((link) => link.window_id === pane.window_id)
+        .map(({ session_id, session_name, window_index }) => ({ session_id, session_name, window_index }))
+        .sort((a, b) => byNumericId("session_id")(a, b) || a.window_index - b.window_index)
+      return {
+        ...pane,
+        placements: placements.slice(0, MAX_PLACEMENTS),
+        placements_complete: placements.length <= MAX_PLACEMENTS
+      }
+    })
+  })
+
+/** One pane with its placements, in one round trip. */
+export const getPaneDetail = (
+  socket: ResolvedSocket,
+  paneId: string
+): Effect.Effect<PaneDetail, TmuxError, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    const output = yield* queryTree(
+      socket,
+      (m) => [
+        serverIdentityCommand(m),
+        ["list-panes", "-t", paneId, "-F", paneRecord.format(m)],
+        clientsCommand(m),
+        placementsCommand(m)
+      ],
+      { kind: "pane", id: paneId }
+    )
+    const server = yield* decodeServerIdentity(output)
+    const found = (yield* toPaneDetails(socket, server, output)).find((pane) => pane.pane_id === paneId)
+    if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    return found
   })
 
 export type SessionTarget = { readonly session_id: string } | { readonly session_name: string }

@@ -77,3 +77,11 @@ export const paneIdsRecord = Format.record("ids", {
 
 /** Only the session id, to tell an empty server from a failing command. */
 export const sessionIdRecord = Format.record("sid", { session_id: Format.string("session_id") })
+
+/** Where a window is linked: one record per session holding it. */
+export const placementRecord = Format.record("plc", {
+  window_id: Format.string("window_id"),
+  session_id: Format.string("session_id"),
+  session_name: Format.string("session_name"),
+  window_index: Format.int("window_index")
+})

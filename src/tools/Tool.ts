@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import type { ToolError } from "../domain/Errors.js"
 import type { Config, SafetyLevel } from "../services/Config.js"
 import type { InvocationContext } from "../services/InvocationContext.js"
+import type { Ownership } from "../services/Ownership.js"
 import type { SocketResolver } from "../services/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 
@@ -15,7 +16,7 @@ import type { Tmux } from "../tmux/Tmux.js"
 export type Tier = SafetyLevel
 
 /** The services every tool handler may use; embedders provide these layers. */
-export type ToolServices = Tmux | Config | SocketResolver | InvocationContext
+export type ToolServices = Tmux | Config | SocketResolver | InvocationContext | Ownership
 
 export interface ToolHints {
   /** The same call twice has the same effect as once. */

@@ -1,8 +1,13 @@
 /** Every tool, in the order tools/list shows them. */
 import { whereAmITool } from "./context.js"
+import { createTools } from "./create.js"
+import { environmentTools } from "./environment.js"
+import { inputTools } from "./input.js"
 import { capturePaneTool, getPaneInfoTool, listPanesTool } from "./pane.js"
 import { getServerInfoTool, killServerTool, listServersTool, startServerTool } from "./server.js"
 import { getSessionInfoTool, listSessionsTool } from "./session.js"
+import { shapeTools } from "./shape.js"
+import { teardownTools } from "./teardown.js"
 import type { AnyTool } from "./Tool.js"
 import { getWindowInfoTool, listWindowsTool } from "./window.js"
 
@@ -18,5 +23,10 @@ export const allTools: ReadonlyArray<AnyTool> = [
   getWindowInfoTool,
   listPanesTool,
   getPaneInfoTool,
-  capturePaneTool
+  capturePaneTool,
+  ...createTools,
+  ...inputTools,
+  ...shapeTools,
+  ...environmentTools,
+  ...teardownTools
 ]

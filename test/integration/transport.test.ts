@@ -5,20 +5,14 @@
 import { it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import { chmodSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect } from "vitest"
 import { errorCode, isRetryable } from "../../src/domain/Errors.js"
 import { callTool } from "../../src/mcp/CallTool.js"
-import { Audit } from "../../src/services/Audit.js"
-import { Config, type ConfigShape } from "../../src/services/Config.js"
-import { InvocationContext } from "../../src/services/InvocationContext.js"
-import { Policy } from "../../src/services/Policy.js"
 import { SocketResolver } from "../../src/services/SocketResolver.js"
 import { type RunOptions, Tmux } from "../../src/tmux/Tmux.js"
-import { TmuxExec } from "../../src/tmux/TmuxExec.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
 import { processAlive, readPid, useWorlds, waitFor } from "../support/liveTmux.js"
 import { errorMeta, runTool, toolNamed } from "../support/runTool.js"
 
@@ -40,11 +34,6 @@ const hangingTmux = (w: PrivateTmux) => {
   return { bin, pids }
 }
 
-/** All live services over a given configuration (for settings the flags do not reach). */
-const layerFor = (config: ConfigShape) =>
-  Layer.mergeAll(TmuxExec.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
-    Layer.provideMerge(Config.layer(config))
-  )
 
 const run = (commands: ReadonlyArray<ReadonlyArray<string>>, options?: RunOptions) =>
   Effect.gen(function* () {
@@ -74,7 +63,7 @@ describe("TmuxExec deadlines and cancellation", () => {
   it("the configured per-call deadline reaches the tools as a retryable timeout", async () => {
     const w = world()
     const hanging = hangingTmux(w)
-    const layer = layerFor({ ...w.config({ flags: { tmuxBin: hanging.bin } }), commandTimeoutMs: 1_000 })
+    const layer = servicesLayer({ ...w.config({ flags: { tmuxBin: hanging.bin } }), commandTimeoutMs: 1_000 })
     const error = errorMeta(await runTool(layer, "list_sessions"))
     expect(error).toMatchObject({ code: "timeout", retryable: true, effects: "none" })
     expect(error.text).toContain("did not answer in time")

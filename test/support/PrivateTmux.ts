@@ -13,6 +13,7 @@ import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { Audit } from "../../src/services/Audit.js"
 import { Config, type ConfigFlags, type ConfigShape, loadConfig } from "../../src/services/Config.js"
 import { InvocationContext } from "../../src/services/InvocationContext.js"
+import { Ownership } from "../../src/services/Ownership.js"
 import { Policy } from "../../src/services/Policy.js"
 import { SocketResolver } from "../../src/services/SocketResolver.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
@@ -38,6 +39,17 @@ export interface PrivateTmux {
   ) => Layer.Layer<ServerServices>
   readonly dispose: () => void
 }
+
+/** Every service a tool needs over a given tmux layer (audit silenced), as main.ts composes them. */
+export const servicesLayer = <Extra = never>(
+  config: ConfigShape,
+  // Extra carries what a fake transport adds (e.g. FakeTmuxState) through to the test.
+  tmuxLayer: Layer.Layer<Tmux | Extra, never, Config> = TmuxExec.layer as Layer.Layer<Tmux | Extra, never, Config>
+): Layer.Layer<ServerServices | Extra> =>
+  Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
+    Layer.provideMerge(tmuxLayer),
+    Layer.provideMerge(Config.layer(config))
+  )
 
 let counter = 0
 
@@ -71,10 +83,7 @@ export const makePrivateTmux = (): PrivateTmux => {
       return result.stdout
     },
     config,
-    layer: (options, tmuxLayer = TmuxExec.layer) =>
-      Layer.mergeAll(tmuxLayer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
-        Layer.provideMerge(Config.layer(config(options)))
-      ),
+    layer: (options, tmuxLayer) => servicesLayer(config(options), tmuxLayer),
     dispose: () => {
       tmux("kill-server")
       rmSync(dir, { recursive: true, force: true })

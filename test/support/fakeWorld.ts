@@ -6,16 +6,13 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { callTool } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
-import { Audit } from "../../src/services/Audit.js"
-import { Config, type ConfigFlags, type ConfigShape, loadConfig } from "../../src/services/Config.js"
-import { InvocationContext } from "../../src/services/InvocationContext.js"
-import { Policy } from "../../src/services/Policy.js"
-import { SocketResolver } from "../../src/services/SocketResolver.js"
+import { type ConfigFlags, type ConfigShape, loadConfig } from "../../src/services/Config.js"
 import { FakeTmux, FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../../src/tmux/FakeTmux.js"
+import { servicesLayer } from "./PrivateTmux.js"
 import { toolNamed } from "./runTool.js"
 
 export const UID = 4242
@@ -44,9 +41,7 @@ export const fakeConfig = (options: FakeOptions = {}): ConfigShape => {
 export type FakeServices = ServerServices | FakeTmuxState
 
 export const fakeLayer = (world: FakeWorld, options: FakeOptions = {}): Layer.Layer<FakeServices> =>
-  Layer.mergeAll(FakeTmux.layer(world), SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
-    Layer.provideMerge(Config.layer(fakeConfig(options)))
-  )
+  servicesLayer(fakeConfig(options), FakeTmux.layer(world))
 
 /** `$TMUX` / `$TMUX_PANE` as tmux sets them for a pane of the server at `socketPath`. */
 export const callerEnv = (socketPath: string, serverPid: number, paneId: string): Record<string, string> => ({

@@ -1,0 +1,80 @@
+/**
+ * Sessions this MCP server owns: created with `owned: true`, killed when the server exits (stdin
+ * EOF or a signal runs the layer's finalizer), and only then. Each owned session carries a user
+ * option with a token unique to this process, so the finalizer never kills a session that merely
+ * reuses an id on a restarted tmux server, or one another process owns.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import { randomBytes } from "node:crypto"
+import { decode, query } from "../operations/Query.js"
+import * as Format from "../tmux/Format.js"
+import { Tmux } from "../tmux/Tmux.js"
+import type { ResolvedSocket } from "./SocketResolver.js"
+
+/** The tmux user option that marks an owned session. */
+export const OWNER_OPTION = "@effect_tmux_mcp_owner"
+
+const ownedRecord = Format.record("own", {
+  session_id: Format.string("session_id"),
+  owner: Format.string(OWNER_OPTION)
+})
+
+export interface OwnershipShape {
+  /** This process's token, the value of OWNER_OPTION on the sessions it owns. */
+  readonly token: string
+  /** The command that marks the session a command list just created (tmux makes it current). */
+  readonly markCommand: ReadonlyArray<string>
+  /** Remembers a socket on which this process created an owned session. */
+  readonly register: (socket: ResolvedSocket) => Effect.Effect<void>
+  /** Kills every registered session that still carries this process's mark; returns how many. */
+  readonly release: Effect.Effect<number>
+}
+
+export class Ownership extends Context.Tag("effect-tmux-mcp/Ownership")<Ownership, OwnershipShape>() {
+  /** Releases owned sessions when the layer's scope closes (the MCP server shutting down). */
+  static readonly layer: Layer.Layer<Ownership, never, Tmux> = Layer.scoped(
+    Ownership,
+    Effect.gen(function* () {
+      const tmux = yield* Tmux
+      const ownership = makeOwnership(tmux)
+      yield* Effect.addFinalizer(() => Effect.asVoid(ownership.release))
+      return ownership
+    })
+  )
+}
+
+export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape => {
+  const token = `${process.pid}-${randomBytes(6).toString("hex")}`
+  const sockets = Ref.unsafeMake(new Map<string, ResolvedSocket>())
+
+  const releaseOn = (socket: ResolvedSocket): Effect.Effect<number> =>
+    Effect.gen(function* () {
+      const output = yield* query(socket, (m) => [["list-sessions", "-F", ownedRecord.format(m)]])
+      const mine = (yield* decode(ownedRecord, output)).filter((row) => row.owner === token)
+      if (mine.length > 0) yield* tmux.run(socket, mine.map((row) => ["kill-session", "-t", row.session_id]))
+      return mine.length
+    }).pipe(
+      Effect.provideService(Tmux, tmux),
+      // A server that is gone took its sessions with it; nothing else must stop the other sockets.
+      Effect.catchAll((error) =>
+        Effect.sync(() => {
+          if (error._tag !== "NoServer") process.stderr.write(`effect-tmux-mcp: releasing owned sessions: ${error.message}\n`)
+          return 0
+        })
+      )
+    )
+
+  return {
+    token,
+    markCommand: ["set-option", OWNER_OPTION, token],
+    register: (socket) => Ref.update(sockets, (map) => new Map(map).set(socket.path, socket)),
+    release: Effect.gen(function* () {
+      const registered = [...(yield* Ref.getAndSet(sockets, new Map())).values()]
+      const counts = yield* Effect.forEach(registered, releaseOn, { concurrency: "unbounded" })
+      return counts.reduce((a, b) => a + b, 0)
+    })
+  }
+}

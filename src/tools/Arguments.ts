@@ -1,0 +1,64 @@
+/**
+ * Argument schemas shared by the tools that create and change tmux objects.
+ */
+import * as Schema from "effect/Schema"
+import { optional } from "./Tool.js"
+
+const MAX_ARGV_ITEMS = 32
+const MAX_ARGV_ITEM_BYTES = 1024
+
+/** A program and its arguments, run with no shell (so `$HOME`, `;` and quotes arrive as typed). */
+export const CommandArgv = Schema.Array(
+  Schema.String.pipe(
+    Schema.filter((item) => Buffer.byteLength(item, "utf8") <= MAX_ARGV_ITEM_BYTES, {
+      message: () => `each argv item must be at most ${MAX_ARGV_ITEM_BYTES} bytes`
+    })
+  )
+).pipe(
+  Schema.minItems(1),
+  Schema.maxItems(MAX_ARGV_ITEMS),
+  Schema.filter((argv) => argv[0] !== "" && !argv[0]!.startsWith("-"), {
+    message: () => "argv[0] must name a program (not empty, not starting with '-')"
+  })
+)
+
+export const commandArgument = optional(
+  CommandArgv,
+  `argv to run instead of the default shell, e.g. ["htop"] or ["sh","-c","make; read"]: no shell of ours parses it. 1-${MAX_ARGV_ITEMS} items, each at most ${MAX_ARGV_ITEM_BYTES} bytes.`
+)
+
+const EnvironmentObject = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** Variables as an object, or the same object as a JSON string (some clients can only send strings). */
+export const EnvironmentValue = Schema.Union(
+  EnvironmentObject,
+  // JSON.parse errors quote the input; the input may hold secrets.
+  Schema.parseJson(EnvironmentObject).annotations({
+    message: () => ({ message: "a JSON string holding an object of strings", override: true })
+  })
+)
+
+export const environmentArgument = optional(
+  EnvironmentValue,
+  "Environment variables for the new process, as an object of strings (or that object as a JSON string). Values are visible to anyone who can inspect processes or run show-environment: pass references to secrets, not secrets."
+)
+
+export const startDirectoryArgument = optional(
+  Schema.String,
+  "Directory to start in; must exist. `~` expands; a relative path resolves against the MCP server's working directory."
+)
+
+export const suppressHistoryArgument = optional(
+  Schema.Boolean,
+  "Keep the new shell's history out of its history file (sets HISTFILE empty, fish private mode). Default false."
+)
+
+export const generationArgument = optional(
+  Schema.String,
+  "The generation returned earlier (create_session, get_server_info, where_am_i): the call is refused with not_found if the tmux server restarted since, because ids may then name other objects."
+)
+
+export const forceArgument = optional(
+  Schema.Boolean,
+  "Act even on the pane this MCP server runs in. Default false."
+)
