@@ -22,6 +22,7 @@ export {
   type SafetyLevel
 } from "./services/Config.js"
 export { type Caller, InvocationContext, type InvocationContextShape, makeInvocationContext } from "./services/InvocationContext.js"
+export { makeOwnership, OWNER_OPTION, Ownership, type OwnershipShape } from "./services/Ownership.js"
 export { makePolicy, Policy, type PolicyShape } from "./services/Policy.js"
 export {
   makeSocketResolver,
@@ -67,6 +68,59 @@ export {
 } from "./operations/Hierarchy.js"
 export { killServer, listServers, probeServer, serverInfo, startServer, type StartServerResult } from "./operations/Servers.js"
 export { whereAmI } from "./operations/WhereAmI.js"
+export {
+  DEFAULT_ENVIRONMENT_MAX_BYTES,
+  EnvironmentListing,
+  EnvironmentSet,
+  type EnvironmentTarget,
+  EnvironmentUnset,
+  MAX_ENVIRONMENT_VALUE_BYTES,
+  parseShellEnvironment,
+  type ParsedEnvironment,
+  setEnvironment,
+  showEnvironment,
+  unsetEnvironment
+} from "./operations/Environment.js"
+export { isSpecialKey, KeysSent, MAX_KEYS_BYTES, sendKeys, type SendKeysRequest } from "./operations/Input.js"
+export { checkName, MAX_NAME_LENGTH, type NameKind, storedExactly } from "./operations/Names.js"
+export {
+  isLayout,
+  LAYOUT_NAMES,
+  MovedWindow,
+  moveWindow,
+  type PaneDirection,
+  type PaneSelection,
+  type PaneSize,
+  renameSession,
+  renameWindow,
+  ResizedPane,
+  resizePane,
+  resizeWindow,
+  selectLayout,
+  selectPane,
+  selectWindow,
+  setPaneTitle,
+  SwappedPanes,
+  swapPanes,
+  type WindowDirection,
+  type WindowSelection,
+  zoomPane
+} from "./operations/Shape.js"
+export { killPane, killSession, killWindow, type TeardownKind, type TeardownOptions } from "./operations/Teardown.js"
+export {
+  type CreatedSession,
+  type CreatedWindow,
+  createSession,
+  type CreateSessionRequest,
+  createWindow,
+  type CreateWindowRequest,
+  respawnPane,
+  type RespawnPaneRequest,
+  type SpawnedPane,
+  type SplitDirection,
+  splitWindow,
+  type SplitWindowRequest
+} from "./operations/Create.js"
 
 export { allTools } from "./tools/registry.js"
 export type { AnyTool, Tier, Tool, ToolServices } from "./tools/Tool.js"

@@ -93,7 +93,7 @@ const listToolFor: Record<ObjectKind, string> = {
 /** What the caller can do next. The one place recovery advice lives. */
 export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
-    NoServer: () => "Call list_servers to find live sockets, or start_server to start one.",
+    NoServer: () => "Call list_servers to find live sockets, or start_server / create_session(allow_server_start=true) to start one.",
     NotFound: (e) =>
       `Call ${listToolFor[e.kind]} to see what exists on that socket, or where_am_i for your own pane; ids are only valid on the server that issued them.`,
     Failed: (e) => {

@@ -169,3 +169,37 @@ export const WhereAmI = Schema.Struct({
   allow_server_start: Schema.Boolean
 })
 export type WhereAmI = typeof WhereAmI.Type
+
+export const ClosedSession = Schema.Struct({ session_id: SessionId, session_name: Schema.String })
+export type ClosedSession = typeof ClosedSession.Type
+
+export const ClosedWindow = Schema.Struct({ window_id: WindowId, window_name: Schema.String })
+export type ClosedWindow = typeof ClosedWindow.Type
+
+/** What a kill destroyed, read from the server before and after the kill in the same round trip. */
+export const Teardown = Schema.Struct({
+  killed: Schema.Literal("session", "window", "pane"),
+  id: Schema.String.annotations({ description: "The id that was killed ($N, @N or %N)." }),
+  name: Schema.NullOr(Schema.String).annotations({ description: "The session or window name; null for a pane." }),
+  sessions_closed: Schema.Array(ClosedSession).annotations({
+    description: "Sessions that no longer exist: the killed one, or those whose last window went."
+  }),
+  windows_closed: Schema.Array(ClosedWindow).annotations({
+    description: "Windows that no longer exist (a window linked into several sessions counts once)."
+  }),
+  pane_ids_closed: Schema.Array(PaneId).annotations({ description: "Panes that no longer exist; their processes got SIGHUP." }),
+  session_count: NonNegativeInt.annotations({ description: "How many sessions closed (sessions_closed may be cut)." }),
+  window_count: NonNegativeInt.annotations({ description: "How many windows closed." }),
+  pane_count: NonNegativeInt.annotations({ description: "How many panes closed." }),
+  windows_kept: Schema.Array(ClosedWindow).annotations({
+    description: "kill_session only: windows of the session that live on because they are linked into other sessions."
+  }),
+  truncated: Schema.Boolean.annotations({ description: "Some list above was cut; the counts are complete." }),
+  sessions_remaining: NonNegativeInt.annotations({ description: "Sessions left on the server after the kill." }),
+  server_exited: Schema.Boolean.annotations({
+    description:
+      "The tmux server is exiting because of this kill (no session left and exit-empty on, or no attached client left and exit-unattached on); its socket no longer answers."
+  }),
+  generation: Generation.annotations({ description: "The generation of the server that did the kill." })
+})
+export type Teardown = typeof Teardown.Type

@@ -42,7 +42,7 @@ export const refuseCallerWithin = (
   Effect.gen(function* () {
     const caller = yield* callerPaneOn(socket)
     if (Option.isNone(caller)) return
-    const denial = `Refusing to ${action} ${target.kind} ${target.id}: it contains the pane this MCP server runs in${caller.value === null ? " (or may: $TMUX_PANE is set without a readable $TMUX)" : ` (${caller.value})`}.`
+    const denial = `Refusing to ${action} ${target.kind} ${target.id}: it contains the pane this MCP server runs in${caller.value === null ? " (or may: $TMUX and $TMUX_PANE do not both identify the caller's pane)" : ` (${caller.value})`}.`
     if (caller.value === null) return yield* refuse(denial)
     const callerPane = caller.value
     const scope = target.kind === "session" ? ["-s", "-t", target.id] : ["-t", target.id]

@@ -40,7 +40,8 @@ const scopeTarget = (scope: Scope): QueryTarget | undefined =>
       ? { kind: "session", id: scope.session_id }
       : undefined
 
-const dedupeBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string): Array<A> => {
+/** Keeps the first item of each key, in order. */
+export const dedupeBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string): Array<A> => {
   const seen = new Set<string>()
   return items.filter((item) => {
     const k = key(item)
@@ -81,7 +82,7 @@ export const listWindows = (
 export const clientsCommand = (marks: Format.Marks): TmuxCommand => ["list-clients", "-F", clientRecord.format(marks)]
 
 /** Turns pane rows plus the client list into panes that know whether they are the caller or watched. */
-const toPanes = (
+export const toPanes = (
   socket: ResolvedSocket,
   server: ServerIdentity,
   output: Format.ParsedOutput

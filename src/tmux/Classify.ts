@@ -10,7 +10,8 @@ const bound = (text: string): string =>
   text.length <= MAX_STDERR_CHARS ? text : `${text.slice(0, MAX_STDERR_CHARS)}… (${text.length - MAX_STDERR_CHARS} more characters)`
 
 const NO_SERVER = /no server running on |error connecting to |server exited unexpectedly/
-const NOT_FOUND = /can't find (session|window|pane): ?(.*)/
+// set-environment and show-environment say "no such session" where other commands say "can't find".
+const NOT_FOUND = /(?:can't find|no such) (session|window|pane): ?(.*)/
 
 /** Classifies a failed invocation from its stderr and exit code. */
 export const classifyFailure = (params: {

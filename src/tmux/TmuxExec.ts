@@ -5,6 +5,7 @@
  */
 import * as Command from "@effect/platform/Command"
 import * as CommandExecutor from "@effect/platform/CommandExecutor"
+import type { PlatformError } from "@effect/platform/Error"
 import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Chunk from "effect/Chunk"
@@ -39,6 +40,13 @@ export const invocationArgv = (
   return argv
 }
 
+/**
+ * A SystemError's message carries the whole command line, payload arguments (keys typed, environment
+ * values) included; the reason and Node's own description name only the binary.
+ */
+const spawnFailure = (error: PlatformError): string =>
+  error._tag === "SystemError" ? `${error.reason}${error.description === undefined ? "" : `: ${error.description}`}` : error.message
+
 const collectText = <E>(stream: Stream.Stream<Uint8Array, E>): Effect.Effect<string, E> =>
   stream.pipe(
     Stream.decodeText(),
@@ -57,6 +65,17 @@ export const makeTmuxExec = Effect.gen(function* () {
       ...invocationArgv(config, socket, commands, options.startServer === true)
     ).pipe(Command.env(config.tmuxEnvironment, { extendEnv: false }))
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
+    // Node throws on a NUL in argv, in an exception that quotes the argument (it may be a secret).
+    if (commands.some((args) => args.some((arg) => arg.includes("\0")))) {
+      return Effect.fail(
+        new Failed({
+          command: description,
+          reason: "spawn",
+          exitCode: null,
+          stderr: "an argument holds a NUL character, which no program argument can carry; remove it"
+        })
+      )
+    }
 
     return Effect.scoped(
       Effect.gen(function* () {
@@ -72,7 +91,7 @@ export const makeTmuxExec = Effect.gen(function* () {
             command: description,
             reason: "spawn",
             exitCode: null,
-            stderr: `${config.tmuxBin}: ${error.message}`
+            stderr: `${config.tmuxBin}: ${spawnFailure(error)}`
           })
       ),
       Effect.timeoutFail({

@@ -4,6 +4,7 @@
  * the one that needs a running server has its own world.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { allTools } from "../../src/tools/registry.js"
 import { makeWorld, PACKAGE_VERSION, runCli, type World } from "./harness.js"
 
 describe.concurrent("CLI", () => {
@@ -40,7 +41,8 @@ describe.concurrent("CLI", () => {
     expect(run.stdout).toMatch(/^server:\s+not running/m)
     expect(run.stdout).toMatch(/^caller:\s+not inside tmux/m)
     expect(run.stdout).toMatch(/^safety:\s+mutating$/m)
-    expect(run.stdout).toMatch(/^tools:\s+11 of 12 enabled: where_am_i, /m)
+    const mutating = allTools.filter((tool) => tool.tier !== "destructive").length
+    expect(run.stdout).toMatch(new RegExp(`^tools:\\s+${mutating} of ${allTools.length} enabled: where_am_i, `, "m"))
     expect(run.stdout).not.toContain("kill_server")
     // Asking never starts a server.
     expect(world.socketFiles()).toEqual([])
@@ -61,7 +63,7 @@ describe.concurrent("CLI", () => {
       expect(run.stdout).toMatch(/^chosen by:\s+caller \(\$TMUX\)$/m)
       expect(run.stdout).toContain(`inside tmux, pane ${caller.paneId} on ${caller.socketPath}`)
       expect(run.stdout).toMatch(/^safety:\s+destructive$/m)
-      expect(run.stdout).toMatch(/^tools:\s+12 of 12 enabled/m)
+      expect(run.stdout).toMatch(new RegExp(`^tools:\\s+${allTools.length} of ${allTools.length} enabled`, "m"))
     } finally {
       own.dispose()
     }

@@ -18,7 +18,28 @@ const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Record<string, unknown>>> 
   get_window_info: [{ window_id: "@0" }],
   list_panes: [{}, { session_id: "$0" }, { window_id: "@0" }],
   get_pane_info: [{ pane_id: "%0" }],
-  capture_pane: [{ pane_id: "%0" }, { pane_id: "%0", start: "-", end: "-" }]
+  capture_pane: [{ pane_id: "%0" }, { pane_id: "%0", start: "-", end: "-" }],
+  create_session: [{}, { session_name: "x", owned: true, command: ["sleep", "60"] }, { allow_server_start: false }],
+  create_window: [{ session_id: "$0" }, { session_id: "$0", generation: "1.1" }],
+  split_window: [{ pane_id: "%0" }, { pane_id: "%0", start_directory: "/" }],
+  respawn_pane: [{ pane_id: "%0" }],
+  kill_session: [{ session_id: "$0" }],
+  kill_window: [{ window_id: "@0" }],
+  kill_pane: [{ pane_id: "%0" }, { pane_id: "%0", generation: "1.1" }],
+  send_keys: [{ pane_id: "%0", keys: "x" }, { pane_id: "%0", keys: "C-c", force: true }],
+  set_environment: [{ global: true, name: "A", value: "b" }, { session_name: "main", name: "A", value: "b" }],
+  unset_environment: [{ session_id: "$0", name: "A", remove: true }],
+  show_environment: [{ global: true }, { session_id: "$0", name: "PATH" }],
+  rename_session: [{ session_id: "$0", name: "x" }],
+  rename_window: [{ window_id: "@0", name: "x" }],
+  select_window: [{ window_id: "@0" }, { session_id: "$0", direction: "last" }],
+  select_pane: [{ pane_id: "%0" }, { window_id: "@0", direction: "previous" }],
+  select_layout: [{ window_id: "@0", layout: "even-vertical" }],
+  resize_pane: [{ pane_id: "%0", width: 10 }, { pane_id: "%0", zoom: false }],
+  resize_window: [{ window_id: "@0", height: 10 }],
+  swap_pane: [{ source_pane_id: "%0", target_pane_id: "%1" }],
+  move_window: [{ window_id: "@0", session_id: "$1", index: 3 }],
+  set_pane_title: [{ pane_id: "%0", title: "x" }]
 }
 
 /** Tools whose answer about a dead server is data, not an error. */

@@ -4,6 +4,7 @@
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { allTools } from "../../src/tools/registry.js"
 import { errorOf, makeWorld, ok, type Served, serve, type World } from "./harness.js"
 
 const names = (tools: ReadonlyArray<McpTool>) => tools.map((tool) => tool.name)
@@ -85,7 +86,7 @@ describe("every tool is described and every read tool's result validates against
   })
 
   it("each listed tool has a title, annotations, an object inputSchema without additional properties, and an object outputSchema", () => {
-    expect(server.tools.length).toBe(12)
+    expect(server.tools.length).toBe(allTools.length)
     for (const tool of server.tools) {
       expect(tool.title, tool.name).toMatch(/\S/)
       expect(tool.description, tool.name).toMatch(/\S/)
@@ -121,7 +122,8 @@ describe("every tool is described and every read tool's result validates against
       ["get_window_info", { window_id: windowId }],
       ["list_panes", {}],
       ["get_pane_info", { pane_id: caller.paneId }],
-      ["capture_pane", { pane_id: caller.paneId, start: "-", max_lines: 50, join_wrapped: true }]
+      ["capture_pane", { pane_id: caller.paneId, start: "-", max_lines: 50, join_wrapped: true }],
+      ["show_environment", { session_name: "main" }]
     ]
     const readTools = server.tools.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name)
     expect(calls.map(([name]) => name).sort()).toEqual([...readTools].sort())

@@ -32,7 +32,29 @@ const deadSocketCalls: ReadonlyArray<readonly [string, Record<string, unknown>]>
   ["list_panes", { session_id: "$0" }],
   ["list_panes", { window_id: "@0" }],
   ["get_pane_info", { pane_id: "%0" }],
-  ["capture_pane", { pane_id: "%0" }]
+  ["capture_pane", { pane_id: "%0" }],
+  ["create_session", { session_name: "x" }],
+  ["create_window", { session_id: "$0" }],
+  ["split_window", { pane_id: "%0" }],
+  ["respawn_pane", { pane_id: "%0" }],
+  ["kill_session", { session_id: "$0" }],
+  ["kill_window", { window_id: "@0" }],
+  ["kill_pane", { pane_id: "%0" }],
+  ["send_keys", { pane_id: "%0", keys: "x" }],
+  ["set_environment", { global: true, name: "A", value: "b" }],
+  ["set_environment", { session_name: "main", name: "A", value: "b" }],
+  ["unset_environment", { session_id: "$0", name: "A" }],
+  ["show_environment", { global: true }],
+  ["rename_session", { session_id: "$0", name: "x" }],
+  ["rename_window", { window_id: "@0", name: "x" }],
+  ["select_window", { session_id: "$0", direction: "next" }],
+  ["select_pane", { window_id: "@0", direction: "next" }],
+  ["select_layout", { window_id: "@0", layout: "tiled" }],
+  ["resize_pane", { pane_id: "%0", zoom: true }],
+  ["resize_window", { window_id: "@0", width: 10 }],
+  ["swap_pane", { source_pane_id: "%0", target_pane_id: "%1" }],
+  ["move_window", { window_id: "@0", session_id: "$1" }],
+  ["set_pane_title", { pane_id: "%0", title: "x" }]
 ]
 /** Tools that answer about a dead socket with data instead of an error. */
 const reportingTools = ["where_am_i", "list_servers", "get_server_info"]

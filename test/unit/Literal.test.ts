@@ -8,6 +8,12 @@ describe("literalizeFormat", () => {
     expect(literalizeFormat("##")).toBe("####")
     expect(literalizeFormat("plain name")).toBe("plain name")
   })
+
+  it("leaves a run of # right before [ as it is: tmux copies that run verbatim", () => {
+    expect(literalizeFormat("#[fg=red]")).toBe("#[fg=red]")
+    expect(literalizeFormat("a ##[x] #")).toBe("a ##[x] ##")
+    expect(literalizeFormat("#[#(touch x)]")).toBe("#[##(touch x)]")
+  })
 })
 
 describe("escapeArgvArgument", () => {

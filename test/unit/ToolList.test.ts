@@ -38,7 +38,12 @@ describe("tools/list", () => {
       for (const argument of Object.keys(listed.inputSchema.properties ?? {})) expect(argument).toMatch(SNAKE)
       // Every nested object in the input is closed as well, and no $schema noise is sent.
       for (const node of nodes(listed.inputSchema)) {
-        if (node.type === "object") expect(node.additionalProperties).toBe(false)
+        // A map (no fixed properties, e.g. an environment) types every value instead of refusing keys.
+        const isMap =
+          Object.keys((node.properties as object | undefined) ?? {}).length === 0 &&
+          typeof node.additionalProperties === "object" &&
+          node.additionalProperties !== null
+        if (node.type === "object" && !isMap) expect(node.additionalProperties).toBe(false)
         expect(node).not.toHaveProperty("$schema")
       }
       const properties = Object.keys(listed.inputSchema.properties ?? {})

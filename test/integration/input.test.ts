@@ -1,0 +1,190 @@
+/**
+ * send_keys on real tmux. A "recorder" pane puts its terminal in raw mode and copies every byte it
+ * receives into a file, so the tests see exactly what reached the program: which keys, whether an
+ * Enter (\r) followed, and text with quotes, `;`, `$` and unicode intact.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import { describe, expect, it } from "vitest"
+import { SocketResolver } from "../../src/services/SocketResolver.js"
+import { Tmux } from "../../src/tmux/Tmux.js"
+import { callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { errorMeta, okResult, runTool } from "../support/runTool.js"
+
+const { world } = useWorlds()
+
+/** A session whose pane %0 records its input bytes in a file; resolves once raw mode is on. */
+const recorder = async (w: PrivateTmux) => {
+  const file = join(w.tmpdir, "received")
+  const ready = join(w.tmpdir, "ready")
+  w.tmuxOk("new-session", "-d", "-s", "rec", "-x", "200", "-y", "50", `stty raw -echo && touch ${ready} && exec cat > ${file}`)
+  await waitFor("the recorder to switch to raw mode", () => existsSync(ready))
+  const read = () => (existsSync(file) ? readFileSync(file, "utf8") : "")
+  let expected = ""
+  const layer = w.layer()
+  return {
+    layer,
+    read,
+    /**
+     * Sends, then a "|" sentinel (literal, no Enter), waits for the sentinel, and checks the bytes
+     * received so far are exactly the expected ones.
+     */
+    expectBytes: async (args: Record<string, unknown>, bytes: string) => {
+      const sent = okResult(await runTool(layer, "send_keys", { pane_id: "%0", ...args }))
+      okResult(await runTool(layer, "send_keys", { pane_id: "%0", keys: "|", literal: true, enter: false }))
+      expected += `${bytes}|`
+      const count = expected.split("|").length - 1
+      await waitFor("the sentinel", () => read().split("|").length - 1 >= count)
+      expect(read()).toBe(expected)
+      return sent
+    }
+  }
+}
+
+describe("send_keys: what reaches the program", () => {
+  it("types text and presses Enter by default", async () => {
+    const rec = await recorder(world())
+    const sent = await rec.expectBytes({ keys: "echo one  two" }, "echo one  two\r")
+    expect(sent).toEqual({ pane_id: "%0", literal: false, special_key: false, enter_sent: true, keys_length: 13, pane_in_mode: false })
+  })
+
+  it("sends a lone control or special key without Enter, unless enter is given explicitly", async () => {
+    const rec = await recorder(world())
+    const cc = await rec.expectBytes({ keys: "C-c" }, "\x03")
+    expect(cc).toMatchObject({ special_key: true, enter_sent: false, keys_length: 3 })
+    await rec.expectBytes({ keys: "C-d" }, "\x04")
+    await rec.expectBytes({ keys: "^z" }, "\x1a")
+    await rec.expectBytes({ keys: "M-x" }, "\x1bx")
+    await rec.expectBytes({ keys: "Escape" }, "\x1b")
+    await rec.expectBytes({ keys: "Tab" }, "\t")
+    await rec.expectBytes({ keys: "Enter" }, "\r")
+    const up = await rec.expectBytes({ keys: "Up" }, "\x1b[A")
+    expect(up.enter_sent).toBe(false)
+    await rec.expectBytes({ keys: "C-c", enter: true }, "\x03\r")
+    await rec.expectBytes({ keys: "echo x", enter: false }, "echo x")
+    // A lone printable character is text: Enter follows (answering a y/N prompt).
+    await rec.expectBytes({ keys: "y" }, "y\r")
+  })
+
+  it("literal types key names, quotes, ;, $ and backslashes exactly, as one piece", async () => {
+    const rec = await recorder(world())
+    const literal = await rec.expectBytes({ keys: "C-c", literal: true, enter: false }, "C-c")
+    expect(literal).toMatchObject({ literal: true, special_key: false, enter_sent: false })
+    await rec.expectBytes({ keys: "end", literal: true }, "end\r")
+    const text = `a;b ; "dq" 'sq' $HOME \`id\` \\; x;`
+    await rec.expectBytes({ keys: text, literal: true, enter: false }, text)
+    await rec.expectBytes({ keys: ";", literal: true, enter: false }, ";")
+    await rec.expectBytes({ keys: "ends with \\;", literal: true, enter: false }, "ends with \\;")
+    await rec.expectBytes({ keys: "-l -t %9 --", literal: true, enter: false }, "-l -t %9 --")
+    await rec.expectBytes({ keys: "ünï 日本 🙂\ttab", literal: true, enter: false }, "ünï 日本 🙂\ttab")
+    // Without literal, text that is not a key name is typed the same way, also with a trailing ';' or a leading '-'.
+    await rec.expectBytes({ keys: "x;", enter: false }, "x;")
+    await rec.expectBytes({ keys: "-h", enter: false }, "-h")
+    await rec.expectBytes({ keys: "a\nb", literal: true, enter: false }, "a\nb")
+  })
+
+  it("empty keys with enter presses Enter only; nothing at all is refused", async () => {
+    const rec = await recorder(world())
+    const enter = await rec.expectBytes({ keys: "" }, "\r")
+    expect(enter).toMatchObject({ enter_sent: true, keys_length: 0 })
+    expect(errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", enter: false })).code).toBe("invalid_input")
+  })
+
+  it("sends text longer than one tmux command allows in order and intact", async () => {
+    const rec = await recorder(world())
+    const unit = "0123456789abcdef ünï 日本 🙂 ;\"'$\n"
+    const text = unit.repeat(Math.ceil(40_000 / Buffer.byteLength(unit)) + 1)
+    expect(Buffer.byteLength(text)).toBeGreaterThan(40_000)
+    const sent = await rec.expectBytes({ keys: text, literal: true }, `${text}\r`)
+    expect(sent.keys_length).toBe([...text].length)
+    // Also without literal: text that long cannot be a key name.
+    await rec.expectBytes({ keys: text, enter: false }, text)
+    const tooLong = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "k".repeat(65_537) }))
+    expect(tooLong.code).toBe("invalid_input")
+  })
+})
+
+describe("send_keys in a shell", () => {
+  it("runs a command typed with Enter", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "sh", "-x", "80", "-y", "24", "sh")
+    const layer = w.layer()
+    okResult(await runTool(layer, "send_keys", { pane_id: "%0", keys: "echo $((6*7))xyz" }))
+    const screen = await waitFor("the command's output", () => {
+      const text = w.tmuxOk("capture-pane", "-p", "-t", "%0")
+      return text.split("\n").some((line) => line.trim() === "42xyz") ? text : undefined
+    })
+    expect(screen).toContain("echo $((6*7))xyz")
+  })
+})
+
+describe("send_keys refusals", () => {
+  it("refuses the caller's own pane unless force is true", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    const inside = w.layer({ env: callerEnv(w, "%0") })
+    const denied = errorMeta(await runTool(inside, "send_keys", { pane_id: "%0", keys: "refused", literal: true }))
+    expect(denied.code).toBe("denied")
+    expect(denied.effects).toBe("none")
+    expect(denied.text).toContain("force: true")
+    okResult(await runTool(inside, "send_keys", { pane_id: "%0", keys: "forced", literal: true, enter: false, force: true }))
+    await waitFor("the forced keys", () => rec.read().includes("forced"))
+    expect(rec.read()).toBe("forced")
+  })
+
+  it("refuses a dead pane; a missing pane is not_found and a dead server no_server", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "s", "-x", "80", "-y", "24")
+    w.tmuxOk("set-option", "-g", "remain-on-exit", "on")
+    w.tmuxOk("new-window", "-t", "s", "true")
+    const layer = w.layer()
+    await waitFor("the pane to die", () => w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_dead}").trim() === "1")
+    const dead = errorMeta(await runTool(layer, "send_keys", { pane_id: "%1", keys: "x" }))
+    expect(dead.code).toBe("invalid_input")
+    expect(dead.text).toContain("dead")
+    expect(errorMeta(await runTool(layer, "send_keys", { pane_id: "%9", keys: "x" })).code).toBe("not_found")
+    expect(errorMeta(await runTool(world().layer(), "send_keys", { pane_id: "%0", keys: "x" })).code).toBe("no_server")
+  })
+
+  it("says when the pane is in copy mode, where the keys go to the mode", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "s", "-x", "80", "-y", "24")
+    w.tmuxOk("copy-mode", "-t", "%0")
+    const layer = w.layer()
+    const sent = okResult(await runTool(layer, "send_keys", { pane_id: "%0", keys: "q", enter: false }))
+    expect(sent.pane_in_mode).toBe(true)
+    // copy mode read the q and left.
+    await waitFor("copy mode to end", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_in_mode}").trim() === "0")
+  })
+
+  it("refuses NUL in keys without echoing them, and a stale generation before sending", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    const nul = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "secret-\0-keys" }))
+    expect(nul.code).toBe("invalid_input")
+    expect(nul.text).not.toContain("secret")
+    const stale = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "stale", generation: "1.1" }))
+    expect(stale.code).toBe("not_found")
+    const { generation } = okResult(await runTool(rec.layer, "get_server_info"))
+    okResult(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "fresh", enter: false, generation }))
+    await waitFor("the keys", () => rec.read().includes("fresh"))
+    expect(rec.read()).toBe("fresh")
+  })
+})
+
+describe("the tmux transport", () => {
+  it("refuses a NUL in any argument of any tool without quoting the argument (Node's own error would)", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "s")
+    const run = Effect.gen(function* () {
+      const socket = yield* (yield* SocketResolver).resolve()
+      return yield* (yield* Tmux).run(socket, [["set-environment", "-g", "X", "secret-\0-value"]])
+    })
+    const error = await Effect.runPromise(Effect.flip(run).pipe(Effect.provide(w.layer())))
+    expect(error).toMatchObject({ _tag: "Failed", reason: "spawn" })
+    expect(error.message).toContain("NUL")
+    expect(error.message).not.toContain("secret")
+  })
+})

@@ -1,0 +1,745 @@
+/**
+ * Literalization, as a property over the whole registry: hostile strings (format jobs, format
+ * variables, style sequences, tmux command separators, shell substitutions, control characters,
+ * unicode, leading dashes, 1 KB of `#`) go through every string argument of every tool, on a
+ * private real tmux server. Nothing may run (no marker file appears), a tool may refuse a string
+ * with invalid_input but never fail with tmux's `failed` for a string it accepted, and whatever a
+ * tool stores (names, titles, start directories, environment values, argv, typed keys) reads back
+ * exactly.
+ *
+ * The string arguments come from each tool's input schema: id, enum and other pattern-bound
+ * strings, socket_name / socket_path and generation are swept generically; every other string
+ * argument needs an entry in CASES, so a new tool or argument cannot go untested.
+ */
+import { execFile, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs"
+import { dirname, join } from "node:path"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
+import { afterAll, describe, expect, it } from "vitest"
+import { WindowId } from "../../src/domain/Ids.js"
+import { callTool } from "../../src/mcp/CallTool.js"
+import { describeTool } from "../../src/mcp/ToolList.js"
+import { checkName, type NameKind } from "../../src/operations/Names.js"
+import { SocketResolver } from "../../src/services/SocketResolver.js"
+import { Tmux } from "../../src/tmux/Tmux.js"
+import { allTools } from "../../src/tools/registry.js"
+import { type AnyTool, defineTool, socketArguments } from "../../src/tools/Tool.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { useWorlds, waitFor } from "../support/liveTmux.js"
+import { errorMeta, toolNamed } from "../support/runTool.js"
+
+const { world, defer } = useWorlds()
+
+type Args = Record<string, unknown>
+
+/** A hostile string; `marker` names a file that exists only if something ran a command. */
+const hostileStrings = (marker: (tag: string) => string): ReadonlyArray<{ readonly label: string; readonly text: string }> => [
+  { label: "#(job)", text: `#(touch ${marker("job")})` },
+  { label: "#{pane_pid}", text: "#{pane_pid}" },
+  { label: "##", text: "##" },
+  { label: "#[style]", text: "#[fg=red]" },
+  { label: "#{E:#(job)}", text: `#{E:#(touch ${marker("expand")})}` },
+  { label: "#{?cond,#(job),}", text: `#{?pane_active,#(touch ${marker("cond")}),x}` },
+  { label: "a;", text: "a;" },
+  { label: ";", text: ";" },
+  { label: "\\;", text: "\\;" },
+  { label: "; command", text: `x ; run-shell "touch ${marker("run")}"` },
+  { label: "{ block }", text: `{ run-shell "touch ${marker("block")}" }` },
+  { label: "$(subst)", text: `$(touch ${marker("subst")})` },
+  { label: "backticks", text: `\`touch ${marker("tick")}\`` },
+  { label: "quotes", text: `x'; touch ${marker("quote")}; '"` },
+  { label: "tab", text: "a\tb" },
+  { label: "newline", text: "a\nb" },
+  { label: "unicode", text: "ünï © 日本語 🎉" },
+  { label: "leading -", text: "-t" },
+  { label: "--", text: "--" },
+  { label: "id-like", text: "%0" },
+  { label: "1 KB of #", text: "#".repeat(1024) }
+]
+
+/** What a call may do with a hostile string. */
+interface Ctx {
+  readonly w: PrivateTmux
+  /** The tmux CLI on the world's socket, without blocking the event loop (tool calls are in flight). */
+  readonly tmux: (...args: Array<string>) => Promise<{ readonly status: number; readonly stdout: string; readonly stderr: string }>
+  /** A fresh session (via the tmux CLI) to aim a call at; killed after the call. */
+  readonly scratch: () => Promise<{ readonly session_id: string; readonly window_id: string; readonly pane_id: string }>
+  /** A fresh file path for a pane's program to write to. */
+  readonly outFile: () => string
+  /** Makes a directory whose path ends in the text (nested where it holds "/"); returns the path, made or not. */
+  readonly directory: (text: string) => string
+  readonly call: (name: string, args: Args) => Promise<CallToolResult>
+}
+
+/** A way to put a hostile string into a call, and to check what the tool stored. */
+interface Variant {
+  readonly label: string
+  /** Arguments for the call with the text in place, or undefined when this text does not apply. */
+  readonly args: (ctx: Ctx, text: string) => Args | undefined | Promise<Args | undefined>
+  /** A violation message when what the tool stored is not the text. */
+  readonly readBack?: (ctx: Ctx, text: string, result: any, args: Args) => Promise<string | undefined> | string | undefined
+  /** Error codes acceptable besides invalid_input. */
+  readonly allow?: ReadonlyArray<string>
+  /** The text must be accepted (a successful call). */
+  readonly mustAccept?: (text: string) => boolean
+}
+
+interface ToolCase {
+  /**
+   * Arguments (besides the ids, which point nowhere) that pass decoding, for the generic sweeps:
+   * those stop at the socket or the generation check, before any object is looked up.
+   */
+  readonly base?: Args
+  /** Variants for every free-text argument of the tool. */
+  readonly strings?: Readonly<Record<string, ReadonlyArray<Variant>>>
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read-back helpers: through the list tools, the tmux CLI, or files written by pane programs.
+
+const structured = (result: CallToolResult): any => result.structuredContent
+
+const listed = async (ctx: Ctx, tool: string, args: Args = {}): Promise<Array<any>> => {
+  const result = await ctx.call(tool, { ...args, limit: 1000 })
+  if (result.isError === true) throw new Error(`${tool} failed while reading back: ${JSON.stringify(result.content)}`)
+  return structured(result).items
+}
+
+const mismatch = (what: string, expected: string, actual: unknown) =>
+  actual === expected ? undefined : `${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`
+
+const sessionNameReadBack = async (ctx: Ctx, text: string, sessionId: string) => {
+  const session = (await listed(ctx, "list_sessions")).find((s) => s.session_id === sessionId)
+  return mismatch(`list_sessions name of ${sessionId}`, text, session?.session_name)
+}
+
+const windowNameReadBack = async (ctx: Ctx, text: string, windowId: string) => {
+  const window = (await listed(ctx, "list_windows")).find((w) => w.window_id === windowId)
+  return mismatch(`list_windows name of ${windowId}`, text, window?.window_name)
+}
+
+const paneField = async (ctx: Ctx, paneId: string, field: string) =>
+  (await listed(ctx, "list_panes")).find((p) => p.pane_id === paneId)?.[field]
+
+/** Whether the documented name rules (operations/Names.ts) take the text: then the tool must too. */
+const nameRulesTake = (kind: NameKind) => (text: string) => Either.isRight(Effect.runSync(Effect.either(checkName(kind, text, "name"))))
+
+/** The file a pane program writes, once it is complete (the program writes it, then a ".done" file). */
+const fileReadBack = async (what: string, path: string, text: string) => {
+  try {
+    // A bound for a loaded machine, not a timing assertion.
+    await waitFor(`${what} to be written`, () => existsSync(`${path}.done`), 30_000)
+  } catch {
+    return `${what}: the pane program never wrote ${path}`
+  }
+  return mismatch(what, text, readFileSync(path, "utf8"))
+}
+
+/** argv that writes its argument $1 to the file $2 (no shell of ours: `sh -c` is the program here). */
+const printArgv = (text: string, out: string) => [
+  "sh",
+  "-c",
+  'printf %s "$1" > "$2"; : > "$2.done"; exec sleep 600',
+  "sh",
+  text,
+  out
+]
+/** argv that writes the variable ETM_VALUE to the file $1. */
+const printVariable = (out: string) => ["sh", "-c", 'printf %s "$ETM_VALUE" > "$1"; : > "$1.done"; exec sleep 600', "sh", out]
+
+/** The pane a spawning tool created (or respawned). */
+const spawnedPane = (tool: string, result: any): string =>
+  tool === "create_session" ? result.active_pane_id : tool === "create_window" ? result.pane.pane_id : result.pane.pane_id
+
+/** Variants shared by every tool that starts a process: start_directory, environment, command. */
+const spawnVariants = (tool: string, base: (ctx: Ctx) => Promise<Args>): Readonly<Record<string, ReadonlyArray<Variant>>> => ({
+  start_directory: [
+    {
+      label: "directory named by the text",
+      args: async (ctx, text) => ({ ...(await base(ctx)), start_directory: ctx.directory(text) }),
+      readBack: async (ctx, _text, result, args) => {
+        const expected = realpathSync(args.start_directory as string)
+        return mismatch(`cwd of the new pane`, expected, await paneField(ctx, spawnedPane(tool, result), "cwd"))
+      },
+      mustAccept: (text) => text.length < 255
+    }
+  ],
+  environment: [
+    {
+      label: "value (object)",
+      args: async (ctx, text) => {
+        const out = ctx.outFile()
+        return { ...(await base(ctx)), environment: { ETM_VALUE: text }, command: printVariable(out), _out: out }
+      },
+      readBack: (_ctx, text, _result, args) => fileReadBack("ETM_VALUE in the new pane", args._out as string, text),
+      mustAccept: () => true
+    },
+    {
+      label: "value (JSON string)",
+      args: async (ctx, text) => {
+        const out = ctx.outFile()
+        return { ...(await base(ctx)), environment: JSON.stringify({ ETM_VALUE: text }), command: printVariable(out), _out: out }
+      },
+      readBack: (_ctx, text, _result, args) => fileReadBack("ETM_VALUE in the new pane", args._out as string, text),
+      mustAccept: () => true
+    },
+    { label: "name", args: async (ctx, text) => ({ ...(await base(ctx)), environment: { [text]: "value" } }) },
+    { label: "name (JSON string)", args: async (ctx, text) => ({ ...(await base(ctx)), environment: JSON.stringify({ [text]: "value" }) }) },
+    { label: "whole JSON string", args: async (ctx, text) => ({ ...(await base(ctx)), environment: text }) }
+  ],
+  command: [
+    {
+      label: "argv item",
+      args: async (ctx, text) => {
+        const out = ctx.outFile()
+        return { ...(await base(ctx)), command: printArgv(text, out), _out: out }
+      },
+      readBack: (_ctx, text, _result, args) => fileReadBack("the argv item as the program got it", args._out as string, text),
+      mustAccept: () => true
+    },
+    { label: "argv[0]", args: async (ctx, text) => ({ ...(await base(ctx)), command: [text] }) },
+    { label: "argv[0] with arguments", args: async (ctx, text) => ({ ...(await base(ctx)), command: [text, "-c", "true"] }) }
+  ]
+})
+
+/** Scope by exact session name: a session is renamed to the text first, so the name must find it. */
+const sessionNameScope = (
+  base: (ctx: Ctx, scope: Args) => Args,
+  check?: (ctx: Ctx, sessionId: string) => Promise<string | undefined>,
+  checkResult?: (result: any, sessionId: string) => string | undefined
+): Variant => ({
+  label: "session named by the text",
+  args: async (ctx, text) => {
+    const { session_id } = await ctx.scratch()
+    // As our own commands do: `#` literalized, a trailing `;` kept from ending the command.
+    const literal = text.replaceAll("#", "##").replace(/;$/, "\\;")
+    if ((await ctx.tmux("rename-session", "-t", session_id, "--", literal)).status !== 0) return undefined
+    // Only names tmux stores exactly can be found by exact name.
+    if ((await ctx.tmux("display-message", "-p", "-t", session_id, "#{session_name}")).stdout.slice(0, -1) !== text) return undefined
+    return { ...base(ctx, { session_name: text }), _session: session_id }
+  },
+  readBack: (ctx, _text, result, args) => checkResult?.(result, args._session as string) ?? check?.(ctx, args._session as string),
+  mustAccept: () => true
+})
+
+const showEnvironment = async (ctx: Ctx, sessionId: string, name: string) => {
+  const shown = await ctx.tmux("show-environment", "-t", sessionId, name)
+  return shown.status === 0 ? shown.stdout.slice(0, -1) : undefined
+}
+
+/** A pane running a program that records, raw, the bytes typed into it (after it says it is ready). */
+const recordingPane = async (ctx: Ctx, bytes: number) => {
+  const { pane_id } = await ctx.scratch()
+  const out = ctx.outFile()
+  await ctx.tmux(
+    "respawn-pane",
+    "-k",
+    "-t",
+    pane_id,
+    "sh",
+    "-c",
+    'stty raw -echo; : > "$1.ready"; head -c "$2" > "$1"; : > "$1.done"; exec sleep 600',
+    "sh",
+    out,
+    String(bytes)
+  )
+  await waitFor("the recording pane to be ready", () => existsSync(`${out}.ready`), 30_000)
+  return { pane_id, out }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table: how to aim each tool's free-text arguments at something real.
+
+/** Ids nothing has: the generic sweeps fail before any object is looked up. */
+const NOWHERE = { session_id: "$999999", window_id: "@999999", pane_id: "%999999" }
+
+const CASES: Readonly<Record<string, ToolCase>> = {
+  list_servers: {
+    strings: {
+      extra_socket_paths: [
+        { label: "extra socket path", args: (ctx, text) => ({ extra_socket_paths: [join(ctx.w.tmpdir, text)] }), mustAccept: () => true }
+      ]
+    }
+  },
+  get_session_info: {
+    base: { session_id: NOWHERE.session_id },
+    strings: {
+      session_name: [
+        sessionNameScope(
+          (_ctx, scope) => scope,
+          undefined,
+          (result, sessionId) => mismatch("the session found by exact name", sessionId, result.session_id)
+        ),
+        { label: "no such session", args: (_ctx, text) => ({ session_name: text }), allow: ["not_found"] }
+      ]
+    }
+  },
+  select_window: { base: { window_id: NOWHERE.window_id } },
+  select_pane: { base: { pane_id: NOWHERE.pane_id } },
+  resize_pane: { base: { width: 10 } },
+  resize_window: { base: { width: 10 } },
+  create_session: {
+    strings: {
+      session_name: [
+        {
+          label: "session name",
+          args: (_ctx, text) => ({ session_name: text }),
+          mustAccept: nameRulesTake("session name"),
+          readBack: async (ctx, text, result) =>
+            mismatch("create_session's session_name", text, result.session_name) ?? (await sessionNameReadBack(ctx, text, result.session_id))
+        }
+      ],
+      window_name: [
+        {
+          label: "window name",
+          args: (_ctx, text) => ({ window_name: text }),
+          mustAccept: nameRulesTake("window name"),
+          readBack: (ctx, text, result) => windowNameReadBack(ctx, text, result.active_window_id)
+        }
+      ],
+      ...spawnVariants("create_session", async () => ({}))
+    }
+  },
+  create_window: {
+    strings: {
+      window_name: [
+        {
+          label: "window name",
+          args: async (ctx, text) => ({ session_id: (await ctx.scratch()).session_id, window_name: text }),
+          mustAccept: nameRulesTake("window name"),
+          readBack: async (ctx, text, result) =>
+            mismatch("create_window's window_name", text, result.window.window_name) ??
+            (await windowNameReadBack(ctx, text, result.window.window_id))
+        }
+      ],
+      ...spawnVariants("create_window", async (ctx) => ({ session_id: (await ctx.scratch()).session_id }))
+    }
+  },
+  split_window: { strings: spawnVariants("split_window", async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id })) },
+  respawn_pane: { strings: spawnVariants("respawn_pane", async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id })) },
+  rename_session: {
+    base: { name: "renamed" },
+    strings: {
+      name: [
+        {
+          label: "session name",
+          args: async (ctx, text) => ({ session_id: (await ctx.scratch()).session_id, name: text }),
+          mustAccept: nameRulesTake("session name"),
+          readBack: async (ctx, text, result) =>
+            mismatch("rename_session's session_name", text, result.session_name) ??
+            (await sessionNameReadBack(ctx, text, result.session_id))
+        }
+      ]
+    }
+  },
+  rename_window: {
+    base: { name: "renamed" },
+    strings: {
+      name: [
+        {
+          label: "window name",
+          args: async (ctx, text) => ({ window_id: (await ctx.scratch()).window_id, name: text }),
+          mustAccept: nameRulesTake("window name"),
+          readBack: async (ctx, text, result) =>
+            mismatch("rename_window's window_name", text, result.window_name) ?? (await windowNameReadBack(ctx, text, result.window_id))
+        }
+      ]
+    }
+  },
+  set_pane_title: {
+    base: { title: "title" },
+    strings: {
+      title: [
+        {
+          label: "pane title",
+          args: async (ctx, text) => ({ pane_id: (await ctx.scratch()).pane_id, title: text }),
+          mustAccept: nameRulesTake("pane title"),
+          readBack: async (ctx, text, result) =>
+            mismatch("set_pane_title's title", text, result.title) ??
+            mismatch("list_panes title", text, await paneField(ctx, result.pane_id, "title"))
+        }
+      ]
+    }
+  },
+  select_layout: {
+    base: { layout: "tiled" },
+    strings: {
+      layout: [
+        { label: "layout", args: async (ctx, text) => ({ window_id: (await ctx.scratch()).window_id, layout: text }) },
+        // Shaped like a layout string, but no layout of this window: tmux rejects them.
+        { label: "layout-shaped", args: async (ctx) => ({ window_id: (await ctx.scratch()).window_id, layout: "ffff,80x24,0,0,0" }) },
+        { label: "layout-shaped braces", args: async (ctx) => ({ window_id: (await ctx.scratch()).window_id, layout: "0000,{}[]" }) }
+      ]
+    }
+  },
+  send_keys: {
+    base: { keys: "x", enter: false },
+    strings: {
+      keys: [true, false].map(
+        (literal): Variant => ({
+          label: `keys (literal ${literal})`,
+          args: async (ctx, text) => {
+            const { pane_id, out } = await recordingPane(ctx, Buffer.byteLength(text))
+            return { pane_id, keys: text, literal, enter: false, _out: out }
+          },
+          mustAccept: () => true,
+          readBack: (_ctx, text, _result, args) => fileReadBack("the bytes the pane received", args._out as string, text)
+        })
+      )
+    }
+  },
+  set_environment: {
+    base: { session_id: NOWHERE.session_id, name: "ETM_VALUE", value: "v" },
+    strings: {
+      value: [
+        {
+          label: "value",
+          args: async (ctx, text) => {
+            const { session_id } = await ctx.scratch()
+            return { session_id, name: "ETM_VALUE", value: text, _session: session_id }
+          },
+          readBack: async (ctx, text, _result, args) =>
+            mismatch("show-environment of the session", `ETM_VALUE=${text}`, await showEnvironment(ctx, args._session as string, "ETM_VALUE")),
+          mustAccept: () => true
+        }
+      ],
+      session_name: [
+        sessionNameScope(
+          (_ctx, scope) => ({ ...scope, name: "ETM_VALUE", value: "scoped" }),
+          async (ctx, sessionId) =>
+            mismatch("the variable in the named session", "ETM_VALUE=scoped", await showEnvironment(ctx, sessionId, "ETM_VALUE"))
+        ),
+        { label: "no such session", args: (_ctx, text) => ({ session_name: text, name: "ETM_VALUE", value: "v" }), allow: ["not_found"] }
+      ]
+    }
+  },
+  unset_environment: {
+    base: { session_id: NOWHERE.session_id, name: "ETM_VALUE" },
+    strings: {
+      session_name: [
+        sessionNameScope((_ctx, scope) => ({ ...scope, name: "ETM_VALUE" })),
+        { label: "no such session", args: (_ctx, text) => ({ session_name: text, name: "ETM_VALUE" }), allow: ["not_found"] }
+      ]
+    }
+  },
+  show_environment: {
+    base: { session_id: NOWHERE.session_id },
+    strings: {
+      session_name: [
+        sessionNameScope((_ctx, scope) => scope),
+        { label: "no such session", args: (_ctx, text) => ({ session_name: text }), allow: ["not_found"] }
+      ]
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// String arguments, from the JSON schema tools/list sends.
+
+type Json = Record<string, any>
+
+/** Every string node of a property's schema (through unions, arrays and maps). */
+const stringNodes = (schema: Json): Array<Json> => {
+  const nodes: Array<Json> = []
+  const visit = (node: unknown) => {
+    if (typeof node !== "object" || node === null) return
+    const n = node as Json
+    if (n.type === "string" || typeof n.const === "string" || (Array.isArray(n.enum) && n.enum.some((v: unknown) => typeof v === "string"))) {
+      nodes.push(n)
+    }
+    for (const key of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(n[key])) n[key].forEach(visit)
+    visit(n.items)
+    visit(n.additionalProperties)
+    if (n.propertyNames !== undefined) nodes.push({ type: "string", ...n.propertyNames })
+    if (n.type === "object" && n.additionalProperties !== undefined && n.propertyNames === undefined) nodes.push({ type: "string" })
+  }
+  visit(schema)
+  return nodes
+}
+
+const isBound = (node: Json) => typeof node.pattern === "string" || Array.isArray(node.enum) || node.const !== undefined
+
+/** Arguments taking free text, and those bound to a pattern or enum (with a check to skip texts that fit). */
+const stringArguments = (tool: AnyTool) => {
+  const schema = describeTool(tool).inputSchema as Json
+  const free: Array<string> = []
+  const bound: Array<{ readonly name: string; readonly fits: (text: string) => boolean }> = []
+  for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+    const nodes = stringNodes(property)
+    if (nodes.length === 0) continue
+    if (nodes.every(isBound)) {
+      bound.push({
+        name,
+        fits: (text) =>
+          nodes.some(
+            (node) =>
+              (node.pattern !== undefined && new RegExp(node.pattern as string).test(text)) ||
+              (Array.isArray(node.enum) && node.enum.includes(text)) ||
+              node.const === text
+          )
+      })
+    } else free.push(name)
+  }
+  return { free, bound, required: new Set<string>((schema.required ?? []) as Array<string>), schema }
+}
+
+/** Generic arguments for a tool: nonexistent ids for required id arguments. */
+const synthesizedBase = (tool: AnyTool): Args => {
+  const { schema, required } = stringArguments(tool)
+  const args: Args = {}
+  for (const name of required) {
+    const pattern = (schema.properties?.[name] as Json | undefined)?.pattern as string | undefined
+    const id = pattern?.includes("%") ? NOWHERE.pane_id : pattern?.includes("@") ? NOWHERE.window_id : pattern?.includes("$") ? NOWHERE.session_id : undefined
+    if (id !== undefined) args[name] = id
+  }
+  return args
+}
+
+const GENERIC = new Set(["socket_name", "socket_path", "generation"])
+
+/** Tools whose answer about a dead socket is data, not an error (start_server starts one). */
+const REPORTS_DEAD_SOCKETS = new Set(["where_am_i", "get_server_info", "start_server"])
+
+const lines = (text: string) => text.split("\n").filter((line) => line !== "")
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+const inPool = async <A>(items: ReadonlyArray<A>, limit: number, work: (item: A) => Promise<void>) => {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!)
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+}
+
+interface Sweep {
+  readonly calls: number
+  readonly accepted: number
+  readonly violations: ReadonlyArray<string>
+}
+
+/** Runs every hostile string through every string argument of one tool. */
+/** Sweeps one tool; `extra` adds tools (and their table entries) that the registry does not have. */
+const sweepTool = async (
+  w: PrivateTmux,
+  tool: AnyTool,
+  extra: { readonly tools: ReadonlyArray<AnyTool>; readonly cases: Readonly<Record<string, ToolCase>> } = { tools: [], cases: {} }
+): Promise<Sweep> => {
+  // One runtime for the whole sweep: building the layers per call would cost more than the calls.
+  const runtime = ManagedRuntime.make(w.layer({ flags: { safety: "destructive" } }))
+  const named = (name: string) => extra.tools.find((t) => t.name === name) ?? toolNamed(name)
+  try {
+    return await sweepWith(w, tool, { ...CASES, ...extra.cases }, (name, args) => runtime.runPromise(callTool(named(name), args)))
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+const sweepWith = async (
+  w: PrivateTmux,
+  tool: AnyTool,
+  cases: Readonly<Record<string, ToolCase>>,
+  call: (name: string, args: Args) => Promise<CallToolResult>
+): Promise<Sweep> => {
+  const markers = join(w.tmpdir, "markers")
+  const outputs = join(w.tmpdir, "out")
+  const directories = join(w.tmpdir, "dirs")
+  for (const dir of [markers, outputs, directories]) mkdirSync(dir, { recursive: true })
+  const baseSession = w.tmuxOk("new-session", "-d", "-P", "-F", "#{session_id}", "-s", "base").trim()
+  let counter = 0
+
+  const { free, bound } = stringArguments(tool)
+  const entry = cases[tool.name]
+  const base: Args = { ...synthesizedBase(tool), ...entry?.base }
+  const violations: Array<string> = []
+  const uncovered = free.filter((name) => !GENERIC.has(name) && entry?.strings?.[name] === undefined)
+  if (uncovered.length > 0) violations.push(`${tool.name}: no CASES entry for free-text argument(s) ${uncovered.join(", ")}`)
+
+  // Generic sweeps stop at the socket, the generation or decoding: no object is touched, so they run side by side.
+  const generic: Array<{ readonly argument: string; readonly variant: Variant }> = []
+  const specific: Array<{ readonly argument: string; readonly variant: Variant }> = []
+  for (const name of free) {
+    if (name === "socket_name") {
+      generic.push({ argument: name, variant: { label: "socket name", args: (_ctx, text) => ({ ...base, socket_name: text }), allow: ["no_server"] } })
+    } else if (name === "socket_path") {
+      const variant: Variant = {
+        label: "socket path",
+        args: (_ctx, text) => {
+          const path = `${join(w.tmpdir, "sockets", String(++counter))}/${text}`
+          try {
+            mkdirSync(dirname(path), { recursive: true })
+          } catch {
+            // A path the file system cannot hold: the tool must still not fail in tmux's words.
+          }
+          return { ...base, socket_path: path }
+        },
+        allow: ["no_server"]
+      }
+      generic.push({ argument: name, variant })
+    } else if (name === "generation") {
+      generic.push({ argument: name, variant: { label: "generation", args: (_ctx, text) => ({ ...base, generation: text }), allow: ["not_found"] } })
+    } else {
+      for (const variant of entry?.strings?.[name] ?? []) specific.push({ argument: name, variant })
+    }
+  }
+  for (const { name, fits } of bound) {
+    generic.push({ argument: name, variant: { label: "bound string", args: (_ctx, text) => (fits(text) ? undefined : { ...base, [name]: text }) } })
+  }
+
+  let calls = 0
+  let accepted = 0
+  const described = new Map<string, string>()
+  const tmux = (...args: Array<string>) =>
+    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      execFile("tmux", ["-f", "/dev/null", "-L", w.socketName, ...args], { env: w.env, encoding: "utf8", timeout: 10_000 }, (error, stdout, stderr) =>
+        resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+      )
+    })
+  const startedServers: Array<string> = []
+  defer(() => {
+    for (const path of startedServers) spawnSync("tmux", ["-S", path, "kill-server"], { env: w.env })
+  })
+
+  const runOne = async ({ argument, variant, label, text }: { argument: string; variant: Variant; label: string; text: string }) => {
+    const where = `${tool.name}.${argument} (${variant.label}) with ${label}`
+    const sessions: Array<string> = []
+    const ctx: Ctx = {
+      w,
+      tmux,
+      scratch: async () => {
+        const made = await tmux("new-session", "-d", "-P", "-F", "#{session_id} #{window_id} #{pane_id}", "-x", "80", "-y", "24")
+        const [session_id = "", window_id = "", pane_id = ""] = made.stdout.trim().split(" ")
+        if (made.status !== 0 || pane_id === "") throw new Error(`tmux new-session failed: ${made.stderr}`)
+        sessions.push(session_id)
+        return { session_id, window_id, pane_id }
+      },
+      outFile: () => join(outputs, String(++counter)),
+      directory: (name) => {
+        const path = `${join(directories, String(++counter))}/${name}`
+        try {
+          mkdirSync(path, { recursive: true })
+        } catch {
+          // The file system refuses it (a name over 255 bytes): the tool must then refuse it too.
+        }
+        return path
+      },
+      call
+    }
+    try {
+      const args = await variant.args(ctx, text)
+      if (args === undefined) return
+      calls++
+      const sent = Object.fromEntries(Object.entries(args).filter(([key]) => !key.startsWith("_")))
+      const result = await call(tool.name, sent)
+      if (result.isError === true) {
+        const error = errorMeta(result)
+        const allowed = new Set(["invalid_input", ...(variant.allow ?? [])])
+        if (!allowed.has(error.code)) violations.push(`${where}: ${error.code}: ${error.text}`)
+        else if (error.code === "invalid_input" && variant.mustAccept?.(text) === true) {
+          violations.push(`${where}: refused a string it must accept: ${error.text}`)
+        }
+        return
+      }
+      accepted++
+      const value = structured(result)
+      if (tool.name === "start_server") startedServers.push(value.socket_path)
+      else if (argument === "socket_name" || argument === "socket_path") {
+        if (!REPORTS_DEAD_SOCKETS.has(tool.name)) violations.push(`${where}: succeeded on a socket where no server runs`)
+      }
+      if (tool.name === "create_session") sessions.push(value.session_id)
+      const wrong = await variant.readBack?.(ctx, text, value, args)
+      if (wrong !== undefined) violations.push(`${where}: ${wrong}`)
+    } finally {
+      for (const id of sessions) if (id !== baseSession) await tmux("kill-session", "-t", id)
+    }
+  }
+
+  const jobs = (plans: ReadonlyArray<{ readonly argument: string; readonly variant: Variant }>) =>
+    plans.flatMap(({ argument, variant }) => {
+      const call = ++counter
+      return hostileStrings((tag) => {
+        const path = join(markers, `${call}-${tag}`)
+        described.set(path, `${tool.name}.${argument} (${variant.label})`)
+        return path
+      }).map(({ label, text }) => ({ argument, variant, label, text }))
+    })
+  await inPool(jobs(generic), 8, runOne)
+  await inPool(jobs(specific), 4, runOne)
+
+  for (const path of startedServers.splice(0)) spawnSync("tmux", ["-S", path, "kill-server"], { env: w.env })
+  if (w.tmux("has-session", "-t", baseSession).status !== 0) violations.push(`${tool.name}: the base session is gone`)
+  const leftovers = lines(w.tmux("list-sessions", "-F", "#{session_id}").stdout).filter((id) => id !== baseSession)
+  if (leftovers.length > 0) violations.push(`${tool.name}: sessions left behind: ${leftovers.join(" ")}`)
+
+  // A positive control: a job tmux does run must leave its marker, so the absence of the others
+  // means something. tmux kills a client's format jobs when the client exits, so a job started by
+  // a short-lived client may or may not run: markers catch a leak only sometimes, which is why every
+  // stored text is also read back (an expanded `#{pane_pid}` or `#(...)` reads back differently).
+  // Here the client stays a moment, so the control job always runs (display-message -p runs none).
+  const control = join(w.tmpdir, "control")
+  w.tmuxOk("rename-session", "-t", baseSession, `base#(touch ${control})`, ";", "run-shell", "sleep 0.3")
+  await waitFor("tmux to run the control job", () => existsSync(control), 30_000)
+  for (const name of readdirSync(markers)) {
+    violations.push(`a command ran: marker ${name} from ${described.get(join(markers, name)) ?? "?"}`)
+  }
+  return { calls, accepted, violations }
+}
+
+/** Which tools the sweep covered, and how (printed once, for the record). */
+const coverage: Array<string> = []
+
+describe("no string argument of any tool makes tmux run anything, and stored text reads back exactly", () => {
+  it("the table has no entries for tools the registry lacks", () => {
+    const names = new Set(allTools.map((tool) => tool.name))
+    expect(Object.keys(CASES).filter((name) => !names.has(name))).toEqual([])
+  })
+
+  for (const tool of allTools) {
+    it(
+      tool.name,
+      async () => {
+        const sweep = await sweepTool(world(), tool)
+        expect(sweep.violations).toEqual([])
+        // Every tool has at least the socket arguments (list_servers its paths) to sweep.
+        expect(sweep.calls).toBeGreaterThan(0)
+        // Where some text must be taken, some was: the sweep did not test refusals only.
+        const mustTakeSome = Object.values(CASES[tool.name]?.strings ?? {}).some((variants) => variants.some((v) => v.mustAccept))
+        if (mustTakeSome) expect(sweep.accepted).toBeGreaterThan(0)
+        coverage.push(`${tool.name}: ${sweep.calls} calls, ${sweep.accepted} accepted`)
+      },
+      300_000
+    )
+  }
+
+  it("the sweep catches a tool that hands a name to tmux without literalizing it", async () => {
+    const unsafe = defineTool({
+      name: "unsafe_rename_window",
+      title: "Rename a window, unsafely",
+      description: "Test double: passes the name to rename-window as it is, so tmux expands formats in it.",
+      tier: "mutating",
+      hints: { idempotent: true },
+      input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...socketArguments }),
+      output: Schema.Struct({ window_id: Schema.String, window_name: Schema.String }),
+      handler: (input) =>
+        Effect.gen(function* () {
+          const socket = yield* (yield* SocketResolver).resolve(input)
+          yield* (yield* Tmux).run(socket, [["rename-window", "-t", input.window_id, "--", input.name]])
+          return { window_id: input.window_id, window_name: input.name }
+        })
+    })
+    const sweep = await sweepTool(world(), unsafe, { tools: [unsafe], cases: { unsafe_rename_window: CASES.rename_window! } })
+    const caught = (label: string) => sweep.violations.some((v) => v.startsWith(`unsafe_rename_window.name (window name) with ${label}:`))
+    expect(caught("#{pane_pid}")).toBe(true)
+    expect(caught("#(job)")).toBe(true)
+    expect(caught("##")).toBe(true)
+    // The same table entry passes for the real tool (its own test above): the difference is literalization.
+    expect(caught("unicode")).toBe(false)
+  }, 300_000)
+
+  afterAll(() => {
+    if (coverage.length > 0) process.stderr.write(`literalization sweep:\n  ${coverage.join("\n  ")}\n`)
+  })
+})
