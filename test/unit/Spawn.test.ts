@@ -1,15 +1,26 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterEach, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { resolveStartDirectory, spawnArguments } from "../../src/operations/Spawn.js"
+
+const made: Array<string> = []
+/** A fresh directory under the system tmpdir, removed after the test. */
+const tempDirectory = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
 
 describe("resolveStartDirectory", () => {
   it.effect("expands ~, resolves relative paths against the working directory, and requires a directory", () =>
     Effect.gen(function* () {
       expect(yield* resolveStartDirectory("~")).toBe(homedir())
-      const dir = mkdtempSync(join(tmpdir(), "etm-spawn-"))
+      const dir = tempDirectory("etm-spawn-")
       expect(yield* resolveStartDirectory(relative(process.cwd(), dir))).toBe(dir)
       const missing = yield* Effect.flip(resolveStartDirectory(join(dir, "nope")))
       expect(missing).toMatchObject({ _tag: "InvalidInput" })
@@ -23,7 +34,7 @@ describe("resolveStartDirectory", () => {
 describe("spawnArguments", () => {
   it.effect("literalizes the start directory for tmux's format expansion", () =>
     Effect.gen(function* () {
-      const dir = mkdtempSync(join(tmpdir(), "etm-#{pane_pid}-"))
+      const dir = tempDirectory("etm-#{pane_pid}-")
       const { flags } = yield* spawnArguments({ startDirectory: dir })
       expect(flags).toEqual(["-c", dir.replaceAll("#", "##")])
     })
