@@ -43,10 +43,12 @@ export const environmentArgument = optional(
   "Environment variables for the new process, as an object of strings (or that object as a JSON string). Values are visible to anyone who can inspect processes or run show-environment: pass references to secrets, not secrets."
 )
 
-export const startDirectoryArgument = optional(
-  Schema.String,
-  "Directory to start in; must exist. `~` expands; a relative path resolves against the MCP server's working directory."
-)
+/** The start directory argument; `fallback` says where the process starts when it is omitted. */
+export const startDirectoryArgument = (fallback: string) =>
+  optional(
+    Schema.String,
+    `Directory to start in; must exist. \`~\` expands; a relative path resolves against the MCP server's working directory. Default: ${fallback}.`
+  )
 
 export const suppressHistoryArgument = optional(
   Schema.Boolean,

@@ -31,7 +31,7 @@ const SplitSize = Schema.Union(
 
 /** The arguments every tool that starts a process shares, and their mapping onto a SpawnRequest. */
 const spawnInputs = {
-  start_directory: startDirectoryArgument,
+  start_directory: startDirectoryArgument("this MCP server's working directory (tmux's own default)"),
   environment: environmentArgument,
   suppress_persistent_history: suppressHistoryArgument,
   command: commandArgument
@@ -171,10 +171,7 @@ export const splitWindowTool = defineTool({
     size: optional(SplitSize),
     detached: detachedArgument("the window's active pane"),
     ...spawnInputs,
-    start_directory: optional(
-      Schema.String,
-      "Directory to start in; must exist. `~` expands; a relative path resolves against the MCP server's working directory. Default: the split pane's current directory."
-    ),
+    start_directory: startDirectoryArgument("the split pane's current directory"),
     generation: generationArgument,
     ...socketArguments
   }),
@@ -205,10 +202,7 @@ export const respawnPaneTool = defineTool({
     pane_id: PaneId,
     kill: optional(Schema.Boolean, "Kill the pane's running process first. Default true."),
     ...spawnInputs,
-    start_directory: optional(
-      Schema.String,
-      "Directory to start in; must exist. `~` expands; a relative path resolves against the MCP server's working directory. Default: the pane's start directory."
-    ),
+    start_directory: startDirectoryArgument("the pane's start directory"),
     generation: generationArgument,
     ...socketArguments
   }),
