@@ -15,13 +15,13 @@ import { InvocationContext } from "./services/InvocationContext.js"
 import { Ownership } from "./services/Ownership.js"
 import { Policy } from "./services/Policy.js"
 import { SocketResolver } from "./services/SocketResolver.js"
-import { TmuxExec } from "./tmux/TmuxExec.js"
+import { TmuxLive } from "./tmux/TmuxLive.js"
 import { allTools } from "./tools/registry.js"
 import { VERSION } from "./Version.js"
 
 const liveLayer = (config: ConfigShape) =>
   Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.layer).pipe(
-    Layer.provideMerge(TmuxExec.layer),
+    Layer.provideMerge(TmuxLive.layer),
     Layer.provideMerge(Config.layer(config))
   )
 

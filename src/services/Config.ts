@@ -12,6 +12,10 @@ import * as Layer from "effect/Layer"
 export const SAFETY_LEVELS = ["readonly", "mutating", "destructive"] as const
 export type SafetyLevel = (typeof SAFETY_LEVELS)[number]
 
+/** How commands reach tmux: a persistent control-mode client per server, or a process per call. */
+export const TRANSPORTS = ["control", "exec"] as const
+export type Transport = (typeof TRANSPORTS)[number]
+
 export interface ConfigShape {
   /** Default `-L` name (LIBTMUX_SOCKET / --socket-name). */
   readonly socketName: string | undefined
@@ -23,6 +27,8 @@ export interface ConfigShape {
   /** A tmux config file passed as `-f` (only read when a server starts); tests use /dev/null. */
   readonly tmuxConfigFile: string | undefined
   readonly safety: SafetyLevel
+  /** LIBTMUX_MCP_TRANSPORT / --transport (default control). */
+  readonly transport: Transport
   readonly allowServerStart: boolean
   readonly suppressHistory: boolean
   /** Ceiling for blocking waits, in seconds, already clamped to [1, 120]. */
@@ -53,6 +59,7 @@ export interface ConfigFlags {
   readonly tmuxBin?: string
   readonly tmuxConfigFile?: string
   readonly safety?: string
+  readonly transport?: string
   readonly allowServerStart?: string
   readonly suppressHistory?: string
   readonly waitMaxSeconds?: string
@@ -128,6 +135,16 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Co
       )
     }
 
+    const transportRaw = pick(flags.transport, "--transport", env.LIBTMUX_MCP_TRANSPORT, "LIBTMUX_MCP_TRANSPORT")
+    const transport = transportRaw?.value ?? "control"
+    if (!(TRANSPORTS as ReadonlyArray<string>).includes(transport)) {
+      return yield* Either.left(
+        new ConfigError({
+          message: `${transportRaw?.source} must be one of ${TRANSPORTS.join(", ")} (got ${JSON.stringify(transport)}).`
+        })
+      )
+    }
+
     const allowRaw = pick(flags.allowServerStart, "--allow-server-start", env.LIBTMUX_ALLOW_SERVER_START, "LIBTMUX_ALLOW_SERVER_START")
     const allowServerStart = allowRaw === undefined ? false : yield* parseBoolean(allowRaw.value, allowRaw.source)
 
@@ -158,6 +175,7 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Co
       tmuxBin: pick(flags.tmuxBin, "--tmux", env.LIBTMUX_TMUX_BIN, "LIBTMUX_TMUX_BIN")?.value ?? "tmux",
       tmuxConfigFile: pick(flags.tmuxConfigFile, "--tmux-config", env.LIBTMUX_TMUX_CONFIG, "LIBTMUX_TMUX_CONFIG")?.value,
       safety: safety as SafetyLevel,
+      transport: transport as Transport,
       allowServerStart,
       suppressHistory,
       waitMaxSeconds,

@@ -1,0 +1,15 @@
+/**
+ * The live `Tmux` layer the configuration asks for: `TmuxControl` (default) or `TmuxExec`.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Config } from "../services/Config.js"
+import type { Tmux } from "./Tmux.js"
+import { TmuxControl } from "./TmuxControl.js"
+import { TmuxExec } from "./TmuxExec.js"
+
+export const TmuxLive = {
+  layer: Layer.unwrapEffect(
+    Effect.map(Config, (config) => (config.transport === "control" ? TmuxControl.layer : TmuxExec.layer))
+  ) satisfies Layer.Layer<Tmux, never, Config>
+}
