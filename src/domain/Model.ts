@@ -33,7 +33,7 @@ export const Session = Schema.Struct({
   session_name: Schema.String,
   window_count: NonNegativeInt,
   session_attached: NonNegativeInt.annotations({
-    description: "Clients attached to the session, as tmux counts them (control-mode clients included)."
+    description: "Clients attached to the session, as tmux counts them, except control-mode clients that take no pane output (such as this server's own connection)."
   }),
   session_created: NonNegativeInt.annotations({ description: "Creation time, Unix seconds." }),
   active_window_id: WindowId,

@@ -5,14 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import { byNumericId } from "../domain/Ids.js"
-import { NotFound, type TmuxError } from "../domain/Errors.js"
+import { type Failed, NotFound, type TmuxError } from "../domain/Errors.js"
 import type { Pane, PaneDetail, ServerIdentity, Session, Window } from "../domain/Model.js"
 import { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import type * as Format from "../tmux/Format.js"
 import { clientRecord, paneRecord, placementRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "./Query.js"
 
 export interface Listing<A> {
   readonly server: ServerIdentity
@@ -51,12 +51,45 @@ export const dedupeBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string): 
   })
 }
 
+/** Lists the sessions, with the clients that `decodeSessions` needs to count attachments. */
+export const sessionsCommands = (marks: Format.Marks): ReadonlyArray<TmuxCommand> => [
+  ["list-sessions", "-F", sessionRecord.format(marks)],
+  clientsCommand(marks)
+]
+
+/**
+ * A control-mode client that takes no pane output (ours, attached with `no-output`) watches
+ * nothing; it is left out of attachment counts so they read as they would without it.
+ */
+const isInvisibleClient = (flags: string): boolean => {
+  const list = flags.split(",")
+  return list.includes("control-mode") && list.includes("no-output")
+}
+
+/** Session rows from `sessionsCommands` output, in session-id order, attachment counts corrected. */
+export const decodeSessions = (output: Format.ParsedOutput): Effect.Effect<Array<Session>, Failed> =>
+  Effect.gen(function* () {
+    const invisible = (yield* decode(clientRecord, output)).filter((client) => isInvisibleClient(client.flags))
+    const rows = yield* decode(sessionRecord, output)
+    return rows
+      .map(
+        (row): Session => ({
+          ...row,
+          session_attached: Math.max(
+            0,
+            row.session_attached - invisible.filter((client) => client.session_id === row.session_id).length
+          )
+        })
+      )
+      .sort(byNumericId("session_id"))
+  })
+
 export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
   Effect.gen(function* () {
-    const output = yield* query(socket, (m) => [serverIdentityCommand(m), ["list-sessions", "-F", sessionRecord.format(m)]])
+    // queryTree: list-clients answers "no current target" on a server without sessions.
+    const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m)])
     const server = yield* decodeServerIdentity(output)
-    const rows = yield* decode(sessionRecord, output)
-    return { server, items: (rows as Array<Session>).sort(byNumericId("session_id")) }
+    return { server, items: yield* decodeSessions(output) }
   })
 
 /** Windows, in window-id order. A window linked into several sessions appears once per session. */

@@ -96,7 +96,9 @@ export const listServers = (
       sockets,
       (path) => {
         const socket = resolver.fromPath(path)
-        return query(socket, (m) => [serverIdentityCommand(m), ["list-sessions", "-F", sessionRecord.format(m)]]).pipe(
+        return query(socket, (m) => [serverIdentityCommand(m), ["list-sessions", "-F", sessionRecord.format(m)]], {
+          oneOff: true
+        }).pipe(
           Effect.flatMap((output) =>
             Effect.all([decodeServerIdentity(output), decode(sessionRecord, output)]).pipe(
               Effect.map(

@@ -16,9 +16,9 @@ import type { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
 import { literalizeFormat } from "../tmux/Literal.js"
-import { paneRecord, placementRecord, sessionIdRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
+import { paneRecord, placementRecord, sessionIdRecord, windowRecord } from "../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
-import { clientsCommand, toPanes } from "./Hierarchy.js"
+import { clientsCommand, decodeSessions, sessionsCommands, toPanes } from "./Hierarchy.js"
 import { checkName, storedExactly } from "./Names.js"
 import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "./Query.js"
 
@@ -83,10 +83,10 @@ export const renameSession = (
     const target = { kind: "session", id: sessionId } as const
     const output = yield* queryTree(
       socket,
-      (m) => [["rename-session", "-t", sessionId, "--", literalizeFormat(name)], ["list-sessions", "-F", sessionRecord.format(m)]],
+      (m) => [["rename-session", "-t", sessionId, "--", literalizeFormat(name)], ...sessionsCommands(m)],
       target
     )
-    const found = (yield* decode(sessionRecord, output)).find((session) => session.session_id === sessionId)
+    const found = (yield* decodeSessions(output)).find((session) => session.session_id === sessionId)
     if (found === undefined) return yield* notFound(socket, target)
     yield* storedExactly("session name", name, found.session_name)
     return found as Session

@@ -18,6 +18,11 @@ export interface RunOptions {
    * tmux's `-N`, so no read or mutation can bring a server into existence as a side effect.
    */
   readonly startServer?: boolean
+  /**
+   * A single glance at this server (e.g. listing every server): a persistent transport uses its
+   * connection if it has one but does not set one up for this call.
+   */
+  readonly oneOff?: boolean
   /** Overrides the configured per-invocation deadline. */
   readonly timeout?: Duration.DurationInput
 }

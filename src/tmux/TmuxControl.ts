@@ -1,3 +1,274 @@
-/** Placeholder while the control-mode transport is written: spawn per call. */
-import { TmuxExec } from "./TmuxExec.js"
-export const TmuxControl = { layer: TmuxExec.layer }
+/**
+ * The persistent live layer of `Tmux`: one control-mode client per server, commands sent over it
+ * (about 0.5 ms per command list instead of a process spawn).
+ *
+ * What a person sees does not change: the client attaches with `ignore-size` (it never resizes a
+ * window) and `no-output` (tmux sends it no pane output), to the session tmux itself would pick (the
+ * most recently used, so "last session" stays what it was); our outputs leave such clients out of
+ * attachment counts. It never creates a session; where it would keep one alive
+ * (`destroy-unattached`) or keep the server alive (`exit-unattached`) it is not used.
+ *
+ * Falls back to a process per call (`TmuxExec`) when there is no server or no session to attach to
+ * (retrying the attach later), for calls that may start a server, and for command lists that can
+ * close the client's own session (kill, move, detach): the client would be detached in the middle of
+ * them. When the server restarts the client sees end of input and the next call attaches anew. The
+ * layer's finalizer detaches every client.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Failed, type TmuxError } from "../domain/Errors.js"
+import { Config, type ConfigShape } from "../services/Config.js"
+import type { ResolvedSocket } from "../services/SocketResolver.js"
+import { classifyFailure } from "./Classify.js"
+import { ControlClient, ControlClientLost } from "./ControlClient.js"
+import { type Block, blockOutput } from "./ControlProtocol.js"
+import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
+import { invocationArgv, TmuxExec } from "./TmuxExec.js"
+
+/**
+ * Commands sent by spawn instead: they can detach the control client mid-list (its session or the
+ * server closes), or block the client's queue (`wait-for`).
+ */
+const SPAWN_ONLY = new Set([
+  "kill-server",
+  "kill-session",
+  "kill-window",
+  "kill-pane",
+  "unlink-window",
+  "move-window",
+  "move-pane",
+  "join-pane",
+  "break-pane",
+  "detach-client",
+  "wait-for",
+  "start-server"
+])
+
+/** After a failed attach (no server, no session), calls spawn for this long before trying again. */
+const REATTACH_AFTER_MS = 1000
+/** A server whose options make our client keep things alive is not attached to for this long. */
+const UNSUITABLE_FOR_MS = 10_000
+
+/** The flags that make the client invisible: no resizing, no pane output. */
+export const CONTROL_CLIENT_FLAGS = "ignore-size,no-output"
+
+const SUITABILITY_FORMAT = "#{destroy-unattached}#{exit-unattached}"
+
+interface Attempt {
+  readonly result: Promise<ControlClient | undefined>
+  readonly abort: AbortController
+  /** Calls waiting for it; when the last one is interrupted the attempt is abandoned. */
+  waiters: number
+}
+
+interface Slot {
+  client: ControlClient | undefined
+  attaching: Attempt | undefined
+  /** Epoch ms before which no attach is tried. */
+  notBefore: number
+}
+
+const attachArgv = (config: ConfigShape, socket: ResolvedSocket): Array<string> => [
+  "-C",
+  ...invocationArgv(config, socket, [["attach-session", "-f", CONTROL_CLIENT_FLAGS]], false)
+]
+
+export const makeTmuxControl = Effect.gen(function* () {
+  const config = yield* Config
+  const exec = yield* TmuxExec.make
+  const slots = new Map<string, Slot>()
+
+  const slotFor = (socket: ResolvedSocket): Slot => {
+    let slot = slots.get(socket.path)
+    if (slot === undefined) {
+      slot = { client: undefined, attaching: undefined, notBefore: 0 }
+      slots.set(socket.path, slot)
+    }
+    return slot
+  }
+
+  /** Attaches a client, then checks that keeping it attached changes nothing for anybody. */
+  const attach = async (socket: ResolvedSocket, slot: Slot, signal: AbortSignal): Promise<ControlClient | undefined> => {
+    let client: ControlClient
+    try {
+      client = await ControlClient.connect({
+        bin: config.tmuxBin,
+        argv: attachArgv(config, socket),
+        env: config.tmuxEnvironment,
+        connectTimeoutMs: config.commandTimeoutMs,
+        signal
+      })
+    } catch {
+      if (!signal.aborted) slot.notBefore = Date.now() + REATTACH_AFTER_MS
+      return undefined
+    }
+    const check = await client
+      .request([["display-message", "-p", SUITABILITY_FORMAT]])
+      .reply.then((blocks) => blockOutput(blocks).trim(), () => undefined)
+    if (check !== "00") {
+      slot.notBefore = Date.now() + (check === undefined ? REATTACH_AFTER_MS : UNSUITABLE_FOR_MS)
+      await client.close()
+      return undefined
+    }
+    return client
+  }
+
+  const startAttempt = (socket: ResolvedSocket, slot: Slot): Attempt => {
+    const abort = new AbortController()
+    const attempt: Attempt = {
+      abort,
+      waiters: 0,
+      result: attach(socket, slot, abort.signal).then((client) => {
+        if (slot.attaching === attempt) slot.attaching = undefined
+        // Closed while attaching (the layer shut down): do not keep it.
+        if (client !== undefined && slots.get(socket.path) !== slot) void client.close()
+        else slot.client = client
+        return client
+      })
+    }
+    return attempt
+  }
+
+  /**
+   * The live client for a socket, attaching one if allowed; undefined means "spawn this call".
+   * Interrupting the wait is immediate; an attach that no call waits for any more is abandoned.
+   */
+  const clientFor = (socket: ResolvedSocket): Effect.Effect<ControlClient | undefined> =>
+    Effect.async((resume) => {
+      const slot = slotFor(socket)
+      if (slot.client?.alive === true) return resume(Effect.succeed(slot.client))
+      slot.client = undefined
+      if (slot.attaching === undefined) {
+        if (Date.now() < slot.notBefore) return resume(Effect.succeed(undefined))
+        slot.attaching = startAttempt(socket, slot)
+      }
+      const attempt = slot.attaching
+      attempt.waiters++
+      let waiting = true
+      void attempt.result.then((client) => {
+        if (!waiting) return
+        waiting = false
+        attempt.waiters--
+        resume(Effect.succeed(client))
+      })
+      return Effect.sync(() => {
+        if (!waiting) return
+        waiting = false
+        if (--attempt.waiters === 0) attempt.abort.abort()
+      })
+    })
+
+  const spawnCall: TmuxShape["run"] = (socket, commands, options) =>
+    exec.run(socket, commands, options).pipe(
+      // A session may exist now: let the next call try to attach at once.
+      Effect.tap(() =>
+        Effect.sync(() => {
+          if (options?.startServer === true || commands.some((command) => command[0] === "new-session")) {
+            slotFor(socket).notBefore = 0
+          }
+        })
+      )
+    )
+
+  const send = (
+    socket: ResolvedSocket,
+    client: ControlClient,
+    commands: ReadonlyArray<TmuxCommand>,
+    timeout: Duration.Duration
+  ): Effect.Effect<string, TmuxError | ControlClientLost> => {
+    const description = describeCommands(commands)
+    return Effect.async<ReadonlyArray<Block>, ControlClientLost>((resume) => {
+      const { reply, abandon } = client.request(commands)
+      reply.then(
+        (blocks) => resume(Effect.succeed(blocks)),
+        (error: ControlClientLost) => resume(Effect.fail(error))
+      )
+      return Effect.sync(abandon)
+    }).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () => {
+          // The client's queue is stuck behind this request: drop the client; the next call attaches anew.
+          client.destroy("a request timed out")
+          return new Failed({ command: description, reason: "timeout", exitCode: null, stderr: `no answer within ${Duration.format(timeout)}` })
+        }
+      }),
+      Effect.flatMap((blocks) => {
+        const last = blocks[blocks.length - 1]
+        return last === undefined || last.ok
+          ? Effect.succeed(blockOutput(blocks))
+          : Effect.fail(
+              classifyFailure({ stderr: `${last.lines.join("\n")}\n`, exitCode: 1, socketLabel: socket.label, command: description })
+            )
+      })
+    )
+  }
+
+  const run: TmuxShape["run"] = (socket, commands, options = {}) => {
+    if (
+      options.startServer === true ||
+      commands.some((command) => SPAWN_ONLY.has(command[0] ?? "") || command.some((arg) => arg.includes("\0")))
+    ) {
+      return spawnCall(socket, commands, options)
+    }
+    const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
+    const deadline = Date.now() + Duration.toMillis(timeout)
+    const existing = slots.get(socket.path)?.client
+    const client = options.oneOff === true ? Effect.succeed(existing?.alive === true ? existing : undefined) : clientFor(socket)
+    return client.pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () =>
+          new Failed({
+            command: describeCommands(commands),
+            reason: "timeout",
+            exitCode: null,
+            stderr: `tmux did not accept a control-mode client within ${Duration.format(timeout)}`
+          })
+      }),
+      Effect.flatMap((client) => {
+        // What the wait for the attach left of this call's deadline.
+        const remaining = Duration.millis(Math.max(1, deadline - Date.now()))
+        if (client === undefined) return spawnCall(socket, commands, { ...options, timeout: remaining })
+        return send(socket, client, commands, remaining).pipe(
+          Effect.catchIf(
+            (error): error is ControlClientLost => error instanceof ControlClientLost,
+            (lost) =>
+              // The client went away before tmux ran anything (server exiting, session closed): spawn.
+              lost.sent
+                ? Effect.fail(
+                    new Failed({
+                      command: describeCommands(commands),
+                      reason: "exit",
+                      exitCode: null,
+                      stderr: `${lost.reason}; the commands may have run in part`
+                    })
+                  )
+                : spawnCall(socket, commands, { ...options, timeout: remaining })
+          )
+        )
+      }),
+      Effect.withSpan("Tmux.run", { attributes: { commands: describeCommands(commands), transport: "control" } })
+    )
+  }
+
+  yield* Effect.addFinalizer(() =>
+    Effect.promise(async () => {
+      const open = [...slots.values()]
+      slots.clear()
+      for (const slot of open) slot.attaching?.abort.abort()
+      await Promise.all(open.map((slot) => slot.client?.close()))
+    })
+  )
+
+  return Tmux.of({ run })
+})
+
+/** `Tmux` over persistent control-mode clients (falling back to a process per call). */
+export const TmuxControl = {
+  make: makeTmuxControl,
+  layer: Layer.scoped(Tmux, makeTmuxControl).pipe(
+    Layer.provide(TmuxExec.processes)
+  ) satisfies Layer.Layer<Tmux, never, Config>
+}

@@ -116,11 +116,12 @@ export const makeTmuxExec = Effect.gen(function* () {
   return Tmux.of({ run })
 })
 
+/** What `makeTmuxExec` needs besides `Config`: Node's process executor. */
+const processes = NodeCommandExecutor.layer.pipe(Layer.provide(NodeFileSystem.layer))
+
 /** `Tmux` over one process per invocation. The layer needs only `Config`; it brings its own executor. */
 export const TmuxExec = {
   make: makeTmuxExec,
-  layer: Layer.effect(Tmux, makeTmuxExec).pipe(
-    Layer.provide(NodeCommandExecutor.layer),
-    Layer.provide(NodeFileSystem.layer)
-  ) satisfies Layer.Layer<Tmux, never, Config>
+  processes,
+  layer: Layer.effect(Tmux, makeTmuxExec).pipe(Layer.provide(processes)) satisfies Layer.Layer<Tmux, never, Config>
 }

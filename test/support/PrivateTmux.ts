@@ -17,6 +17,7 @@ import { Ownership } from "../../src/services/Ownership.js"
 import { Policy } from "../../src/services/Policy.js"
 import { SocketResolver } from "../../src/services/SocketResolver.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
+import { TmuxControl } from "../../src/tmux/TmuxControl.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
 
 export interface PrivateTmux {
@@ -40,11 +41,19 @@ export interface PrivateTmux {
   readonly dispose: () => void
 }
 
+/**
+ * The live transport tests run on: ETM_TEST_TRANSPORT=exec|control (default control, the server's
+ * default). The integration suite runs once per transport (see vitest.config.ts).
+ */
+export const testTransport: "exec" | "control" = process.env.ETM_TEST_TRANSPORT === "exec" ? "exec" : "control"
+
+export const defaultTmuxLayer: Layer.Layer<Tmux, never, Config> = testTransport === "exec" ? TmuxExec.layer : TmuxControl.layer
+
 /** Every service a tool needs over a given tmux layer (audit silenced), as main.ts composes them. */
 export const servicesLayer = <Extra = never>(
   config: ConfigShape,
   // Extra carries what a fake transport adds (e.g. FakeTmuxState) through to the test.
-  tmuxLayer: Layer.Layer<Tmux | Extra, never, Config> = TmuxExec.layer as Layer.Layer<Tmux | Extra, never, Config>
+  tmuxLayer: Layer.Layer<Tmux | Extra, never, Config> = defaultTmuxLayer as Layer.Layer<Tmux | Extra, never, Config>
 ): Layer.Layer<ServerServices | Extra> =>
   Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
     Layer.provideMerge(tmuxLayer),

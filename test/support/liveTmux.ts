@@ -135,8 +135,13 @@ const startClient = async (world: PrivateTmux, spawnClient: () => ChildProcess, 
  * A person's client: `tmux attach` inside a pseudo-terminal made by util-linux `script`, stdin
  * kept open by a pipe. Resolves once the server lists the client.
  */
-export const attachTerminalClient = (world: PrivateTmux, session: string): Promise<Client> => {
-  const attach = `tmux -f /dev/null -L ${world.socketName} attach -t ${session}`
+export const attachTerminalClient = (
+  world: PrivateTmux,
+  session: string,
+  size?: { readonly columns: number; readonly rows: number }
+): Promise<Client> => {
+  const resize = size === undefined ? "" : `stty cols ${size.columns} rows ${size.rows}; `
+  const attach = `${resize}tmux -f /dev/null -L ${world.socketName} attach -t ${session}`
   const spawnClient = () =>
     spawn("script", ["-qfc", attach, "/dev/null"], { env: world.env, stdio: ["pipe", "ignore", "ignore"] })
   return startClient(world, spawnClient, false)
