@@ -1,0 +1,657 @@
+/**
+ * Round trips per tool call, on real tmux. Every tool is called with valid arguments over a
+ * `RecordingTmux` layer, and the test pins exactly how many tmux invocations the call made and which
+ * commands each one held. A read must cost one invocation whatever the size of the tree, so every
+ * read variant runs in a one-pane world and in a world of 3 sessions x 10 windows with split panes.
+ * An extra round trip, a lost one or a new tool without a pinned count fails here.
+ */
+import { spawnSync } from "node:child_process"
+import * as Effect from "effect/Effect"
+import * as SchemaAST from "effect/SchemaAST"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { generationOf } from "../../src/domain/Model.js"
+import { callTool } from "../../src/mcp/CallTool.js"
+import { RecordingTmux, TmuxRecorder } from "../../src/tmux/RecordingTmux.js"
+import { allTools } from "../../src/tools/registry.js"
+import { defaultTmuxLayer, makePrivateTmux, type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
+import { callerEnv, serverIdentity, useWorlds } from "../support/liveTmux.js"
+import { errorMeta, okResult, toolNamed } from "../support/runTool.js"
+
+const { world, defer } = useWorlds()
+
+/**
+ * The live transport under the recorder: the suite's own (ETM_TEST_TRANSPORT). The counts are `run`
+ * calls, so they must be the same on every transport.
+ */
+const innerTmuxLayer = defaultTmuxLayer
+
+type Names = ReadonlyArray<ReadonlyArray<string>>
+
+/** The ids a call is made with, found in the world it runs in. */
+interface Targets {
+  readonly session_id: string
+  readonly session_name: string
+  readonly window_id: string
+  readonly pane_id: string
+  /** The pane a caller (an MCP server inside tmux) runs in, for the variants that default to it. */
+  readonly caller_pane: string
+}
+
+interface Case {
+  readonly tool: string
+  readonly variant: string
+  readonly args: (targets: Targets, w: PrivateTmux) => Record<string, unknown>
+  /** The command names of each invocation, in order. */
+  readonly names: Names
+  /** startServer per invocation; default all false. */
+  readonly startServer?: ReadonlyArray<boolean>
+  /** Run as if this MCP server ran inside tmux, in `targets.caller_pane`. */
+  readonly caller?: boolean
+  /** The invocations run concurrently: their order is not pinned, their set is. */
+  readonly concurrent?: boolean
+  /** The call fails with this error code (its round trips are pinned all the same). */
+  readonly error?: string
+}
+
+const label = (w: PrivateTmux) => `${w.socketName} (${w.socketPath})`
+
+const lines = (text: string) => text.split("\n").filter((line) => line !== "")
+
+/** One tool call over a recording layer: the result and every invocation it made. */
+const measure = (w: PrivateTmux, name: string, args: Record<string, unknown>, env?: Record<string, string>) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const result = yield* callTool(toolNamed(name), args)
+      const invocations = yield* (yield* TmuxRecorder).invocations
+      return { result, invocations }
+    }).pipe(
+      Effect.provide(
+        servicesLayer<TmuxRecorder>(
+          w.config({ ...(env === undefined ? {} : { env }), flags: { safety: "destructive" } }),
+          RecordingTmux.layer(innerTmuxLayer)
+        )
+      )
+    )
+  )
+
+const sorted = (names: Names): Names => [...names].sort((a, b) => a.join(" ").localeCompare(b.join(" ")))
+
+/** Calls the case's tool once and checks every recorded invocation against the pinned ones. */
+const check = async (w: PrivateTmux, targets: Targets, c: Case): Promise<void> => {
+  const env = c.caller === true ? callerEnv(w, targets.caller_pane) : undefined
+  const { result, invocations } = await measure(w, c.tool, c.args(targets, w), env)
+  if (c.error === undefined) okResult(result)
+  else expect(errorMeta(result).code).toBe(c.error)
+  const names = invocations.map((invocation) => invocation.commands)
+  expect(c.concurrent === true ? sorted(names) : names).toEqual(c.concurrent === true ? sorted(c.names) : c.names)
+  expect(invocations.map((invocation) => invocation.startServer)).toEqual(c.startServer ?? c.names.map(() => false))
+  expect([...new Set(invocations.map((invocation) => invocation.socket))]).toEqual(invocations.length === 0 ? [] : [label(w)])
+}
+
+const title = (c: Case) => `${c.tool} (${c.variant}): ${c.names.length} x ${JSON.stringify(c.names)}`
+
+// The read-back lists the operations share.
+/** listSessions: the clients correct the attachment counts. */
+const SESSIONS = ["display-message", "list-sessions", "list-clients"]
+/** listServers' probe of one socket (where_am_i counts the servers with it too). */
+const SERVER = ["display-message", "list-sessions"]
+const WINDOWS = ["display-message", "list-windows"]
+const PANES = ["display-message", "list-panes", "list-clients"]
+const PROBE = ["display-message"]
+/** runTree's second try on "no current target": identity and session ids, to tell an empty server. */
+const EMPTY_RETRY = ["display-message", "list-sessions"]
+
+/**
+ * Every read variant. Some cost more than one invocation today: where_am_i probes the socket and
+ * lists the servers separately; a default to the caller's own pane looks the pane up first; a
+ * session given by name is looked up before its environment is read.
+ */
+const READS: ReadonlyArray<Case> = [
+  { tool: "where_am_i", variant: "outside tmux", args: () => ({}), names: [PROBE, SERVER], concurrent: true },
+  {
+    tool: "where_am_i",
+    variant: "inside tmux",
+    args: () => ({}),
+    caller: true,
+    names: [["display-message", "list-panes"], PROBE, SERVER],
+    concurrent: true
+  },
+  { tool: "list_servers", variant: "one server", args: () => ({}), names: [SERVER] },
+  { tool: "get_server_info", variant: "live server", args: () => ({}), names: [["display-message", "list-panes"]] },
+  { tool: "list_sessions", variant: "all", args: () => ({}), names: [SESSIONS] },
+  { tool: "get_session_info", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [SESSIONS] },
+  { tool: "get_session_info", variant: "session_name", args: (t) => ({ session_name: t.session_name }), names: [SESSIONS] },
+  { tool: "get_session_info", variant: "caller's session", args: () => ({}), caller: true, names: [PANES, SESSIONS] },
+  { tool: "list_windows", variant: "server", args: () => ({}), names: [WINDOWS] },
+  { tool: "list_windows", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [WINDOWS] },
+  { tool: "get_window_info", variant: "window_id", args: (t) => ({ window_id: t.window_id }), names: [["list-windows"]] },
+  { tool: "get_window_info", variant: "caller's window", args: () => ({}), caller: true, names: [PANES, ["list-windows"]] },
+  { tool: "list_panes", variant: "server", args: () => ({}), names: [PANES] },
+  { tool: "list_panes", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [PANES] },
+  { tool: "list_panes", variant: "window_id", args: (t) => ({ window_id: t.window_id }), names: [PANES] },
+  { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [PANES] },
+  { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [PANES] },
+  { tool: "capture_pane", variant: "screen", args: (t) => ({ pane_id: t.pane_id }), names: [["capture-pane"]] },
+  {
+    tool: "capture_pane",
+    variant: "history, joined",
+    args: (t) => ({ pane_id: t.pane_id, start: "-", end: -1, join_wrapped: true, max_lines: 10 }),
+    names: [["capture-pane"]]
+  },
+  { tool: "show_environment", variant: "global", args: () => ({ global: true }), names: [["show-environment"]] },
+  { tool: "show_environment", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [["show-environment"]] },
+  {
+    tool: "show_environment",
+    variant: "session_id, one name",
+    args: (t) => ({ session_id: t.session_id, name: "ETM_UNSET" }),
+    names: [["show-environment"]]
+  },
+  {
+    tool: "show_environment",
+    variant: "session_name",
+    args: (t) => ({ session_name: t.session_name }),
+    names: [SESSIONS, ["show-environment"]]
+  },
+  { tool: "show_environment", variant: "caller's session", args: () => ({}), caller: true, names: [PANES, ["show-environment"]] }
+]
+
+const generationIn = (w: PrivateTmux) => {
+  const { pid, startTime } = serverIdentity(w)
+  return generationOf({ pid, start_time: startTime })
+}
+
+const targetsOf = (w: PrivateTmux, target: string, callerPane: string): Targets => {
+  const [session_id = "", session_name = "", window_id = "", pane_id = ""] = w
+    .tmuxOk("display-message", "-p", "-t", target, "#{session_id}\t#{session_name}\t#{window_id}\t#{pane_id}")
+    .trimEnd()
+    .split("\t")
+  return { session_id, session_name, window_id, pane_id, caller_pane: callerPane }
+}
+
+/** Runs `commands` as one tmux command list (`;`-joined), to build a world quickly. */
+const tmuxList = (w: PrivateTmux, commands: ReadonlyArray<ReadonlyArray<string>>) =>
+  w.tmuxOk(...commands.flatMap((command, index) => (index === 0 ? [...command] : [";", ...command])))
+
+/** One session, one window, one pane. */
+const smallWorld = (w: PrivateTmux): Targets => {
+  w.tmuxOk("new-session", "-d", "-s", "s0", "-n", "main", "-x", "80", "-y", "24")
+  return targetsOf(w, "s0:main", "%0")
+}
+
+/** 3 sessions x 10 windows; every third window split in two, every fifth in three. */
+const bigWorld = (w: PrivateTmux): Targets => {
+  const commands: Array<Array<string>> = []
+  for (let s = 0; s < 3; s++) {
+    commands.push(["new-session", "-d", "-s", `s${s}`, "-n", "w0", "-x", "120", "-y", "40"])
+    for (let i = 1; i < 10; i++) {
+      commands.push(["new-window", "-d", "-t", `s${s}:${i}`, "-n", `w${i}`])
+      if (i % 3 === 0) commands.push(["split-window", "-d", "-t", `s${s}:w${i}`])
+      if (i % 5 === 0) commands.push(["split-window", "-d", "-t", `s${s}:w${i}`], ["split-window", "-d", "-t", `s${s}:w${i}`])
+    }
+  }
+  tmuxList(w, commands)
+  expect(lines(w.tmuxOk("list-sessions", "-F", "#{session_id}"))).toHaveLength(3)
+  expect(lines(w.tmuxOk("list-windows", "-a", "-F", "#{window_id}"))).toHaveLength(30)
+  expect(lines(w.tmuxOk("list-panes", "-a", "-F", "#{pane_id}"))).toHaveLength(30 + 3 * 3 + 3 * 2)
+  const callerPane = w.tmuxOk("display-message", "-p", "-t", "s1:w5.1", "#{pane_id}").trim()
+  return targetsOf(w, "s2:w6", callerPane)
+}
+
+describe.each([
+  ["a one-pane world", smallWorld],
+  ["3 sessions x 10 windows with split panes", bigWorld]
+] as const)("read tools in %s", (_, build) => {
+  let w: PrivateTmux
+  let targets: Targets
+  beforeAll(() => {
+    w = makePrivateTmux()
+    targets = build(w)
+  })
+  afterAll(() => w.dispose())
+
+  it.each(READS.map((c) => [title(c), c] as const))("%s", async (_, c) => {
+    await check(w, targets, c)
+  })
+})
+
+/** For worlds without objects (no server, or no sessions): no case there names one. */
+const NO_TARGETS: Targets = { session_id: "$0", session_name: "s0", window_id: "@0", pane_id: "%0", caller_pane: "%0" }
+
+describe("read tools on a server with no sessions, or none at all", () => {
+  /**
+   * tmux 3.3a answers `list-windows -a` / `list-panes -a` with "no current target" on a server
+   * without sessions; the operations then ask again to tell an empty server from a failure.
+   */
+  const EMPTY: ReadonlyArray<Case> = [
+    { tool: "where_am_i", variant: "empty server", args: () => ({}), names: [PROBE, SERVER], concurrent: true },
+    { tool: "list_servers", variant: "empty server", args: () => ({}), names: [SERVER] },
+    { tool: "get_server_info", variant: "empty server", args: () => ({}), names: [["display-message", "list-panes"], EMPTY_RETRY] },
+    { tool: "list_sessions", variant: "empty server", args: () => ({}), names: [SESSIONS, EMPTY_RETRY] },
+    { tool: "list_windows", variant: "empty server", args: () => ({}), names: [WINDOWS, EMPTY_RETRY] },
+    { tool: "list_panes", variant: "empty server", args: () => ({}), names: [PANES, EMPTY_RETRY] },
+    { tool: "show_environment", variant: "empty server, global", args: () => ({ global: true }), names: [["show-environment"]] }
+  ]
+  const DEAD: ReadonlyArray<Case> = [
+    // No socket file: list_servers has nothing to probe.
+    { tool: "where_am_i", variant: "no server", args: () => ({}), names: [PROBE] },
+    { tool: "list_servers", variant: "no server", args: () => ({}), names: [] },
+    { tool: "get_server_info", variant: "no server", args: () => ({}), names: [["display-message", "list-panes"]] },
+    { tool: "list_sessions", variant: "no server", args: () => ({}), names: [SESSIONS], error: "no_server" },
+    { tool: "list_windows", variant: "no server", args: () => ({}), names: [WINDOWS], error: "no_server" },
+    { tool: "list_panes", variant: "no server", args: () => ({}), names: [PANES], error: "no_server" },
+    { tool: "show_environment", variant: "no server", args: () => ({ global: true }), names: [["show-environment"]], error: "no_server" }
+  ]
+
+  it.each(EMPTY.map((c) => [title(c), c] as const))("%s", async (_, c) => {
+    const w = world()
+    w.tmuxOk("start-server", ";", "set-option", "-g", "exit-empty", "off")
+    await check(w, NO_TARGETS, c)
+  })
+
+  it.each(DEAD.map((c) => [title(c), c] as const))("%s", async (_, c) => {
+    await check(world(), NO_TARGETS, c)
+  })
+
+  it("list_servers: one invocation per live server (each server is its own round trip)", async () => {
+    const w = world()
+    smallWorld(w)
+    const other = `${w.socketName}-other`
+    const otherTmux = (...args: Array<string>) =>
+      spawnSync("tmux", ["-f", "/dev/null", "-L", other, ...args], { env: w.env, encoding: "utf8", timeout: 10_000 })
+    expect(otherTmux("new-session", "-d", "-s", "x").status).toBe(0)
+    defer(() => otherTmux("kill-server"))
+    const { result, invocations } = await measure(w, "list_servers", {})
+    expect(okResult(result).total).toBe(2)
+    expect(invocations.map((invocation) => invocation.commands)).toEqual([SERVER, SERVER])
+    expect(invocations.map((invocation) => invocation.socket).sort()).toEqual(
+      [label(w), `${other} (${w.socketPath.replace(/[^/]+$/, other)})`].sort()
+    )
+  })
+})
+
+/**
+ * A live server with session s0 ($0): window @0 "main" (%0, and %1 split below it, active), window
+ * @1 "w1" (%2); session s1 ($1): window @2 (%3). The caller, where a case needs one, runs in %0.
+ */
+const baseWorld = (w: PrivateTmux): Targets => {
+  tmuxList(w, [
+    ["new-session", "-d", "-s", "s0", "-n", "main", "-x", "80", "-y", "24"],
+    ["split-window", "-t", "s0:main"],
+    ["new-window", "-d", "-t", "s0:", "-n", "w1"],
+    ["new-session", "-d", "-s", "s1", "-n", "other", "-x", "80", "-y", "24"]
+  ])
+  expect(lines(w.tmuxOk("list-panes", "-a", "-F", "#{pane_id}"))).toEqual(["%0", "%1", "%2", "%3"])
+  return targetsOf(w, "s0:main.0", "%0")
+}
+
+type World = "base" | "none"
+
+interface MutatingCase extends Case {
+  readonly world: World
+  /**
+   * The tool takes `generation`: a variant with it is pinned too. The check is a probe of its own
+   * before the operation's invocations.
+   */
+  readonly generation?: boolean
+}
+
+const SPAWN_READ_BACK = ["display-message", "list-clients", "list-windows"] as const
+const spawned = (...commands: ReadonlyArray<string>) => [SPAWN_READ_BACK[0], ...commands, ...SPAWN_READ_BACK.slice(1)]
+const TREE_KILL = (kill: string) => ["display-message", "display-message", kill, "display-message"]
+const paneChange = (...commands: ReadonlyArray<string>) => ["display-message", ...commands, "list-panes", "list-clients"]
+
+const MUTATIONS: ReadonlyArray<MutatingCase> = [
+  {
+    tool: "start_server",
+    variant: "no server",
+    world: "none",
+    args: () => ({}),
+    names: [PROBE, ["start-server", "set-option", "display-message"]],
+    startServer: [false, true]
+  },
+  { tool: "start_server", variant: "already running", world: "base", args: () => ({}), names: [PROBE] },
+  { tool: "kill_server", variant: "outside tmux", world: "base", args: () => ({}), names: [PROBE, ["kill-server"]] },
+  {
+    tool: "create_session",
+    variant: "running server",
+    world: "base",
+    args: () => ({ session_name: "new" }),
+    names: [["new-session", "display-message"]]
+  },
+  {
+    tool: "create_session",
+    variant: "owned",
+    world: "base",
+    args: () => ({ owned: true }),
+    names: [["new-session", "set-option", "display-message"]]
+  },
+  {
+    tool: "create_session",
+    variant: "allow_server_start, server running",
+    world: "base",
+    args: () => ({ allow_server_start: true }),
+    names: [PROBE, ["new-session", "display-message"]]
+  },
+  {
+    tool: "create_session",
+    variant: "allow_server_start, no server",
+    world: "none",
+    args: () => ({ allow_server_start: true }),
+    names: [PROBE, ["new-session", "display-message"]],
+    startServer: [false, true]
+  },
+  {
+    tool: "create_window",
+    variant: "session_id",
+    world: "base",
+    generation: true,
+    args: (t) => ({ session_id: t.session_id }),
+    names: [spawned("new-window")]
+  },
+  {
+    tool: "split_window",
+    variant: "in the split pane's directory",
+    world: "base",
+    generation: true,
+    args: (t) => ({ pane_id: t.pane_id }),
+    names: [["list-panes"], spawned("split-window")]
+  },
+  {
+    tool: "split_window",
+    variant: "start_directory given",
+    world: "base",
+    args: (t, w) => ({ pane_id: t.pane_id, start_directory: w.tmpdir }),
+    names: [spawned("split-window")]
+  },
+  {
+    tool: "respawn_pane",
+    variant: "kill",
+    world: "base",
+    generation: true,
+    args: () => ({ pane_id: "%2" }),
+    names: [spawned("respawn-pane", "list-panes")]
+  },
+  {
+    tool: "send_keys",
+    variant: "text and Enter",
+    world: "base",
+    generation: true,
+    args: () => ({ pane_id: "%3", keys: "echo round-trip" }),
+    names: [["list-panes"], ["send-keys", "send-keys"]]
+  },
+  {
+    tool: "send_keys",
+    variant: "one special key",
+    world: "base",
+    args: () => ({ pane_id: "%3", keys: "C-c" }),
+    names: [["list-panes"], ["send-keys"]]
+  },
+  {
+    tool: "send_keys",
+    variant: "20000 bytes of text, in 8192-byte pieces",
+    world: "base",
+    args: () => ({ pane_id: "%3", keys: "x".repeat(20_000), literal: true, enter: false }),
+    names: [["list-panes"], ["send-keys"], ["send-keys"], ["send-keys"]]
+  },
+  {
+    tool: "rename_session",
+    variant: "session_id",
+    world: "base",
+    generation: true,
+    args: () => ({ session_id: "$1", name: "renamed" }),
+    names: [["rename-session", "list-sessions", "list-clients"]]
+  },
+  {
+    tool: "rename_window",
+    variant: "window_id",
+    world: "base",
+    generation: true,
+    args: () => ({ window_id: "@1", name: "renamed" }),
+    names: [["rename-window", "list-windows"]]
+  },
+  {
+    tool: "select_window",
+    variant: "window_id",
+    world: "base",
+    generation: true,
+    args: () => ({ window_id: "@1" }),
+    names: [["select-window", "list-windows"]]
+  },
+  {
+    tool: "select_window",
+    variant: "next",
+    world: "base",
+    args: () => ({ session_id: "$0", direction: "next" }),
+    names: [["next-window", "list-windows"]]
+  },
+  {
+    tool: "select_pane",
+    variant: "pane_id",
+    world: "base",
+    generation: true,
+    args: () => ({ pane_id: "%0" }),
+    names: [paneChange("select-pane")]
+  },
+  {
+    tool: "select_pane",
+    variant: "up",
+    world: "base",
+    args: () => ({ window_id: "@0", direction: "up" }),
+    names: [paneChange("select-pane")]
+  },
+  {
+    tool: "select_pane",
+    variant: "last",
+    world: "base",
+    args: () => ({ window_id: "@0", direction: "last" }),
+    names: [paneChange("last-pane")]
+  },
+  {
+    tool: "select_pane",
+    variant: "next",
+    world: "base",
+    args: () => ({ window_id: "@0", direction: "next" }),
+    names: [["list-panes"], paneChange("select-pane")]
+  },
+  {
+    tool: "select_layout",
+    variant: "named layout",
+    world: "base",
+    generation: true,
+    args: () => ({ window_id: "@0", layout: "even-horizontal" }),
+    names: [["select-layout", "list-windows"]]
+  },
+  {
+    tool: "resize_pane",
+    variant: "height",
+    world: "base",
+    generation: true,
+    args: () => ({ pane_id: "%0", height: 5 }),
+    names: [["list-panes"], paneChange("resize-pane")]
+  },
+  {
+    tool: "resize_pane",
+    variant: "zoom",
+    world: "base",
+    args: () => ({ pane_id: "%0", zoom: true }),
+    names: [["list-panes"], paneChange("resize-pane")]
+  },
+  {
+    tool: "resize_pane",
+    variant: "unzoom, not zoomed (no change sent)",
+    world: "base",
+    args: () => ({ pane_id: "%0", zoom: false }),
+    names: [["list-panes"], paneChange()]
+  },
+  {
+    tool: "resize_window",
+    variant: "width",
+    world: "base",
+    generation: true,
+    args: () => ({ window_id: "@0", width: 100 }),
+    names: [["resize-window", "list-windows"]]
+  },
+  {
+    tool: "swap_pane",
+    variant: "two panes",
+    world: "base",
+    generation: true,
+    args: () => ({ source_pane_id: "%0", target_pane_id: "%2" }),
+    names: [["display-message", "swap-pane", "list-panes", "list-panes", "list-clients"]]
+  },
+  {
+    tool: "move_window",
+    variant: "to another session",
+    world: "base",
+    generation: true,
+    args: () => ({ window_id: "@1", session_id: "$1" }),
+    names: [["list-windows", "move-window", "list-windows", "list-windows", "list-sessions"]]
+  },
+  {
+    tool: "set_pane_title",
+    variant: "pane_id",
+    world: "base",
+    generation: true,
+    args: () => ({ pane_id: "%0", title: "round trip" }),
+    names: [paneChange("select-pane")]
+  },
+  {
+    tool: "set_environment",
+    variant: "session_id",
+    world: "base",
+    generation: true,
+    args: () => ({ session_id: "$0", name: "ETM_X", value: "1" }),
+    names: [["set-environment"]]
+  },
+  {
+    tool: "set_environment",
+    variant: "global",
+    world: "base",
+    args: () => ({ global: true, name: "ETM_X", value: "1" }),
+    names: [["set-environment"]]
+  },
+  {
+    tool: "set_environment",
+    variant: "session_name",
+    world: "base",
+    args: () => ({ session_name: "s0", name: "ETM_X", value: "1" }),
+    names: [SESSIONS, ["set-environment"]]
+  },
+  {
+    tool: "unset_environment",
+    variant: "session_id",
+    world: "base",
+    generation: true,
+    args: () => ({ session_id: "$0", name: "ETM_X" }),
+    names: [["set-environment"]]
+  },
+  {
+    tool: "unset_environment",
+    variant: "global, remove",
+    world: "base",
+    args: () => ({ global: true, name: "ETM_X", remove: true }),
+    names: [["set-environment"]]
+  },
+  {
+    tool: "unset_environment",
+    variant: "session_name",
+    world: "base",
+    args: () => ({ session_name: "s0", name: "ETM_X" }),
+    names: [SESSIONS, ["set-environment"]]
+  },
+  {
+    tool: "kill_session",
+    variant: "outside tmux",
+    world: "base",
+    generation: true,
+    args: () => ({ session_id: "$1" }),
+    names: [TREE_KILL("kill-session")]
+  },
+  {
+    tool: "kill_session",
+    variant: "inside tmux (guard reads the session's panes)",
+    world: "base",
+    caller: true,
+    args: () => ({ session_id: "$1" }),
+    names: [["list-panes"], TREE_KILL("kill-session")]
+  },
+  {
+    tool: "kill_window",
+    variant: "outside tmux",
+    world: "base",
+    generation: true,
+    args: () => ({ window_id: "@1" }),
+    names: [TREE_KILL("kill-window")]
+  },
+  {
+    tool: "kill_window",
+    variant: "inside tmux (guard reads the window's panes)",
+    world: "base",
+    caller: true,
+    args: () => ({ window_id: "@1" }),
+    names: [["list-panes"], TREE_KILL("kill-window")]
+  },
+  {
+    tool: "kill_pane",
+    variant: "outside tmux",
+    world: "base",
+    generation: true,
+    args: () => ({ pane_id: "%2" }),
+    names: [TREE_KILL("kill-pane")]
+  },
+  {
+    tool: "kill_pane",
+    variant: "inside tmux (the guard needs no tmux)",
+    world: "base",
+    caller: true,
+    args: () => ({ pane_id: "%2" }),
+    names: [TREE_KILL("kill-pane")]
+  }
+]
+
+/** Each case with `generation: true`, again with the server's generation passed. */
+const withGenerations: ReadonlyArray<MutatingCase> = MUTATIONS.flatMap((c) =>
+  c.generation === true
+    ? [
+        c,
+        {
+          ...c,
+          variant: `${c.variant}, generation`,
+          args: (t: Targets, w: PrivateTmux) => ({ ...c.args(t, w), generation: generationIn(w) }),
+          names: [PROBE, ...c.names],
+          ...(c.startServer === undefined ? {} : { startServer: [false, ...c.startServer] })
+        }
+      ]
+    : [c]
+)
+
+
+describe("mutating and destructive tools", () => {
+  it.each(withGenerations.map((c) => [title(c), c] as const))("%s", async (_, c) => {
+    const w = world()
+    await check(w, c.world === "base" ? baseWorld(w) : NO_TARGETS, c)
+  })
+})
+
+describe("every tool has pinned round trips", () => {
+  const takesGeneration = (name: string) =>
+    SchemaAST.getPropertySignatures(toolNamed(name).input.ast).some((property) => property.name === "generation")
+
+  it("each tool in the registry has at least one pinned case, and no case names a tool that is gone", () => {
+    const pinned = new Set([...READS, ...MUTATIONS].map((c) => c.tool))
+    expect([...pinned].sort()).toEqual(allTools.map((tool) => tool.name).sort())
+  })
+
+  it("every read tool is pinned in both world sizes; every other tool with a fresh world per call", () => {
+    const reads = allTools.filter((tool) => tool.tier === "readonly").map((tool) => tool.name)
+    expect([...new Set(READS.map((c) => c.tool))].sort()).toEqual([...reads].sort())
+    expect(MUTATIONS.filter((c) => reads.includes(c.tool))).toEqual([])
+  })
+
+  it("every tool that takes generation has a variant with it pinned", () => {
+    const withGeneration = allTools.map((tool) => tool.name).filter(takesGeneration)
+    expect(withGeneration.length).toBeGreaterThan(10)
+    const covered = new Set(withGenerations.filter((c) => c.variant.endsWith(", generation")).map((c) => c.tool))
+    expect(withGeneration.filter((name) => !covered.has(name))).toEqual([])
+  })
+})
