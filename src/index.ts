@@ -35,6 +35,8 @@ export {
 
 export { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "./tmux/Tmux.js"
 export { TmuxExec } from "./tmux/TmuxExec.js"
+export { TmuxControl } from "./tmux/TmuxControl.js"
+export { TmuxLive } from "./tmux/TmuxLive.js"
 export { type RecordedInvocation, RecordingTmux, TmuxRecorder, type TmuxRecorderShape } from "./tmux/RecordingTmux.js"
 export {
   type FakeClient,
