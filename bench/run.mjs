@@ -1,0 +1,488 @@
+// Benchmarks the built MCP server (dist/main.js) over stdio, once per tmux transport, next to raw
+// `tmux` CLI invocations of the same commands, on a private tmux server built and torn down here.
+// Measures per-tool latency at several pane counts, cold start and resident memory. See bench/README.md.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import os from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+
+const USAGE =
+  "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports exec,control] [--quick] [--skip-memory] [--out FILE]\n"
+const REPO = fileURLToPath(new URL("..", import.meta.url))
+const SERVER_SCRIPT = join(REPO, "dist", "main.js")
+const TRANSPORTS = ["exec", "control"]
+const SESSIONS = 5
+const TEXT = "the quick brown fox jumps over the lazy dog"
+const TEXT_LINES = 40
+const MEMORY_PANES = 10
+const WORLD_BATCH = 100
+// The fields list_panes and get_pane_info read (paneRecord in src/tmux/Records.ts), so the raw CLI
+// formats as much per pane as the server asks tmux to.
+const PANE_FORMAT = [
+  "pane_id", "pane_index", "window_id", "window_index", "window_name", "session_id", "session_name",
+  "pane_active", "pane_width", "pane_height", "pane_left", "pane_top", "pane_current_command",
+  "pane_current_path", "pane_pid", "pane_title", "pane_dead", "pane_in_mode", "window_zoomed_flag"
+].map((field) => `#{${field}}`).join("\t")
+
+/** MCP server processes still running, killed by pid if the bench fails or is interrupted. */
+const liveTransports = new Set()
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+function parseOptions(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: "string" },
+      panes: { type: "string", default: "10,100,500" },
+      transports: { type: "string", default: TRANSPORTS.join(",") },
+      quick: { type: "boolean", default: false },
+      "skip-memory": { type: "boolean", default: false },
+      out: { type: "string", default: join(REPO, "bench", "results", "latest.json") }
+    }
+  })
+  const quick = values.quick
+  const transports = values.transports.split(",").filter(Boolean)
+  for (const t of transports) if (!TRANSPORTS.includes(t)) throw new Error(`--transports: unknown transport "${t}"`)
+  if (transports.length === 0) throw new Error("--transports: name at least one of exec, control")
+  return {
+    quick,
+    runs: positiveInt(values.runs ?? (quick ? "5" : "100"), "--runs"),
+    // Two panes at least: one shows text for capture_pane, one swallows send_keys.
+    panes: values.panes.split(",").map((p) => positiveInt(p, "--panes", 2)),
+    transports,
+    warmup: quick ? 2 : 10,
+    coldStarts: quick ? 3 : 10,
+    memoryCalls: values["skip-memory"] ? 0 : quick ? 400 : 10_000,
+    out: resolve(values.out)
+  }
+}
+
+function positiveInt(text, flag, min = 1) {
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < min) throw new Error(`${flag}: expected an integer >= ${min}, got "${text}"`)
+  return n
+}
+
+// ---------------------------------------------------------------------------------------------
+// The private tmux server
+
+function privateTmux() {
+  const dir = mkdtempSync(join(os.tmpdir(), "etm-bench-"))
+  const socket = `etm-bench-${process.pid}`
+  const env = { PATH: process.env.PATH, HOME: dir, TMUX_TMPDIR: dir, LANG: "C.UTF-8" }
+  const run = (args) => spawnSync("tmux", ["-f", "/dev/null", "-L", socket, ...args], { env, encoding: "utf8" })
+  const tmux = (...args) => {
+    const r = run(args)
+    if (r.status !== 0) throw new Error(`tmux ${args.slice(0, 3).join(" ")} … failed: ${r.stderr || r.error}`)
+    return r.stdout
+  }
+  let disposed = false
+  const dispose = () => {
+    if (disposed) return
+    disposed = true
+    const pid = Number(run(["display-message", "-p", "#{pid}"]).stdout)
+    if (pid) {
+      progress("waiting for the tmux server to exit")
+      run(["kill-server"])
+      waitSync(() => !processAlive(pid), 120_000, `tmux server ${pid} to exit`)
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return { dir, socket, env, tmux, dispose }
+}
+
+/**
+ * Grows the private server's world to `panes` windows of one pane each, spread over up to SESSIONS
+ * sessions: pane 0 shows TEXT_LINES lines of text (capture_pane's target), pane 1 runs `cat` with
+ * echo off (send_keys's target), the others sleep. Windows rather than splits: tmux refuses splits
+ * of small panes, and a window costs the same one pty and process. The world only ever grows: this
+ * tmux runs a utempter helper for every pane it opens and closes, so building or killing a 500-pane
+ * server takes seconds (tens on a busy machine), and the servers' control clients stay attached.
+ */
+function growWorld(t, world, panes) {
+  const commands = []
+  for (let i = world?.panes ?? 0; i < panes; i++) {
+    const session = `s${i % SESSIONS}`
+    const create = i < SESSIONS ? ["new-session", "-d", "-s", session, "-x", "200", "-y", "50"] : ["new-window", "-d", "-t", session]
+    const program =
+      i === 0 ? ["-n", "text", "sh", "-c", `yes '${TEXT}' | head -n ${TEXT_LINES}; exec sleep 1000000`]
+      : i === 1 ? ["-n", "keys", "sh", "-c", "stty -echo -icanon; exec cat > /dev/null"]
+      : ["sleep", "1000000"]
+    commands.push([...create, ...program])
+  }
+  // A `;`-joined batch of commands per tmux invocation, not one client per pane; batches because
+  // tmux refuses a command line longer than about 16 KiB ("command too long").
+  for (let i = 0; i < commands.length; i += WORLD_BATCH) {
+    t.tmux(...commands.slice(i, i + WORLD_BATCH).flatMap((command, j) => (j ? [";", ...command] : command)))
+  }
+  const rows = t.tmux("list-panes", "-a", "-F", "#{window_name} #{pane_id}").trim().split("\n").map((row) => row.split(" "))
+  if (rows.length !== panes) throw new Error(`the world has ${rows.length} panes, wanted ${panes}`)
+  if (world) return { ...world, panes }
+  const paneOf = (name) => rows.find(([window]) => window === name)[1]
+  const grown = { panes, textPane: paneOf("text"), keysPane: paneOf("keys") }
+  waitSync(() => countText(t.tmux("capture-pane", "-p", "-t", grown.textPane)) === TEXT_LINES, 5000, "the text pane")
+  waitSync(() => t.tmux("display-message", "-p", "-t", grown.keysPane, "#{pane_current_command}").trim() === "cat", 5000, "the keys pane")
+  return grown
+}
+
+const countText = (text) => text.split("\n").filter((line) => line === TEXT).length
+
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Synchronous so the signal handler can use it too.
+function waitSync(done, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP servers
+
+async function startServer(t, transportName) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER_SCRIPT],
+    stderr: "ignore",
+    env: { ...t.env, LIBTMUX_SOCKET: t.socket, LIBTMUX_TMUX_CONFIG: "/dev/null", LIBTMUX_MCP_TRANSPORT: transportName }
+  })
+  const client = new Client({ name: "effect-tmux-mcp-bench", version: "0" })
+  liveTransports.add(transport)
+  await client.connect(transport)
+  return {
+    name: transportName,
+    client,
+    pid: transport.pid,
+    close: async () => {
+      await client.close()
+      liveTransports.delete(transport)
+    }
+  }
+}
+
+async function callChecked(client, op) {
+  const result = await client.callTool({ name: op.tool, arguments: op.args })
+  if (result.isError || !op.checkResult(result.structuredContent ?? {})) {
+    throw new Error(`${op.tool} gave an unexpected result: ${JSON.stringify(result).slice(0, 400)}`)
+  }
+}
+
+function killLiveServers() {
+  for (const transport of liveTransports) if (transport.pid) process.kill(transport.pid, "SIGTERM")
+  liveTransports.clear()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Latency
+
+/** Each tool with the raw tmux command it comes down to, and checks for both answers. */
+function operations(world) {
+  const { panes, textPane, keysPane } = world
+  return [
+    {
+      tool: "list_panes",
+      args: { limit: 1000 },
+      cli: ["list-panes", "-a", "-F", PANE_FORMAT],
+      checkCli: (out) => out.trim().split("\n").length === panes,
+      checkResult: (s) => s.total === panes
+    },
+    {
+      tool: "get_pane_info",
+      args: { pane_id: textPane },
+      cli: ["list-panes", "-t", textPane, "-F", PANE_FORMAT],
+      checkCli: (out) => out.startsWith(`${textPane}\t`),
+      checkResult: (s) => s.pane_id === textPane
+    },
+    {
+      tool: "capture_pane",
+      args: { pane_id: textPane },
+      cli: ["capture-pane", "-p", "-t", textPane],
+      checkCli: (out) => countText(out) === TEXT_LINES,
+      checkResult: (s) => countText(s.content ?? "") === TEXT_LINES
+    },
+    {
+      tool: "send_keys",
+      args: { pane_id: keysPane, keys: "x", enter: false },
+      cli: ["send-keys", "-t", keysPane, "-l", "x"],
+      checkCli: () => true,
+      checkResult: (s) => s.pane_id === keysPane && s.enter_sent === false
+    }
+  ]
+}
+
+/** A side answers one operation and returns its time in ms; checks run outside the timed part. */
+function cliSide(t) {
+  return {
+    name: "tmux",
+    call: async (op) => {
+      const started = performance.now()
+      const out = t.tmux(...op.cli)
+      const ms = performance.now() - started
+      if (!op.checkCli(out)) throw new Error(`tmux ${op.cli[0]} gave an unexpected answer: ${out.slice(0, 400)}`)
+      return ms
+    }
+  }
+}
+
+function mcpSide(server) {
+  return {
+    name: server.name,
+    call: async (op) => {
+      const started = performance.now()
+      await callChecked(server.client, op)
+      return performance.now() - started
+    }
+  }
+}
+
+/** samples[tool][side] = ms of each run; the side order rotates every run so none always goes first. */
+async function measure(sides, ops, runs) {
+  const samples = {}
+  for (const op of ops) {
+    samples[op.tool] = Object.fromEntries(sides.map((side) => [side.name, []]))
+    for (let i = 0; i < runs; i++) {
+      for (const side of rotate(sides, i)) samples[op.tool][side.name].push(await side.call(op))
+    }
+  }
+  return samples
+}
+
+const rotate = (xs, n) => xs.map((_, i) => xs[(i + n) % xs.length])
+
+async function latencyAt(sides, world, opts) {
+  const ops = operations(world)
+  progress(`measuring ${world.panes} panes: ${opts.runs} runs × ${ops.length} tools × ${sides.length} sides`)
+  // Warm up again: a bigger world is new work for tmux and for the servers' code paths.
+  await measure(sides, ops, opts.warmup)
+  return { panes: world.panes, tools: summarizeTools(await measure(sides, ops, opts.runs), opts.transports) }
+}
+
+function summarizeTools(samples, transports) {
+  return Object.fromEntries(Object.entries(samples).map(([tool, bySide]) => {
+    const raw = stats(bySide.tmux)
+    const ours = transports.map((name) => {
+      const s = stats(bySide[name])
+      return [name, { ...s, ratio: round(s.median_ms / raw.median_ms) }]
+    })
+    return [tool, { tmux_cli: raw, ...Object.fromEntries(ours) }]
+  }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cold start and memory
+
+/** Process spawn to the first tools/list answer; transports alternate so neither always starts second. */
+async function coldStarts(t, opts) {
+  const samples = Object.fromEntries(opts.transports.map((name) => [name, []]))
+  for (let i = 0; i < opts.coldStarts; i++) {
+    for (const name of rotate(opts.transports, i)) {
+      const started = performance.now()
+      const server = await startServer(t, name)
+      const { tools } = await server.client.listTools()
+      samples[name].push(performance.now() - started)
+      await server.close()
+      if (!tools.some((tool) => tool.name === "list_panes")) throw new Error(`${name}: tools/list lacks list_panes`)
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, ms]) => [name, stats(ms)]))
+}
+
+/** RSS of a fresh server after `calls` list_panes calls, and its growth over the second half. */
+async function memory(t, world, name, calls) {
+  const server = await startServer(t, name)
+  try {
+    const [listPanes] = operations(world)
+    const startKiB = rssKiB(server.pid)
+    let halfKiB = 0
+    const started = performance.now()
+    for (let i = 1; i <= calls; i++) {
+      await callChecked(server.client, listPanes)
+      if (i === calls / 2) halfKiB = rssKiB(server.pid)
+      if (i % 1000 === 0) progress(`memory ${name}: ${i}/${calls} calls`)
+    }
+    const endKiB = rssKiB(server.pid)
+    return {
+      calls,
+      seconds: round((performance.now() - started) / 1000),
+      rss_start_kib: startKiB,
+      rss_half_kib: halfKiB,
+      rss_end_kib: endKiB,
+      growth_second_half_pct: round(((endKiB - halfKiB) / halfKiB) * 100)
+    }
+  } finally {
+    await server.close()
+  }
+}
+
+async function coldStartAndMemory(t, world, opts) {
+  progress(`cold start: ${opts.coldStarts} starts per transport`)
+  // One unmeasured start per transport first, so the file cache holds node and dist/main.js.
+  await coldStarts(t, { ...opts, coldStarts: 1 })
+  const cold = await coldStarts(t, opts)
+  if (opts.memoryCalls === 0) return { cold, mem: null }
+  const mem = {}
+  for (const name of opts.transports) mem[name] = await memory(t, world, name, opts.memoryCalls)
+  return { cold, mem }
+}
+
+function rssKiB(pid) {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`)
+  return Number(match[1])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers and output
+
+function stats(ms) {
+  const sorted = [...ms].sort((a, b) => a - b)
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+  return {
+    runs: ms.length,
+    median_ms: round(median(sorted)),
+    p90_ms: round(at(0.9)),
+    min_ms: round(sorted[0]),
+    max_ms: round(sorted.at(-1)),
+    samples_ms: ms.map((x) => round(x, 3))
+  }
+}
+
+function median(sorted) {
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+const round = (x, digits = 2) => Number(x.toFixed(digits))
+
+function machine() {
+  const tmuxVersion = spawnSync("tmux", ["-V"], { encoding: "utf8" }).stdout.trim()
+  const git = spawnSync("git", ["-C", REPO, "describe", "--always", "--dirty"], { encoding: "utf8" }).stdout.trim()
+  return {
+    date: new Date().toISOString(),
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model ?? null,
+    load_average: os.loadavg().map((x) => round(x)),
+    total_memory_mib: Math.round(os.totalmem() / 2 ** 20),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    tmux: tmuxVersion,
+    git: git || null
+  }
+}
+
+/** Rows of strings as aligned columns: the first `labels` columns left-aligned, numbers right-aligned. */
+function table(rows, labels = 1) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)))
+  return rows.map((row) => row.map((cell, c) => (c < labels ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ")).join("\n")
+}
+
+function report(result) {
+  const { options, latency, cold_start: cold, memory: mem } = result
+  const m = result.machine
+  const out = [`${m.date}  ${m.cpus} cpus  node ${m.node}  ${m.tmux}  load ${m.load_average.join(" ")}  ${m.git ?? ""}`, ""]
+  out.push(`Latency: median ms of ${options.runs} runs; ratio = ours / raw tmux CLI`)
+  const header = ["panes", "tool", "tmux CLI", ...options.transports.flatMap((name) => [name, "ratio"])]
+  const rows = latency.flatMap(({ panes, tools }) =>
+    Object.entries(tools).map(([tool, sides]) => [
+      String(panes), tool, sides.tmux_cli.median_ms.toFixed(2),
+      ...options.transports.flatMap((name) => [sides[name].median_ms.toFixed(2), `${sides[name].ratio.toFixed(2)}x`])
+    ]))
+  out.push(table([header, ...rows], 2), "")
+  out.push(`Cold start: spawn to first tools/list answer, median ms of ${options.coldStarts}`)
+  out.push(table([["transport", "median", "min", "max"],
+    ...Object.entries(cold).map(([name, s]) => [name, s.median_ms.toFixed(2), s.min_ms.toFixed(2), s.max_ms.toFixed(2)])]), "")
+  if (mem) {
+    out.push(`Memory: server RSS after ${options.memoryCalls} list_panes calls (${MEMORY_PANES} panes)`)
+    out.push(table([["transport", "start MiB", `@${options.memoryCalls / 2} MiB`, `@${options.memoryCalls} MiB`, "growth 2nd half", "seconds"],
+      ...Object.entries(mem).map(([name, r]) => [
+        name, mib(r.rss_start_kib), mib(r.rss_half_kib), mib(r.rss_end_kib), `${r.growth_second_half_pct.toFixed(2)}%`, r.seconds.toFixed(1)
+      ])]), "")
+  }
+  return out.join("\n")
+}
+
+const mib = (kib) => (kib / 1024).toFixed(1)
+const progress = (message) => process.stderr.write(`[bench ${(performance.now() / 1000).toFixed(1)} s] ${message}\n`)
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+async function main(opts) {
+  if (!existsSync(SERVER_SCRIPT)) throw new Error(`${SERVER_SCRIPT} is missing: run npm run build first`)
+  const t = privateTmux()
+  const cleanUp = () => {
+    killLiveServers()
+    t.dispose()
+  }
+  const onSignal = (signal) => {
+    progress(`${signal}: cleaning up`)
+    cleanUp()
+    process.exit(130)
+  }
+  process.once("SIGINT", onSignal)
+  process.once("SIGTERM", onSignal)
+  try {
+    const startedAt = performance.now()
+    // The memory run and cold starts happen in the MEMORY_PANES world, so it is a stage of its own.
+    const stages = [...new Set([...opts.panes, MEMORY_PANES])].sort((a, b) => a - b)
+    const servers = []
+    let sides = null
+    let world = null
+    const latency = []
+    let cold = null
+    let mem = null
+    for (const panes of stages) {
+      progress(`growing the world to ${panes} panes`)
+      world = growWorld(t, world, panes)
+      if (!sides) {
+        // Long-lived servers for the latency runs; a control-mode client stays attached as the world grows.
+        for (const name of opts.transports) servers.push(await startServer(t, name))
+        sides = [cliSide(t), ...servers.map(mcpSide)]
+        progress("global warmup")
+        await measure(sides, operations(world), opts.warmup)
+      }
+      if (opts.panes.includes(panes)) latency.push(await latencyAt(sides, world, opts))
+      if (panes === MEMORY_PANES) ({ cold, mem } = await coldStartAndMemory(t, world, opts))
+    }
+    for (const server of servers) await server.close()
+    const result = {
+      machine: machine(),
+      options: opts,
+      seconds: round((performance.now() - startedAt) / 1000, 1),
+      latency,
+      cold_start: cold,
+      memory: mem
+    }
+    mkdirSync(dirname(opts.out), { recursive: true })
+    writeFileSync(opts.out, `${JSON.stringify(result, null, 2)}\n`)
+    process.stdout.write(`${report(result)}\nJSON: ${opts.out} (${result.seconds} s)\n`)
+  } finally {
+    cleanUp()
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+  }
+}
+
+let options
+try {
+  options = parseOptions(process.argv.slice(2))
+} catch (error) {
+  process.stderr.write(`bench/run.mjs: ${error.message}\n${USAGE}`)
+  process.exit(2)
+}
+await main(options)
