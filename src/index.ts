@@ -60,6 +60,7 @@ export { literalizeFormat } from "./tmux/Literal.js"
 export { capturePane, type CaptureLine, type CaptureOptions } from "./operations/Capture.js"
 export {
   getPane,
+  getPaneWindow,
   getSession,
   getWindow,
   type Listing,

@@ -165,7 +165,7 @@ const spawnAndRead = (
   Effect.gen(function* () {
     const marks = Format.newMarks()
     const output = Format.parseOutput(
-      yield* runTree(socket, [serverIdentityCommand(marks), ...commands(marks), clientsCommand(marks), placementsCommand(marks)], target, marks),
+      yield* runTree(socket, [serverIdentityCommand(marks), ...commands(marks), clientsCommand(marks), placementsCommand(marks)], target),
       marks
     )
     const server = yield* decodeServerIdentity(output)

@@ -11,14 +11,20 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { Failed, InvalidInput, type TmuxError } from "../domain/Errors.js"
+import { Failed, InvalidInput, NotFound, type TmuxError } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
+import * as Format from "../tmux/Format.js"
+import { paneIdsRecord } from "../tmux/Records.js"
 import { Tmux, type TmuxCommand } from "../tmux/Tmux.js"
 import { getSession, type SessionTarget } from "./Hierarchy.js"
+import { decode, type QueryTarget, runTree } from "./Query.js"
 import { ENVIRONMENT_NAME } from "./Spawn.js"
 
-/** Where a variable lives: the global environment, or one session's (by id or exact name). */
+/**
+ * Where a variable lives: the global environment, or one session's (by id, by exact name, or the
+ * session holding a pane).
+ */
 export type EnvironmentTarget = { readonly global: true } | SessionTarget
 
 /** tmux refuses a command line longer than about 16 KiB ("command too long"). */
@@ -129,23 +135,134 @@ const checkName = (name: string): Effect.Effect<void, InvalidInput> =>
       ? Effect.fail(new InvalidInput({ reason: `${UNREPRESENTABLE_NAME} is not supported as a variable name.` }))
       : Effect.void
 
-interface ResolvedScope {
-  readonly flags: ReadonlyArray<string>
+/** A session's id and name, from the session a `-t` target resolves to. */
+const sessionNameRecord = Format.record("snm", {
+  session_id: Format.string("session_id"),
+  session_name: Format.string("session_name")
+})
+
+/**
+ * How one invocation addresses the scope: the environment command's flags and, for a session not
+ * given by id, a lookup that runs first in the same command list and names the session.
+ */
+interface ScopePlan {
   readonly scope: "global" | "session"
-  readonly session_id: string | null
+  readonly flags: ReadonlyArray<string>
+  /** The session's id when the target gives it (null for the global scope or a lookup). */
+  readonly sessionId: string | null
+  readonly lookup?: Lookup
 }
 
-/** A session name is matched exactly here; tmux's own `-t name` would also accept a prefix. */
-const resolveScope = (socket: ResolvedSocket, target: EnvironmentTarget): Effect.Effect<ResolvedScope, TmuxError, Tmux> => {
-  if ("global" in target) return Effect.succeed({ flags: ["-g"], scope: "global", session_id: null })
-  const byId = (id: string): ResolvedScope => ({ flags: ["-t", id], scope: "session", session_id: id })
-  return "session_id" in target
-    ? Effect.succeed(byId(target.session_id))
-    : Effect.map(getSession(socket, target), (session) => byId(session.session_id))
+interface Lookup {
+  /** Commands that print the session's records; they fail (NotFound) when the target does not exist. */
+  readonly commands: (marks: Format.Marks) => ReadonlyArray<TmuxCommand>
+  /** The object the target names, for the errors of the command list. */
+  readonly target: QueryTarget
+  /** The session's id, from the records. */
+  readonly sessionId: (output: Format.ParsedOutput) => Effect.Effect<string, NotFound | Failed>
 }
+
+const GLOBAL: ScopePlan = { scope: "global", flags: ["-g"], sessionId: null }
+
+const byId = (id: string): ScopePlan => ({ scope: "session", flags: ["-t", id], sessionId: id })
+
+/** The session of a pane: tmux resolves `-t %N` the same way in the lookup and in the environment command. */
+const byPane = (socket: ResolvedSocket, paneId: string): ScopePlan => ({
+  scope: "session",
+  flags: ["-t", paneId],
+  sessionId: null,
+  lookup: {
+    commands: (m) => [["list-panes", "-t", paneId, "-F", paneIdsRecord.format(m)]],
+    target: { kind: "pane", id: paneId },
+    sessionId: (output) =>
+      Effect.flatMap(decode(paneIdsRecord, output), (rows) => {
+        const row = rows.find((r) => r.pane_id === paneId)
+        return row === undefined ? Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label })) : Effect.succeed(row.session_id)
+      })
+  }
+})
+
+/**
+ * Whether `-t =name` can find a session of this name. `=` makes tmux match the name exactly (no
+ * prefix or pattern match), but tmux never stores ':' or '.' in a session name (a target splits
+ * there into window and pane), reads a target starting with '$' as a session id even after '=',
+ * and takes a lone `=` for the mouse target.
+ */
+const addressableByName = (name: string): boolean => name !== "" && !name.startsWith("$") && !/[:.]/.test(name)
+
+/**
+ * A session by exact name, for a read. When no session has the name, tmux tries it as a client's
+ * name (`client-123`, `pts/3`) and takes that client's session; the lookup prints the session's own
+ * name, and any other name than the one asked for is NotFound (what was read with it is dropped).
+ * `list-windows -f '#{window_active}'` prints one record per session.
+ */
+const byName = (socket: ResolvedSocket, name: string): ScopePlan => ({
+  scope: "session",
+  flags: ["-t", `=${name}`],
+  sessionId: null,
+  lookup: {
+    commands: (m) => [["list-windows", "-t", `=${name}`, "-f", "#{window_active}", "-F", sessionNameRecord.format(m)]],
+    target: { kind: "session", id: name },
+    sessionId: (output) =>
+      Effect.flatMap(decode(sessionNameRecord, output), (rows) =>
+        rows[0] !== undefined && rows[0].session_name === name
+          ? Effect.succeed(rows[0].session_id)
+          : Effect.fail(new NotFound({ kind: "session", target: name, socket: socket.label }))
+      )
+  }
+})
+
+/**
+ * The plan for a change: a session name is first looked up in the session list (a second
+ * invocation), because `-t =name` would change a client's session when no session has the name.
+ */
+const planChange = (socket: ResolvedSocket, target: EnvironmentTarget): Effect.Effect<ScopePlan, TmuxError, Tmux> =>
+  "global" in target
+    ? Effect.succeed(GLOBAL)
+    : "session_id" in target
+      ? Effect.succeed(byId(target.session_id))
+      : "pane_id" in target
+        ? Effect.succeed(byPane(socket, target.pane_id))
+        : Effect.map(getSession(socket, target), (session) => byId(session.session_id))
+
+/** The plan for a read: one invocation, except for a session name `-t =name` cannot address (see `addressableByName`). */
+const planRead = (socket: ResolvedSocket, target: EnvironmentTarget): Effect.Effect<ScopePlan, TmuxError, Tmux> =>
+  "session_name" in target && addressableByName(target.session_name)
+    ? Effect.succeed(byName(socket, target.session_name))
+    : planChange(socket, target)
 
 const run = (socket: ResolvedSocket, commands: ReadonlyArray<TmuxCommand>) =>
   Effect.flatMap(Tmux, (tmux) => tmux.run(socket, commands))
+
+/** Printed between the lookup's records and the environment command's plain text. */
+const textMark = (marks: Format.Marks): string => `${marks.record}txt`
+
+/**
+ * Runs the plan's lookup (if any), then `command`, in one invocation. Returns the session id and
+ * what `command` printed.
+ */
+const runPlan = (
+  socket: ResolvedSocket,
+  plan: ScopePlan,
+  command: TmuxCommand
+): Effect.Effect<{ readonly sessionId: string | null; readonly text: string }, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    const lookup = plan.lookup
+    if (lookup === undefined) return { sessionId: plan.sessionId, text: yield* run(socket, [command]) }
+    const { kind, id } = lookup.target
+    const marks = Format.newMarks()
+    const raw = yield* runTree(socket, [...lookup.commands(marks), ["display-message", "-p", textMark(marks)], command], lookup.target).pipe(
+      // tmux words a missing target its own way (a name may come back trimmed): name it as asked.
+      Effect.catchTag("NotFound", (error) => Effect.fail(new NotFound({ kind, target: id, socket: error.socket })))
+    )
+    const mark = `${textMark(marks)}\n`
+    const at = raw.indexOf(mark)
+    if (at < 0) return yield* Effect.dieMessage("tmux printed no text mark")
+    return {
+      sessionId: yield* lookup.sessionId(Format.parseOutput(raw.slice(0, at), marks)),
+      text: raw.slice(at + mark.length)
+    }
+  })
 
 /**
  * Sets a variable for processes tmux starts later in the scope. The value reaches tmux as one argv
@@ -166,10 +283,10 @@ export const setEnvironment = (
         new InvalidInput({ reason: `value must be at most ${MAX_ENVIRONMENT_VALUE_BYTES} bytes (tmux limits one command to about 16 KiB).` })
       )
     }
-    const scope = yield* resolveScope(socket, target)
+    const plan = yield* planChange(socket, target)
     // `--` keeps a value that starts with "-" from reading as a flag.
-    yield* run(socket, [["set-environment", ...scope.flags, "--", name, value]])
-    return { name, scope: scope.scope, session_id: scope.session_id, value_length: [...value].length }
+    const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, "--", name, value])
+    return { name, scope: plan.scope, session_id: sessionId, value_length: [...value].length }
   })
 
 /**
@@ -184,9 +301,9 @@ export const unsetEnvironment = (
 ): Effect.Effect<EnvironmentUnset, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     yield* checkName(name)
-    const scope = yield* resolveScope(socket, target)
-    yield* run(socket, [["set-environment", ...scope.flags, mode === "unset" ? "-u" : "-r", "--", name]])
-    return { name, scope: scope.scope, session_id: scope.session_id, mode }
+    const plan = yield* planChange(socket, target)
+    const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, mode === "unset" ? "-u" : "-r", "--", name])
+    return { name, scope: plan.scope, session_id: sessionId, mode }
   })
 
 const isUnknownVariable = (error: TmuxError): boolean =>
@@ -204,25 +321,31 @@ export const showEnvironment = (
 ): Effect.Effect<EnvironmentListing, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     if (options.name !== undefined) yield* checkName(options.name)
-    const scope = yield* resolveScope(socket, target)
-    const command = ["show-environment", "-s", ...scope.flags, ...(options.name === undefined ? [] : ["--", options.name])]
-    const output = yield* run(socket, [command]).pipe(
+    const plan = yield* planRead(socket, target)
+    // After a lookup the whole scope is read and the name picked here: tmux fails on a name that is
+    // not set, and the failure would take the lookup's records with it.
+    const asked = plan.lookup === undefined ? options.name : undefined
+    const command = ["show-environment", "-s", ...plan.flags, ...(asked === undefined ? [] : ["--", asked])]
+    const { sessionId, text } = yield* runPlan(socket, plan, command).pipe(
       Effect.catchIf(
-        (error) => options.name !== undefined && isUnknownVariable(error),
-        () => Effect.succeed("")
+        (error) => asked !== undefined && isUnknownVariable(error),
+        () => Effect.succeed({ sessionId: plan.sessionId, text: "" })
       )
     )
-    const parsed = parseShellEnvironment(output)
+    const parsed = parseShellEnvironment(text)
     if (Either.isLeft(parsed)) {
       return yield* Effect.fail(
         new Failed({ command: "show-environment", reason: "unparseable", exitCode: null, stderr: parsed.left })
       )
     }
+    const wanted = (name: string) => options.name === undefined || name === options.name
+    const entries = parsed.right.variables.filter(([name]) => wanted(name))
+    const removedNames = parsed.right.removed.filter(wanted)
     const budget = options.maxBytes ?? DEFAULT_ENVIRONMENT_MAX_BYTES
     const variables: Array<readonly [string, string]> = []
     const omitted: Array<string> = []
     let bytes = 0
-    for (const [name, value] of parsed.right.variables) {
+    for (const [name, value] of entries) {
       const size = Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8")
       if (bytes + size > budget || name === UNREPRESENTABLE_NAME) {
         omitted.push(name)
@@ -232,7 +355,7 @@ export const showEnvironment = (
       variables.push([name, value])
     }
     const removed: Array<string> = []
-    for (const name of parsed.right.removed) {
+    for (const name of removedNames) {
       const size = Buffer.byteLength(name, "utf8")
       if (bytes + size > budget) {
         omitted.push(name)
@@ -241,10 +364,10 @@ export const showEnvironment = (
       bytes += size
       removed.push(name)
     }
-    const total = parsed.right.variables.length + parsed.right.removed.length
+    const total = entries.length + removedNames.length
     return {
-      scope: scope.scope,
-      session_id: scope.session_id,
+      scope: plan.scope,
+      session_id: sessionId,
       variables: Object.fromEntries(variables),
       removed,
       total,

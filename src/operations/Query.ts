@@ -6,7 +6,7 @@ import { type Failed, NotFound, type ObjectKind, type TmuxError } from "../domai
 import { generationOf, type ServerIdentity } from "../domain/Model.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
-import { serverRecord, sessionIdRecord } from "../tmux/Records.js"
+import { serverRecord } from "../tmux/Records.js"
 import { Tmux, type RunOptions, type TmuxCommand } from "../tmux/Tmux.js"
 
 /** Builds a command list whose formats use the given marks. */
@@ -38,28 +38,20 @@ const isNoCurrentTarget = (error: TmuxError): boolean =>
   error._tag === "Failed" && error.reason === "exit" && /no current target/.test(error.stderr)
 
 /**
- * Runs command lists that read the tree. tmux 3.3 answers any of them with "no
- * current target" on a server that has no sessions. With an explicit target that means the
- * target does not exist (NotFound); for a server-wide listing it means there is nothing to list,
- * so the answer is the server identity and no rows, the truth about an empty server.
+ * Runs a command list that names an object with `-t`. On a server without sessions tmux 3.3a
+ * answers any target with "no current target" instead of "can't find …": there, the named object
+ * does not exist (NotFound). Server-wide listings do not need this: they use commands that answer
+ * on an empty server too (format loops, `clientsCommand`).
  */
 export const runTree = (
   socket: ResolvedSocket,
   commands: ReadonlyArray<TmuxCommand>,
-  target?: QueryTarget,
-  marks: Format.Marks = Format.newMarks()
+  target: QueryTarget
 ): Effect.Effect<string, TmuxError, Tmux> =>
   Effect.flatMap(Tmux, (tmux) =>
     tmux.run(socket, commands).pipe(
-      Effect.catchIf(isNoCurrentTarget, (error) =>
-        target !== undefined
-          ? Effect.fail(new NotFound({ kind: target.kind, target: target.id, socket: socket.label }))
-          : tmux.run(socket, [serverIdentityCommand(marks), ["list-sessions", "-F", sessionIdRecord.format(marks)]]).pipe(
-              // Sessions appeared in between: report the original failure rather than guess.
-              Effect.flatMap((output) =>
-                Format.parseOutput(output, marks).has(sessionIdRecord.tag) ? Effect.fail(error) : Effect.succeed(output)
-              )
-            )
+      Effect.catchIf(isNoCurrentTarget, () =>
+        Effect.fail(new NotFound({ kind: target.kind, target: target.id, socket: socket.label }))
       )
     )
   )
@@ -67,10 +59,10 @@ export const runTree = (
 export const queryTree = (
   socket: ResolvedSocket,
   commands: CommandsWith,
-  target?: QueryTarget
+  target: QueryTarget
 ): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> => {
   const marks = Format.newMarks()
-  return runTree(socket, commands(marks), target, marks).pipe(Effect.map((output) => Format.parseOutput(output, marks)))
+  return runTree(socket, commands(marks), target).pipe(Effect.map((output) => Format.parseOutput(output, marks)))
 }
 
 /** The command that prints the answering server's identity (first in most command lists). */

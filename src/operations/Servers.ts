@@ -2,18 +2,20 @@
  * Server-level operations: is a server alive, which servers exist, start and stop one.
  * None of them starts a server except `startServer`.
  */
-import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { realpathSync } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { Denied, type Failed, NoServer, type NotFound, type TmuxError } from "../domain/Errors.js"
 import type { LiveServer, ServerIdentity, ServerInfo } from "../domain/Model.js"
 import { InvocationContext } from "../services/InvocationContext.js"
 import { type ResolvedSocket, SocketResolver } from "../services/SocketResolver.js"
+import type * as Format from "../tmux/Format.js"
 import { paneIdsRecord, sessionRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, queryTree, serverIdentityCommand } from "./Query.js"
+import { allPanesCommand } from "./Hierarchy.js"
+import { type CommandsWith, decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
 
 /**
  * Asks the socket who answers. A dead server is `None`, never an error; the probe runs with `-N`
@@ -35,7 +37,7 @@ export const serverInfo = (
   Effect.gen(function* () {
     const context = yield* InvocationContext
     const base = { socket_name: socket.name, socket_path: socket.path, socket_rule: socket.rule }
-    const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m), ["list-panes", "-a", "-F", paneIdsRecord.format(m)]]).pipe(
+    const output = yield* query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(paneIdsRecord, m)]).pipe(
       Effect.map(Option.some),
       Effect.catchTag("NoServer", () => Effect.succeedNone)
     )
@@ -78,40 +80,88 @@ const isSocketFile = (path: string): Effect.Effect<boolean> =>
     Effect.orElseSucceed(() => false)
   )
 
+/** Socket paths compare by their real location too (a symlinked TMUX_TMPDIR names the same socket). */
+const canonicalPath = (path: string): string => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+/** What a server answered when asked in a survey. */
+export interface SurveyAnswer {
+  readonly server: ServerIdentity
+  readonly sessionCount: number
+  /** Everything the invocation printed, including the records of a focus socket's own commands. */
+  readonly output: Format.ParsedOutput
+}
+
+/** A socket a survey asks about on purpose, whether or not the scan finds it. */
+export interface SurveyFocus {
+  readonly socket: ResolvedSocket
+  /** Commands of its own, sent in the same invocation after the identity and session list. */
+  readonly commands?: CommandsWith | undefined
+}
+
+export interface Survey {
+  /** The live servers, as `listServers` reports them. */
+  readonly live: Array<LiveServer>
+  /** Per focus socket, in order: its answer, or None when no server answers there. */
+  readonly focus: Array<Option.Option<SurveyAnswer>>
+}
+
 /**
- * Live servers in this user's tmux socket directory. Every socket file is probed; stale files
- * left behind by exited servers are not servers. `extraPaths` adds sockets outside the directory.
+ * Live servers in this user's tmux socket directory (plus `extraPaths`), and what the `focus`
+ * sockets answer, with one invocation per socket. Every socket file is asked; stale files left
+ * behind by exited servers are not servers. A focus socket is asked even when it is not a socket
+ * file (so a dead one reads as dead), but counted only if the scan finds it; one that the scan
+ * finds too is asked once, its commands added to the scan's.
  */
-export const listServers = (
-  extraPaths: ReadonlyArray<string> = []
-): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
+export const surveyServers = (
+  extraPaths: ReadonlyArray<string>,
+  focus: ReadonlyArray<SurveyFocus>
+): Effect.Effect<Survey, Failed | NotFound, Tmux | SocketResolver> =>
   Effect.gen(function* () {
     const resolver = yield* SocketResolver
     const names = yield* Effect.tryPromise(() => readdir(resolver.socketDirectory)).pipe(
       Effect.orElseSucceed((): Array<string> => [])
     )
     const candidates = [...new Set([...names.map((name) => join(resolver.socketDirectory, name)), ...extraPaths])]
-    const sockets = yield* Effect.filter(candidates, isSocketFile, { concurrency: 8 })
-    const found = yield* Effect.forEach(
-      sockets,
-      (path) => {
-        const socket = resolver.fromPath(path)
-        return query(socket, (m) => [serverIdentityCommand(m), ["list-sessions", "-F", sessionRecord.format(m)]], {
-          oneOff: true
-        }).pipe(
+    const scanned = yield* Effect.filter(candidates, isSocketFile, { concurrency: 8 })
+
+    // One entry per socket to ask: the scanned ones in order, then focus sockets the scan missed.
+    const asks: Array<{ path: string; counted: boolean; focus: Array<number> }> = scanned.map((path) => ({
+      path,
+      counted: true,
+      focus: []
+    }))
+    focus.forEach(({ socket }, index) => {
+      const same = (path: string) => path === socket.path || canonicalPath(path) === canonicalPath(socket.path)
+      const ask = asks.find((entry) => same(entry.path))
+      if (ask !== undefined) ask.focus.push(index)
+      else asks.push({ path: socket.path, counted: false, focus: [index] })
+    })
+
+    const answers = yield* Effect.forEach(
+      asks,
+      (ask) => {
+        const focused = ask.focus.map((index) => focus[index]!)
+        // A focus socket is asked as its caller resolved it; sockets that are only counted, as a
+        // glance that sets up no persistent connection.
+        const socket = focused[0]?.socket ?? resolver.fromPath(ask.path)
+        return query(
+          socket,
+          (m) => [
+            serverIdentityCommand(m),
+            ["list-sessions", "-F", sessionRecord.format(m)],
+            ...focused.flatMap((entry) => entry.commands?.(m) ?? [])
+          ],
+          { oneOff: focused.length === 0 }
+        ).pipe(
           Effect.flatMap((output) =>
             Effect.all([decodeServerIdentity(output), decode(sessionRecord, output)]).pipe(
-              Effect.map(
-                ([server, sessions]): Option.Option<LiveServer> =>
-                  Option.some({
-                    socket_name: socket.name,
-                    socket_path: path,
-                    pid: server.pid,
-                    version: server.version,
-                    generation: server.generation,
-                    session_count: sessions.length
-                  })
-              )
+              Effect.map(([server, sessions]) => Option.some<SurveyAnswer>({ server, sessionCount: sessions.length, output }))
             )
           ),
           Effect.catchTag("NoServer", () => Effect.succeedNone)
@@ -119,8 +169,37 @@ export const listServers = (
       },
       { concurrency: 8 }
     )
-    return Arr.getSomes(found).sort((a, b) => a.socket_path.localeCompare(b.socket_path))
+
+    const live = asks.flatMap((ask, index): Array<LiveServer> => {
+      const answer = answers[index]!
+      if (!ask.counted || Option.isNone(answer)) return []
+      const { server, sessionCount } = answer.value
+      return [
+        {
+          socket_name: resolver.fromPath(ask.path).name,
+          socket_path: ask.path,
+          pid: server.pid,
+          version: server.version,
+          generation: server.generation,
+          session_count: sessionCount
+        }
+      ]
+    })
+    return {
+      live: live.sort((a, b) => a.socket_path.localeCompare(b.socket_path)),
+      focus: focus.map((_, index) => answers[asks.findIndex((ask) => ask.focus.includes(index))]!)
+    }
   })
+
+/**
+ * Live servers in this user's tmux socket directory, one invocation each. Every socket file is
+ * probed; stale files left behind by exited servers are not servers. `extraPaths` adds sockets
+ * outside the directory.
+ */
+export const listServers = (
+  extraPaths: ReadonlyArray<string> = []
+): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
+  Effect.map(surveyServers(extraPaths, []), (survey) => survey.live)
 
 export interface StartServerResult {
   readonly started: boolean

@@ -14,10 +14,10 @@ import type { ClosedSession, ClosedWindow, Teardown } from "../domain/Model.js"
 import type { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
-import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
+import type { Tmux } from "../tmux/Tmux.js"
 import { ensureGeneration } from "./Generation.js"
 import { refuseCallerPane, refuseCallerWithin } from "./Guards.js"
-import { dedupeBy } from "./Hierarchy.js"
+import { dedupeBy, eachPaneCommand } from "./Hierarchy.js"
 import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "./Query.js"
 
 export type TeardownKind = "session" | "window" | "pane"
@@ -53,17 +53,6 @@ const exitRecord = Format.record("exit", {
   exit_unattached: Format.bool("exit-unattached")
 })
 
-/**
- * Every pane of every session as one record each, through format loops. Unlike `list-panes -a`,
- * `display-message` answers on a server with no sessions left, so the read after a kill of the
- * last session cannot fail (a failure there would hide that the kill happened).
- */
-const treeCommand = <F extends Format.Fields>(codec: Format.RecordCodec<F>, marks: Format.Marks, extra = ""): TmuxCommand => [
-  "display-message",
-  "-p",
-  `#{S:#{W:#{P:${codec.format(marks)}}}}${extra}`
-]
-
 const killCommand: Record<TeardownKind, string> = {
   session: "kill-session",
   window: "kill-window",
@@ -85,9 +74,11 @@ const teardown = (
       socket,
       (m) => [
         serverIdentityCommand(m),
-        treeCommand(beforeRecord, m),
+        // Format loops, not `list-panes -a`: they answer on a server with no sessions left, so the
+        // read after a kill of the last session cannot fail (a failure would hide that the kill happened).
+        eachPaneCommand(beforeRecord, m),
         [killCommand[kind], "-t", id],
-        treeCommand(afterRecord, m, exitRecord.format(m))
+        eachPaneCommand(afterRecord, m, exitRecord.format(m))
       ],
       // tmux says "no current target" instead of "can't find" on a server without sessions.
       { kind, id }

@@ -12,8 +12,8 @@ import { InvocationContext } from "../services/InvocationContext.js"
 import { type SocketSelector, SocketResolver } from "../services/SocketResolver.js"
 import { paneIdsRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "./Query.js"
-import { listServers, probeServer } from "./Servers.js"
+import { decode } from "./Query.js"
+import { type SurveyFocus, surveyServers } from "./Servers.js"
 
 interface CallerLookup {
   readonly status: WhereAmI["caller_status"]
@@ -21,6 +21,11 @@ interface CallerLookup {
   readonly session_id: string | null
 }
 
+/**
+ * One invocation per socket: every live server is counted (identity and sessions), the effective
+ * socket's answer is that same invocation's, and the caller's pane is looked up in the invocation
+ * that asks the caller's socket.
+ */
 export const whereAmI = (
   selector: SocketSelector = {}
 ): Effect.Effect<WhereAmI, Failed | NotFound | InvalidInput, Tmux | Config | InvocationContext | SocketResolver> =>
@@ -29,46 +34,43 @@ export const whereAmI = (
     const context = yield* InvocationContext
     const resolver = yield* SocketResolver
     const effective = yield* resolver.resolve(selector)
-
-    const lookupCaller: Effect.Effect<CallerLookup, Failed | NotFound, Tmux> = Option.match(context.caller, {
-      onNone: () =>
-        Effect.succeed({ status: context.uncertain ? "uncertain" : "outside_tmux", window_id: null, session_id: null }),
-      onSome: (caller) => {
-        const paneId = caller.paneId
-        if (paneId === null) return Effect.succeed({ status: "uncertain", window_id: null, session_id: null })
-        const socket = resolver.fromPath(caller.socketPath, "caller ($TMUX)")
-        const gone = (status: "pane_gone" | "server_gone"): CallerLookup => ({ status, window_id: null, session_id: null })
-        return queryTree(
-          socket,
-          (m) => [serverIdentityCommand(m), ["list-panes", "-t", paneId, "-F", paneIdsRecord.format(m)]],
-          { kind: "pane", id: paneId }
-        ).pipe(
-          Effect.flatMap((output) => Effect.all([decodeServerIdentity(output), decode(paneIdsRecord, output)])),
-          Effect.map(([server, rows]): CallerLookup => {
-            // A restarted server reuses pane ids: the pid tells whether this is still the caller's server.
-            if (server.pid !== caller.serverPid) return gone("server_gone")
-            const row = rows.find((r) => r.pane_id === paneId)
-            return row === undefined ? gone("pane_gone") : { status: "live", window_id: row.window_id, session_id: row.session_id }
-          }),
-          Effect.catchTags({
-            NoServer: () => Effect.succeed(gone("server_gone")),
-            NotFound: () =>
-              Effect.map(probeServer(socket), (server) =>
-                Option.isSome(server) && server.value.pid === caller.serverPid ? gone("pane_gone") : gone("server_gone")
-              )
-          })
-        )
-      }
-    })
-
-    const [caller, server, live] = yield* Effect.all([lookupCaller, probeServer(effective), listServers([effective.path])], {
-      concurrency: "unbounded"
-    })
     const callerInfo = Option.getOrNull(context.caller)
+    const paneId = callerInfo?.paneId ?? null
+
+    const focus: Array<SurveyFocus> = [{ socket: effective }]
+    if (callerInfo !== null && paneId !== null) {
+      focus.push({
+        socket: resolver.fromPath(callerInfo.socketPath, "caller ($TMUX)"),
+        // `display-message -t %N` resolves the pane like `list-panes -t %N` (its window's best
+        // session) but never fails: for a missing pane it prints another pane or empty fields, so
+        // the answer is checked against the id, and the rest of the invocation is not lost.
+        commands: (m) => [["display-message", "-p", "-t", paneId, paneIdsRecord.format(m)]]
+      })
+    }
+    const survey = yield* surveyServers([effective.path], focus)
+    const server = Option.map(survey.focus[0]!, (answer) => answer.server)
+
+    const gone = (status: "pane_gone" | "server_gone"): CallerLookup => ({ status, window_id: null, session_id: null })
+    let caller: CallerLookup
+    if (callerInfo === null) {
+      caller = { status: context.uncertain ? "uncertain" : "outside_tmux", window_id: null, session_id: null }
+    } else if (paneId === null) {
+      caller = { status: "uncertain", window_id: null, session_id: null }
+    } else {
+      const answer = survey.focus[1]!
+      // A restarted server reuses pane ids: the pid tells whether this is still the caller's server.
+      if (Option.isNone(answer) || answer.value.server.pid !== callerInfo.serverPid) {
+        caller = gone("server_gone")
+      } else {
+        const row = (yield* decode(paneIdsRecord, answer.value.output)).find((r) => r.pane_id === paneId)
+        caller = row === undefined ? gone("pane_gone") : { status: "live", window_id: row.window_id, session_id: row.session_id }
+      }
+    }
+
     return {
       inside_tmux: callerInfo !== null,
       caller_status: caller.status,
-      pane_id: caller.status === "live" ? (callerInfo?.paneId ?? null) : null,
+      pane_id: caller.status === "live" ? paneId : null,
       window_id: caller.window_id,
       session_id: caller.session_id,
       caller_socket_path: callerInfo?.socketPath ?? null,
@@ -81,7 +83,7 @@ export const whereAmI = (
       server_pid: Option.isSome(server) ? server.value.pid : null,
       server_version: Option.isSome(server) ? server.value.version : null,
       generation: Option.isSome(server) ? server.value.generation : null,
-      live_server_count: live.length,
+      live_server_count: survey.live.length,
       safety_level: config.safety,
       suppress_history: config.suppressHistory,
       allow_server_start: config.allowServerStart

@@ -212,8 +212,26 @@ const variables = (t: Target): Record<string, string | number | boolean | null |
   }
 }
 
-/** Plain `#{variable}` references and `##` only; an unknown variable is empty, as in tmux. */
-const expand = (format: string, target: Target): Outcome => {
+/** Where a `#{…}` that opens at `open` closes, counting nested `#{`; -1 when it does not. */
+const closing = (format: string, open: number): number => {
+  let depth = 0
+  for (let i = open; i < format.length; i++) {
+    if (format[i] === "#" && format[i + 1] === "{") {
+      depth++
+      i++
+    } else if (format[i] === "}" && --depth === 0) {
+      return i
+    }
+  }
+  return -1
+}
+
+/**
+ * `#{variable}` references, `##`, and the loops `#{S:…}` (every session, in name order),
+ * `#{W:…}` (the session's windows, in index order) and `#{P:…}` (the window's panes); an unknown
+ * variable is empty, as in tmux. Anything else (conditionals, modifiers) is refused.
+ */
+const expandText = (format: string, target: Target): string | { readonly error: string } => {
   const values = variables(target)
   let out = ""
   for (let i = 0; i < format.length; i++) {
@@ -223,15 +241,41 @@ const expand = (format: string, target: Target): Outcome => {
       out += "#"
       i++
     } else {
-      const close = format.indexOf("}", i)
-      const name = format[i + 1] === "{" && close !== -1 ? format.slice(i + 2, close) : ""
-      if (!/^[a-z_]+$/.test(name)) return { error: `FakeTmux expands only #{variable}, not ${format.slice(i, i + 12)}` }
-      const value = values[name]
-      out += typeof value === "boolean" ? (value ? "1" : "0") : (value ?? "")
+      const close = format[i + 1] === "{" ? closing(format, i) : -1
+      const body = close === -1 ? "" : format.slice(i + 2, close)
+      const loop = /^([SWP]):/.exec(body)
+      if (loop !== null) {
+        const inner = body.slice(2)
+        const window = target.winlink === undefined ? undefined : target.server.windows.get(target.winlink.window)
+        const each: Array<Target> =
+          loop[1] === "S"
+            ? sessionsOf(target.server).map((session) => ({ ...target, session, winlink: currentWinlink(session), pane: undefined }))
+            : loop[1] === "W"
+              ? target.session === undefined
+                ? []
+                : winlinksOf(target.session).map((winlink) => ({ ...target, winlink, pane: undefined }))
+              : (window?.panes ?? []).map((pane) => ({ ...target, pane }))
+        for (const t of each) {
+          const expanded = expandText(inner, t)
+          if (typeof expanded !== "string") return expanded
+          out += expanded
+        }
+      } else if (/^[a-z_]+$/.test(body)) {
+        const value = values[body]
+        out += typeof value === "boolean" ? (value ? "1" : "0") : (value ?? "")
+      } else {
+        return { error: `FakeTmux expands only #{variable} and #{S:…}/#{W:…}/#{P:…} loops, not ${format.slice(i, i + 12)}` }
+      }
       i = close
     }
   }
-  return { printed: `${out}\n` }
+  return out
+}
+
+/** A printed line: the expanded format and a newline. */
+const expand = (format: string, target: Target): Outcome => {
+  const text = expandText(format, target)
+  return typeof text === "string" ? { printed: `${text}\n` } : text
 }
 
 const expandAll = (format: string, targets: ReadonlyArray<Target>): Outcome => {
@@ -242,6 +286,37 @@ const expandAll = (format: string, targets: ReadonlyArray<Target>): Outcome => {
     printed += line.printed
   }
   return { printed }
+}
+
+/**
+ * Reads a command line as `ControlProtocol.commandLine` writes it (what `if-shell` parses):
+ * double-quoted arguments with backslash escapes and three-digit octal, commands separated by ` ; `.
+ */
+const parseCommandLine = (line: string): Array<Array<string>> | { readonly error: string } => {
+  const commands: Array<Array<string>> = [[]]
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i]!
+    if (char === " ") continue
+    if (char === ";") {
+      commands.push([])
+      continue
+    }
+    if (char !== '"') return { error: `FakeTmux reads only double-quoted arguments, not ${line.slice(i, i + 12)}` }
+    let argument = ""
+    for (i++; i < line.length && line[i] !== '"'; i++) {
+      if (line[i] !== "\\") {
+        argument += line[i]
+      } else if (/^[0-7]{3}$/.test(line.slice(i + 1, i + 4))) {
+        argument += String.fromCharCode(parseInt(line.slice(i + 1, i + 4), 8))
+        i += 3
+      } else {
+        argument += line[++i] ?? ""
+      }
+    }
+    if (i >= line.length) return { error: "FakeTmux: an unterminated argument" }
+    commands[commands.length - 1]!.push(argument)
+  }
+  return commands.filter((command) => command.length > 0)
 }
 
 // ---- targets ------------------------------------------------------------------------------------
@@ -334,7 +409,8 @@ const capture = (pane: FakePane, flags: Map<string, string>): string => {
 
 /** The commands modelled, with the flags the operations use (kill-server is handled by `run`). */
 const FLAG_SPECS: Record<string, string> = {
-  "display-message": "p",
+  "display-message": "pt:",
+  "if-shell": "F",
   "list-sessions": "F:",
   "list-windows": "aF:t:",
   "list-panes": "aF:st:",
@@ -361,9 +437,32 @@ const execute = (path: string, server: FakeServer, command: TmuxCommand): Outcom
   const current = newest(server.sessions)
 
   switch (name) {
-    case "display-message":
+    case "display-message": {
       if (!flags.has("p") || rest.length !== 1) return unmodelled
-      return expand(rest[0]!, current === undefined ? { server, path } : at(current))
+      const t = flags.get("t")
+      if (t === undefined) return expand(rest[0]!, current === undefined ? { server, path } : at(current))
+      // tmux 3.3a: a target that does not resolve leaves the fields empty, without an error.
+      const found = server.sessions.length === 0 ? "no current target" : resolve(server, t)
+      if (typeof found === "string") return expand(rest[0]!, { server, path })
+      const pane = t.startsWith("%") ? server.windows.get(found.winlink!.window)!.panes.find((p) => p.id === t) : undefined
+      return expand(rest[0]!, { ...at(found.session, found.winlink), pane })
+    }
+    case "if-shell": {
+      // Only the -F form (a format for a condition, no shell) is modelled.
+      if (!flags.has("F") || rest.length !== 2) return unmodelled
+      const condition = expandText(rest[0]!, current === undefined ? { server, path } : at(current))
+      if (typeof condition !== "string") return condition
+      if (condition === "" || condition === "0") return { printed: "" }
+      const commands = parseCommandLine(rest[1]!)
+      if ("error" in commands) return commands
+      let printed = ""
+      for (const inner of commands) {
+        const outcome = execute(path, server, inner)
+        if ("error" in outcome) return outcome
+        printed += outcome.printed
+      }
+      return { printed }
+    }
     case "list-sessions":
       return expandAll(format, sessionsOf(server).map((s) => at(s)))
     case "list-windows":

@@ -28,9 +28,12 @@ import { invocationArgv, TmuxExec } from "./TmuxExec.js"
 
 /**
  * Commands sent by spawn instead: they can detach the control client mid-list (its session or the
- * server closes), or block the client's queue (`wait-for`).
+ * server closes), or block the client's queue (`wait-for`). And `new-session`: the commands after it
+ * in a list act on the new session only for a client without a session of its own (ours would win,
+ * so `create_session`'s ownership mark would land on the control client's session).
  */
 const SPAWN_ONLY = new Set([
+  "new-session",
   "kill-server",
   "kill-session",
   "kill-window",

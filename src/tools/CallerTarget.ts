@@ -11,11 +11,16 @@ import { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import type { ToolServices } from "./Tool.js"
 
-export const callerPane = (
+/**
+ * The caller's own pane id, as the default for `argument`, checked without asking tmux: there is
+ * one only inside tmux, and only when the tools query the caller's server. Operations look the
+ * pane up in the same invocation as what they read about it (a missing pane is NotFound there).
+ */
+export const callerPaneId = (
   socket: ResolvedSocket,
   argument: "pane_id" | "window_id" | "session_id"
-): Effect.Effect<Pane, ToolError, ToolServices> =>
-  Effect.flatMap(InvocationContext, (context): Effect.Effect<Pane, ToolError, ToolServices> => {
+): Effect.Effect<string, InvalidInput, InvocationContext> =>
+  Effect.flatMap(InvocationContext, (context) => {
     const caller = Option.getOrNull(context.caller)
     if (caller === null || caller.paneId === null) {
       return Effect.fail(
@@ -31,5 +36,9 @@ export const callerPane = (
         })
       )
     }
-    return getPane(socket, caller.paneId)
+    return Effect.succeed(caller.paneId)
   })
+
+/** The caller's own pane, read live. */
+export const callerPane = (socket: ResolvedSocket): Effect.Effect<Pane, ToolError, ToolServices> =>
+  Effect.flatMap(callerPaneId(socket, "pane_id"), (paneId) => getPane(socket, paneId))

@@ -15,9 +15,9 @@ import {
   unsetEnvironment
 } from "../operations/Environment.js"
 import { ENVIRONMENT_NAME } from "../operations/Spawn.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import { type ResolvedSocket, SocketResolver } from "../services/SocketResolver.js"
 import { generationArgument } from "./Arguments.js"
-import { callerPane } from "./CallerTarget.js"
+import { callerPaneId } from "./CallerTarget.js"
 import { resolveChecked } from "./Resolve.js"
 import { defineTool, Int, optional, socketArguments, type ToolServices } from "./Tool.js"
 
@@ -66,7 +66,7 @@ const readScope = (socket: ResolvedSocket, input: ScopeInput): Effect.Effect<Env
   Effect.flatMap(explicitScope(input), (scope) =>
     scope !== undefined
       ? Effect.succeed(scope)
-      : Effect.map(callerPane(socket, "session_id"), (pane): EnvironmentTarget => ({ session_id: pane.session_id }))
+      : Effect.map(callerPaneId(socket, "session_id"), (paneId): EnvironmentTarget => ({ pane_id: paneId }))
   )
 
 const PROPAGATION_WARNING =
@@ -141,7 +141,7 @@ export const showEnvironmentTool = defineTool({
   output: EnvironmentListing,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolveChecked(input)
+      const socket = yield* (yield* SocketResolver).resolve(input)
       const scope = yield* readScope(socket, input)
       return yield* showEnvironment(socket, scope, { name: input.name, maxBytes: input.max_bytes })
     })

@@ -48,7 +48,7 @@ export const getPaneInfoTool = defineTool({
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* (yield* SocketResolver).resolve(input)
-      return input.pane_id === undefined ? yield* callerPane(socket, "pane_id") : yield* getPane(socket, input.pane_id)
+      return input.pane_id === undefined ? yield* callerPane(socket) : yield* getPane(socket, input.pane_id)
     })
 })
 

@@ -6,7 +6,7 @@ import { SessionId } from "../domain/Ids.js"
 import { Session } from "../domain/Model.js"
 import { getSession, listSessions } from "../operations/Hierarchy.js"
 import { SocketResolver } from "../services/SocketResolver.js"
-import { callerPane } from "./CallerTarget.js"
+import { callerPaneId } from "./CallerTarget.js"
 import { Page, pageArguments, paginate } from "./Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
@@ -48,7 +48,6 @@ export const getSessionInfoTool = defineTool({
       }
       if (input.session_id !== undefined) return yield* getSession(socket, { session_id: input.session_id })
       if (input.session_name !== undefined) return yield* getSession(socket, { session_name: input.session_name })
-      const pane = yield* callerPane(socket, "session_id")
-      return yield* getSession(socket, { session_id: pane.session_id })
+      return yield* getSession(socket, { pane_id: yield* callerPaneId(socket, "session_id") })
     })
 })

@@ -3,9 +3,9 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { SessionId, WindowId } from "../domain/Ids.js"
 import { Window } from "../domain/Model.js"
-import { getWindow, listWindows } from "../operations/Hierarchy.js"
+import { getPaneWindow, getWindow, listWindows } from "../operations/Hierarchy.js"
 import { SocketResolver } from "../services/SocketResolver.js"
-import { callerPane } from "./CallerTarget.js"
+import { callerPaneId } from "./CallerTarget.js"
 import { Page, pageArguments, paginate } from "./Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
@@ -42,7 +42,8 @@ export const getWindowInfoTool = defineTool({
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* (yield* SocketResolver).resolve(input)
-      const windowId = input.window_id ?? (yield* callerPane(socket, "window_id")).window_id
-      return yield* getWindow(socket, windowId)
+      return input.window_id !== undefined
+        ? yield* getWindow(socket, input.window_id)
+        : yield* getPaneWindow(socket, yield* callerPaneId(socket, "window_id"))
     })
 })

@@ -73,18 +73,26 @@ describe("TmuxControl", () => {
     await waitFor("the window to take the person's size", () => windowSizes(w).includes("132x42"))
     const sizesBefore = windowSizes(w)
 
+    // What attachment and size look like (names and commands can change on their own: left out).
     const read = async (transport: "control" | "exec") => {
       const runtime = runtimeOver(w, transport)
-      const sessions = (await call(runtime, "list_sessions")).items
-      const panes = (await call(runtime, "list_panes")).items
-      const session = await call(runtime, "get_session_info", { session_name: "alone" })
+      const sessions = (await call(runtime, "list_sessions")).items.map(
+        (s: { session_name: string; session_attached: number }) => [s.session_name, s.session_attached]
+      )
+      const panes = (await call(runtime, "list_panes")).items.map(
+        (p: { pane_id: string; is_attended: boolean; width: number; height: number }) => [p.pane_id, p.is_attended, p.width, p.height]
+      )
+      const session = (await call(runtime, "get_session_info", { session_name: "alone" })).session_attached
       await runtime.dispose()
       return { sessions, panes, session }
     }
     const viaExec = await read("exec")
     const viaControl = await read("control")
     expect(viaControl).toEqual(viaExec)
-    expect(viaControl.sessions.map((s: { session_attached: number }) => s.session_attached)).toEqual([0, 1])
+    expect(viaControl.sessions).toEqual([
+      ["alone", 0],
+      ["watched", 1]
+    ])
     expect(windowSizes(w)).toBe(sizesBefore)
   })
 
@@ -140,6 +148,22 @@ describe("TmuxControl", () => {
     expect(result.killed).toBe("session")
     const left = (await call(runtime, "list_sessions")).items.map((s: { session_name: string }) => s.session_name)
     expect(left).toEqual([attachedTo === "a" ? "b" : "a"])
+  })
+
+  it("marks an owned session, not the session its client is attached to", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "mine")
+    const runtime = runtimeOver(w, "control")
+    await call(runtime, "list_panes")
+    expect(ourClients(w)[0]!.session).toBe("mine")
+    await call(runtime, "create_session", { session_name: "owned", owned: true })
+    const marks = w.tmuxOk("list-sessions", "-F", "#{session_name}=#{@effect_tmux_mcp_owner}")
+    expect(marks).toMatch(/^owned=\S+$/m)
+    expect(marks).toMatch(/^mine=$/m)
+    await runtime.dispose()
+    // The finalizer kills what it owns, and only that.
+    await waitFor("the owned session to close", () => !w.tmuxOk("list-sessions", "-F", "#{session_name}").includes("owned"))
+    expect(w.tmuxOk("list-sessions", "-F", "#{session_name}").trim()).toBe("mine")
   })
 
   it("does not attach to servers it only lists", async () => {

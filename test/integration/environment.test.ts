@@ -6,11 +6,11 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import { attachControlClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
-const { world } = useWorlds()
+const { world, defer } = useWorlds()
 
 const started = (w: PrivateTmux) => {
   w.tmuxOk("new-session", "-d", "-s", "main", "-x", "80", "-y", "24")
@@ -73,6 +73,57 @@ describe("set_environment / show_environment round trip", () => {
     const prefix = errorMeta(await runTool(layer, "set_environment", { name: "WHO", value: "x", session_name: "alph" }))
     expect(prefix.code).toBe("not_found")
     expect(okResult(await runTool(layer, "show_environment", { session_name: "alpha", name: "WHO" })).variables).toEqual({ WHO: "exact" })
+  })
+
+  it("never takes a client's session for a name no session has (tmux's -t falls back to client names)", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "watched")
+    w.tmuxOk("set-environment", "-t", "watched", "WHO", "watched")
+    const client = await attachControlClient(w, "watched")
+    defer(client.close)
+    const clientName = w.tmuxOk("list-clients", "-F", "#{client_name}").trim()
+    // tmux itself would answer for the client's session.
+    expect(w.tmuxOk("show-environment", "-t", `=${clientName}`, "WHO")).toBe("WHO=watched\n")
+    const layer = w.layer()
+    for (const args of [{ session_name: clientName }, { session_name: clientName, name: "WHO" }]) {
+      const error = errorMeta(await runTool(layer, "show_environment", args))
+      expect(error.code).toBe("not_found")
+      expect(error.text).toContain(clientName)
+    }
+    expect(errorMeta(await runTool(layer, "set_environment", { session_name: clientName, name: "WHO", value: "x" })).code).toBe("not_found")
+    expect(errorMeta(await runTool(layer, "unset_environment", { session_name: clientName, name: "WHO" })).code).toBe("not_found")
+    expect(w.tmuxOk("show-environment", "-t", "watched", "WHO")).toBe("WHO=watched\n")
+  })
+
+  it("finds names tmux's -t cannot take as they are, and reads one variable of a named session", async () => {
+    const w = world()
+    // tmux reads a target starting with $ as a session id, even after "=".
+    w.tmuxOk("new-session", "-d", "-s", "$1x")
+    w.tmuxOk("new-session", "-d", "-s", "plain")
+    w.tmuxOk("set-environment", "-t", "$0", "WHO", "dollar")
+    w.tmuxOk("set-environment", "-t", "$1", "WHO", "plain")
+    const layer = w.layer()
+    expect(okResult(await runTool(layer, "show_environment", { session_name: "$1x", name: "WHO" }))).toMatchObject({
+      session_id: "$0",
+      variables: { WHO: "dollar" }
+    })
+    expect(okResult(await runTool(layer, "show_environment", { session_name: "plain", name: "WHO" }))).toMatchObject({
+      scope: "session",
+      session_id: "$1",
+      variables: { WHO: "plain" },
+      total: 1
+    })
+    // A name that is not set is an empty listing, by name as by id.
+    expect(okResult(await runTool(layer, "show_environment", { session_name: "plain", name: "NOT_SET" }))).toMatchObject({
+      session_id: "$1",
+      variables: {},
+      removed: [],
+      total: 0
+    })
+    // tmux never stores ":" or "." in a session name, and no session has an empty one.
+    for (const name of ["pla:in", "pla.in", ""]) {
+      expect(errorMeta(await runTool(layer, "show_environment", { session_name: name })).code).toBe("not_found")
+    }
   })
 
   it("a new window's process sees a variable set for its session, and one set globally", async () => {
@@ -193,6 +244,12 @@ describe("show_environment", () => {
       session_id: "$1",
       variables: { MINE: "b-only" }
     })
+    expect(okResult(await runTool(inside, "show_environment", { name: "NOT_SET" }))).toMatchObject({ session_id: "$1", total: 0 })
+    expect(okResult(await runTool(inside, "show_environment")).variables).toMatchObject({ MINE: "b-only" })
+    w.tmuxOk("kill-pane", "-t", "%1")
+    const gone = errorMeta(await runTool(inside, "show_environment"))
+    expect(gone.code).toBe("not_found")
+    expect(gone.text).toContain("%1")
     const outside = errorMeta(await runTool(w.layer(), "show_environment", {}))
     expect(outside.code).toBe("invalid_input")
     expect(outside.text).toContain("session_id")

@@ -47,8 +47,6 @@ interface Case {
   readonly startServer?: ReadonlyArray<boolean>
   /** Run as if this MCP server ran inside tmux, in `targets.caller_pane`. */
   readonly caller?: boolean
-  /** The invocations run concurrently: their order is not pinned, their set is. */
-  readonly concurrent?: boolean
   /** The call fails with this error code (its round trips are pinned all the same). */
   readonly error?: string
 }
@@ -74,8 +72,6 @@ const measure = (w: PrivateTmux, name: string, args: Record<string, unknown>, en
     )
   )
 
-const sorted = (names: Names): Names => [...names].sort((a, b) => a.join(" ").localeCompare(b.join(" ")))
-
 /** Calls the case's tool once and checks every recorded invocation against the pinned ones. */
 const check = async (w: PrivateTmux, targets: Targets, c: Case): Promise<void> => {
   const env = c.caller === true ? callerEnv(w, targets.caller_pane) : undefined
@@ -83,7 +79,7 @@ const check = async (w: PrivateTmux, targets: Targets, c: Case): Promise<void> =
   if (c.error === undefined) okResult(result)
   else expect(errorMeta(result).code).toBe(c.error)
   const names = invocations.map((invocation) => invocation.commands)
-  expect(c.concurrent === true ? sorted(names) : names).toEqual(c.concurrent === true ? sorted(c.names) : c.names)
+  expect(names).toEqual(c.names)
   expect(invocations.map((invocation) => invocation.startServer)).toEqual(c.startServer ?? c.names.map(() => false))
   expect([...new Set(invocations.map((invocation) => invocation.socket))]).toEqual(invocations.length === 0 ? [] : [label(w)])
 }
@@ -91,42 +87,42 @@ const check = async (w: PrivateTmux, targets: Targets, c: Case): Promise<void> =
 const title = (c: Case) => `${c.tool} (${c.variant}): ${c.names.length} x ${JSON.stringify(c.names)}`
 
 // The read-back lists the operations share.
+/**
+ * The clients, to tell who watches a pane: `if-shell -F '#{S:1}' 'list-clients …'`, which runs the
+ * listing only when a session exists (tmux 3.3a fails list-clients on a server without sessions).
+ */
+const CLIENTS = "if-shell"
 /** listSessions: the clients correct the attachment counts. */
-const SESSIONS = ["display-message", "list-sessions", "list-clients"]
-/** listServers' probe of one socket (where_am_i counts the servers with it too). */
+const SESSIONS = ["display-message", "list-sessions", CLIENTS]
+/** listServers' question to one socket (where_am_i counts the servers with it too). */
 const SERVER = ["display-message", "list-sessions"]
-const WINDOWS = ["display-message", "list-windows"]
-const PANES = ["display-message", "list-panes", "list-clients"]
+/** The server identity, then `list-windows -a` / `list-panes -a` behind the same if-shell as the clients. */
+const ALL_WINDOWS = ["display-message", "if-shell"]
+const ALL_PANES = ["display-message", "if-shell", CLIENTS]
+const PANES = ["display-message", "list-panes", CLIENTS]
 const PROBE = ["display-message"]
-/** runTree's second try on "no current target": identity and session ids, to tell an empty server. */
-const EMPTY_RETRY = ["display-message", "list-sessions"]
+/** A pane looked up (`list-panes -t %N`) in the same invocation as what is read about it. */
+const PANE_LOOKUP = "list-panes"
 
 /**
- * Every read variant. Some cost more than one invocation today: where_am_i probes the socket and
- * lists the servers separately; a default to the caller's own pane looks the pane up first; a
- * session given by name is looked up before its environment is read.
+ * Every read variant, each one invocation: where_am_i asks each socket once (the effective
+ * socket's answer and the caller's pane come from that same invocation), and the defaults to the
+ * caller's own pane and session names are looked up in the command list that reads.
  */
 const READS: ReadonlyArray<Case> = [
-  { tool: "where_am_i", variant: "outside tmux", args: () => ({}), names: [PROBE, SERVER], concurrent: true },
-  {
-    tool: "where_am_i",
-    variant: "inside tmux",
-    args: () => ({}),
-    caller: true,
-    names: [["display-message", "list-panes"], PROBE, SERVER],
-    concurrent: true
-  },
+  { tool: "where_am_i", variant: "outside tmux", args: () => ({}), names: [SERVER] },
+  { tool: "where_am_i", variant: "inside tmux", args: () => ({}), caller: true, names: [[...SERVER, "display-message"]] },
   { tool: "list_servers", variant: "one server", args: () => ({}), names: [SERVER] },
-  { tool: "get_server_info", variant: "live server", args: () => ({}), names: [["display-message", "list-panes"]] },
+  { tool: "get_server_info", variant: "live server", args: () => ({}), names: [ALL_PANES.slice(0, 2)] },
   { tool: "list_sessions", variant: "all", args: () => ({}), names: [SESSIONS] },
   { tool: "get_session_info", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [SESSIONS] },
   { tool: "get_session_info", variant: "session_name", args: (t) => ({ session_name: t.session_name }), names: [SESSIONS] },
-  { tool: "get_session_info", variant: "caller's session", args: () => ({}), caller: true, names: [PANES, SESSIONS] },
-  { tool: "list_windows", variant: "server", args: () => ({}), names: [WINDOWS] },
-  { tool: "list_windows", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [WINDOWS] },
+  { tool: "get_session_info", variant: "caller's session", args: () => ({}), caller: true, names: [[PANE_LOOKUP, ...SESSIONS]] },
+  { tool: "list_windows", variant: "server", args: () => ({}), names: [ALL_WINDOWS] },
+  { tool: "list_windows", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [["display-message", "list-windows"]] },
   { tool: "get_window_info", variant: "window_id", args: (t) => ({ window_id: t.window_id }), names: [["list-windows"]] },
-  { tool: "get_window_info", variant: "caller's window", args: () => ({}), caller: true, names: [PANES, ["list-windows"]] },
-  { tool: "list_panes", variant: "server", args: () => ({}), names: [PANES] },
+  { tool: "get_window_info", variant: "caller's window", args: () => ({}), caller: true, names: [[PANE_LOOKUP, "list-windows"]] },
+  { tool: "list_panes", variant: "server", args: () => ({}), names: [ALL_PANES] },
   { tool: "list_panes", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [PANES] },
   { tool: "list_panes", variant: "window_id", args: (t) => ({ window_id: t.window_id }), names: [PANES] },
   { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [PANES] },
@@ -150,9 +146,22 @@ const READS: ReadonlyArray<Case> = [
     tool: "show_environment",
     variant: "session_name",
     args: (t) => ({ session_name: t.session_name }),
-    names: [SESSIONS, ["show-environment"]]
+    // `list-windows -t =name` names the session; a display-message marks where the environment text begins.
+    names: [["list-windows", "display-message", "show-environment"]]
   },
-  { tool: "show_environment", variant: "caller's session", args: () => ({}), caller: true, names: [PANES, ["show-environment"]] }
+  {
+    tool: "show_environment",
+    variant: "session_name, one name",
+    args: (t) => ({ session_name: t.session_name, name: "ETM_UNSET" }),
+    names: [["list-windows", "display-message", "show-environment"]]
+  },
+  {
+    tool: "show_environment",
+    variant: "caller's session",
+    args: () => ({}),
+    caller: true,
+    names: [[PANE_LOOKUP, "display-message", "show-environment"]]
+  }
 ]
 
 const generationIn = (w: PrivateTmux) => {
@@ -219,28 +228,42 @@ const NO_TARGETS: Targets = { session_id: "$0", session_name: "s0", window_id: "
 
 describe("read tools on a server with no sessions, or none at all", () => {
   /**
-   * tmux 3.3a answers `list-windows -a` / `list-panes -a` with "no current target" on a server
-   * without sessions; the operations then ask again to tell an empty server from a failure.
+   * tmux 3.3a answers `list-windows -a`, `list-panes -a` and `list-clients` with "no current target"
+   * on a server without sessions; the server-wide reads use commands that answer there too, so an
+   * empty server costs the same single invocation.
    */
   const EMPTY: ReadonlyArray<Case> = [
-    { tool: "where_am_i", variant: "empty server", args: () => ({}), names: [PROBE, SERVER], concurrent: true },
+    { tool: "where_am_i", variant: "empty server", args: () => ({}), names: [SERVER] },
+    {
+      tool: "where_am_i",
+      variant: "empty server, the caller's pane gone",
+      args: () => ({}),
+      caller: true,
+      names: [[...SERVER, "display-message"]]
+    },
     { tool: "list_servers", variant: "empty server", args: () => ({}), names: [SERVER] },
-    { tool: "get_server_info", variant: "empty server", args: () => ({}), names: [["display-message", "list-panes"], EMPTY_RETRY] },
-    { tool: "list_sessions", variant: "empty server", args: () => ({}), names: [SESSIONS, EMPTY_RETRY] },
-    { tool: "list_windows", variant: "empty server", args: () => ({}), names: [WINDOWS, EMPTY_RETRY] },
-    { tool: "list_panes", variant: "empty server", args: () => ({}), names: [PANES, EMPTY_RETRY] },
+    { tool: "get_server_info", variant: "empty server", args: () => ({}), names: [ALL_PANES.slice(0, 2)] },
+    { tool: "list_sessions", variant: "empty server", args: () => ({}), names: [SESSIONS] },
+    { tool: "list_windows", variant: "empty server", args: () => ({}), names: [ALL_WINDOWS] },
+    { tool: "list_panes", variant: "empty server", args: () => ({}), names: [ALL_PANES] },
     { tool: "show_environment", variant: "empty server, global", args: () => ({ global: true }), names: [["show-environment"]] }
   ]
   const DEAD: ReadonlyArray<Case> = [
-    // No socket file: list_servers has nothing to probe.
-    { tool: "where_am_i", variant: "no server", args: () => ({}), names: [PROBE] },
+    // The effective socket is asked even without a socket file, so the answer is "no server".
+    { tool: "where_am_i", variant: "no server", args: () => ({}), names: [SERVER] },
+    // No socket file: list_servers has nothing to ask.
     { tool: "list_servers", variant: "no server", args: () => ({}), names: [] },
-    { tool: "get_server_info", variant: "no server", args: () => ({}), names: [["display-message", "list-panes"]] },
+    { tool: "get_server_info", variant: "no server", args: () => ({}), names: [ALL_PANES.slice(0, 2)] },
     { tool: "list_sessions", variant: "no server", args: () => ({}), names: [SESSIONS], error: "no_server" },
-    { tool: "list_windows", variant: "no server", args: () => ({}), names: [WINDOWS], error: "no_server" },
-    { tool: "list_panes", variant: "no server", args: () => ({}), names: [PANES], error: "no_server" },
+    { tool: "list_windows", variant: "no server", args: () => ({}), names: [ALL_WINDOWS], error: "no_server" },
+    { tool: "list_panes", variant: "no server", args: () => ({}), names: [ALL_PANES], error: "no_server" },
     { tool: "show_environment", variant: "no server", args: () => ({ global: true }), names: [["show-environment"]], error: "no_server" }
   ]
+
+  it("every read costs exactly one invocation on an empty server, and at most one on a dead socket", () => {
+    expect(EMPTY.filter((c) => c.names.length !== 1)).toEqual([])
+    expect(DEAD.filter((c) => c.names.length > 1)).toEqual([])
+  })
 
   it.each(EMPTY.map((c) => [title(c), c] as const))("%s", async (_, c) => {
     const w = world()
@@ -252,20 +275,46 @@ describe("read tools on a server with no sessions, or none at all", () => {
     await check(world(), NO_TARGETS, c)
   })
 
-  it("list_servers: one invocation per live server (each server is its own round trip)", async () => {
-    const w = world()
-    smallWorld(w)
+  /** A second server in the world's socket directory, with one session. */
+  const otherServer = (w: PrivateTmux) => {
     const other = `${w.socketName}-other`
     const otherTmux = (...args: Array<string>) =>
       spawnSync("tmux", ["-f", "/dev/null", "-L", other, ...args], { env: w.env, encoding: "utf8", timeout: 10_000 })
     expect(otherTmux("new-session", "-d", "-s", "x").status).toBe(0)
     defer(() => otherTmux("kill-server"))
+    return { other, otherTmux }
+  }
+
+  it("list_servers: one invocation per live server (each server is its own round trip)", async () => {
+    const w = world()
+    smallWorld(w)
+    const { other } = otherServer(w)
     const { result, invocations } = await measure(w, "list_servers", {})
     expect(okResult(result).total).toBe(2)
     expect(invocations.map((invocation) => invocation.commands)).toEqual([SERVER, SERVER])
     expect(invocations.map((invocation) => invocation.socket).sort()).toEqual(
       [label(w), `${other} (${w.socketPath.replace(/[^/]+$/, other)})`].sort()
     )
+  })
+
+  it("where_am_i: one invocation per live server, the caller's pane looked up in its own server's", async () => {
+    const w = world()
+    smallWorld(w)
+    const { other, otherTmux } = otherServer(w)
+    const [socketPath = "", pid = ""] = otherTmux("display-message", "-p", "-t", "x", "#{socket_path}\t#{pid}").stdout.trim().split("\t")
+    // The tools query this world's server; the caller runs in the other one, in the same directory.
+    const { result, invocations } = await measure(w, "where_am_i", {}, { TMUX: `${socketPath},${pid},0`, TMUX_PANE: "%0" })
+    expect(okResult(result)).toMatchObject({
+      caller_status: "live",
+      pane_id: "%0",
+      session_id: "$0",
+      targets_caller_server: false,
+      server_running: true,
+      live_server_count: 2
+    })
+    const bySocket = Object.fromEntries(invocations.map((invocation) => [invocation.socket, invocation.commands]))
+    expect(invocations).toHaveLength(2)
+    expect(bySocket).toEqual({ [label(w)]: SERVER, [`${other} (${socketPath})`]: [...SERVER, "display-message"] })
   })
 })
 
@@ -295,10 +344,10 @@ interface MutatingCase extends Case {
   readonly generation?: boolean
 }
 
-const SPAWN_READ_BACK = ["display-message", "list-clients", "list-windows"] as const
+const SPAWN_READ_BACK = ["display-message", CLIENTS, "list-windows"] as const
 const spawned = (...commands: ReadonlyArray<string>) => [SPAWN_READ_BACK[0], ...commands, ...SPAWN_READ_BACK.slice(1)]
 const TREE_KILL = (kill: string) => ["display-message", "display-message", kill, "display-message"]
-const paneChange = (...commands: ReadonlyArray<string>) => ["display-message", ...commands, "list-panes", "list-clients"]
+const paneChange = (...commands: ReadonlyArray<string>) => ["display-message", ...commands, "list-panes", CLIENTS]
 
 const MUTATIONS: ReadonlyArray<MutatingCase> = [
   {
@@ -399,7 +448,7 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     world: "base",
     generation: true,
     args: () => ({ session_id: "$1", name: "renamed" }),
-    names: [["rename-session", "list-sessions", "list-clients"]]
+    names: [["rename-session", "list-sessions", CLIENTS]]
   },
   {
     tool: "rename_window",
@@ -497,7 +546,7 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     world: "base",
     generation: true,
     args: () => ({ source_pane_id: "%0", target_pane_id: "%2" }),
-    names: [["display-message", "swap-pane", "list-panes", "list-panes", "list-clients"]]
+    names: [["display-message", "swap-pane", "list-panes", "list-panes", CLIENTS]]
   },
   {
     tool: "move_window",
@@ -535,6 +584,7 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     variant: "session_name",
     world: "base",
     args: () => ({ session_name: "s0", name: "ETM_X", value: "1" }),
+    // Looked up first: with no session of that name, tmux's `-t =name` would take a client's session.
     names: [SESSIONS, ["set-environment"]]
   },
   {
@@ -640,6 +690,10 @@ describe("every tool has pinned round trips", () => {
   it("each tool in the registry has at least one pinned case, and no case names a tool that is gone", () => {
     const pinned = new Set([...READS, ...MUTATIONS].map((c) => c.tool))
     expect([...pinned].sort()).toEqual(allTools.map((tool) => tool.name).sort())
+  })
+
+  it("every read variant costs exactly one invocation, in both world sizes", () => {
+    expect(READS.filter((c) => c.names.length !== 1).map(title)).toEqual([])
   })
 
   it("every read tool is pinned in both world sizes; every other tool with a fresh world per call", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { ResolvedSocket } from "../../src/services/SocketResolver.js"
+import { commandLine } from "../../src/tmux/ControlProtocol.js"
 import { FakeTmux, type FakeWorld } from "../../src/tmux/FakeTmux.js"
 
 const PATH = "/fake/tmux-1/main"
@@ -106,6 +107,29 @@ describe("FakeTmux", () => {
       )
       // Record marks and ## are literal text of the format.
       expect(yield* tmux.run(socket, [["display-message", "-p", "\x1esrv\x1f#{pid}\x1f## #{no_such_variable}|"]])).toBe("\x1esrv\x1f100\x1f# |\n")
+    })
+  )
+
+  it.effect("expands format loops like list-*-a, answers display-message -t, and runs if-shell -F's command line", () =>
+    Effect.gen(function* () {
+      const { tmux } = setup(new Map([[PATH, twoSessions()]]))
+      // The loops visit what list-windows -a / list-panes -a list, in the same order, linked windows once per session.
+      expect(yield* tmux.run(socket, [["display-message", "-p", "#{S:#{W:[#{session_id} #{window_id} #{window_index} #{pane_id}]}}"]])).toBe(
+        "[$1 @1 0 %2][$1 @0 5 %0][$0 @0 0 %0]\n"
+      )
+      expect(yield* tmux.run(socket, [["display-message", "-p", "#{S:#{W:#{P:#{session_id}:#{pane_id} }}}end"]])).toBe(
+        "$1:%2 $1:%0 $1:%1 $0:%0 $0:%1 end\n"
+      )
+      // A pane target resolves like list-panes -t; a missing one leaves the fields empty.
+      expect(yield* tmux.run(socket, [["display-message", "-p", "-t", "%1", "#{session_id} #{window_id} #{pane_id}"]])).toBe("$1 @0 %1\n")
+      expect(yield* tmux.run(socket, [["display-message", "-p", "-t", "%9", "[#{pane_id}]"]])).toBe("[]\n")
+      const line = commandLine([["list-clients", "-F", "\x1ecli\x1f#{session_id} \"$HOME\" ~ \\"]])
+      expect(yield* tmux.run(socket, [["if-shell", "-F", "#{S:1}", line], ["display-message", "-p", "after"]])).toBe(
+        '\x1ecli\x1f$1 "$HOME" ~ \\\n\x1ecli\x1f$0 "$HOME" ~ \\\nafter\n'
+      )
+
+      const empty = setup(new Map([[PATH, FakeTmux.server({ sessions: [] })]]))
+      expect(yield* empty.tmux.run(socket, [["display-message", "-p", "[#{S:#{W:#{P:x}}}]"], ["if-shell", "-F", "#{S:1}", line]])).toBe("[]\n")
     })
   )
 
