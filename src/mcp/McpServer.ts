@@ -14,6 +14,7 @@ import {
   McpError,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
@@ -32,6 +33,19 @@ import { readResource, resources } from "./Resources.js"
 import { describeTool, visibleTools } from "./ToolList.js"
 
 export type ServerServices = ToolServices | Policy | Audit
+
+/**
+ * The SDK's `Server` validates JSON Schema only for form elicitation, which this server never asks
+ * for. Giving it this validator spares building its default (Ajv) at start-up, and lets the bundle
+ * leave Ajv out altogether (scripts/build.mjs).
+ */
+const noJsonSchemaValidator: jsonSchemaValidator = {
+  getValidator: () => () => ({
+    valid: false,
+    data: undefined,
+    errorMessage: "effect-tmux-mcp validates no JSON Schema (it never asks for form elicitation)"
+  })
+}
 
 /** Builds the SDK server over a runtime that holds the services. */
 export const makeMcpServer = async (
@@ -53,7 +67,8 @@ export const makeMcpServer = async (
     { name: SERVER_NAME, version: VERSION, title: "tmux (effect-tmux-mcp)" },
     {
       capabilities: { tools: { listChanged: false }, resources: {} },
-      instructions: buildInstructions(config, context, effective)
+      instructions: buildInstructions(config, context, effective),
+      jsonSchemaValidator: noJsonSchemaValidator
     }
   )
 

@@ -1,0 +1,65 @@
+// Cold start of the stdio server: process spawn to the first tools/list answer, in milliseconds.
+// Usage: node scripts/cold-start.mjs [runs=15] [entry=dist/main.js]
+// Each run gets its own socket name, TMUX_TMPDIR and HOME, and no tmux config; no tmux server runs.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { performance } from "node:perf_hooks"
+
+const runs = Number(process.argv[2] ?? 15)
+const entry = process.argv[3] ?? "dist/main.js"
+
+const once = async (index) => {
+  const dir = await mkdtemp(join(tmpdir(), "etm-cold-"))
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [entry],
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      LIBTMUX_SOCKET: `cold-${process.pid}-${index}`,
+      TMUX_TMPDIR: dir,
+      HOME: dir,
+      LIBTMUX_TMUX_CONFIG: "/dev/null"
+    },
+    stderr: "inherit"
+  })
+  const client = new Client({ name: "cold-start", version: "0" })
+  const start = performance.now()
+  try {
+    // connect() spawns the process and runs initialize. The clock stops when the tools/list answer
+    // arrives, not when listTools() resolves: the client then compiles a validator for every output
+    // schema, which is the client's cost, not the server's.
+    await client.connect(transport)
+    let answered
+    const deliver = transport.onmessage
+    transport.onmessage = (message, extra) => {
+      if (answered === undefined && Array.isArray(message.result?.tools)) answered = performance.now()
+      deliver?.(message, extra)
+    }
+    const { tools } = await client.listTools()
+    if (tools.length === 0) throw new Error("tools/list answered with no tools")
+    return { answered: answered - start, resolved: performance.now() - start }
+  } finally {
+    await client.close()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+const results = []
+await once(-1) // warm the file cache; not counted
+for (let i = 0; i < runs; i++) results.push(await once(i))
+
+const summary = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length / 2
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2
+  const ms = (value) => `${value.toFixed(0)} ms`
+  return `min ${ms(sorted[0])}, median ${ms(median)}, max ${ms(sorted[sorted.length - 1])}`
+}
+process.stdout.write(
+  `cold start of ${entry}, ${runs} runs\n` +
+    `  spawn -> tools/list answer:   ${summary(results.map((r) => r.answered))}\n` +
+    `  spawn -> listTools() resolved: ${summary(results.map((r) => r.resolved))} (adds the client's validator compiling)\n`
+)
