@@ -41,7 +41,7 @@ const isNoCurrentTarget = (error: TmuxError): boolean =>
  * Runs a command list that names an object with `-t`. On a server without sessions tmux 3.3a
  * answers any target with "no current target" instead of "can't find …": there, the named object
  * does not exist (NotFound). Server-wide listings do not need this: they use commands that answer
- * on an empty server too (format loops, `clientsCommand`).
+ * on an empty server too (`whenSessionsExist` in Hierarchy.ts).
  */
 export const runTree = (
   socket: ResolvedSocket,
