@@ -95,7 +95,8 @@ export const makeWorld = (): World => {
       for (const name of socketFiles()) {
         spawnSync("tmux", ["-S", join(socketDirectory, name), "kill-server"], { env, timeout: 10_000 })
       }
-      rmSync(dir, { recursive: true, force: true })
+      // Shells killed with the server may still be writing (e.g. history into HOME): retry.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
     }
   }
 }

@@ -95,7 +95,8 @@ export const makePrivateTmux = (): PrivateTmux => {
     layer: (options, tmuxLayer) => servicesLayer(config(options), tmuxLayer),
     dispose: () => {
       tmux("kill-server")
-      rmSync(dir, { recursive: true, force: true })
+      // Shells killed with the server may still be writing (e.g. history into HOME): retry.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
     }
   }
 }
