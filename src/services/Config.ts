@@ -27,7 +27,7 @@ export interface ConfigShape {
   /** A tmux config file passed as `-f` (only read when a server starts); tests use /dev/null. */
   readonly tmuxConfigFile: string | undefined
   readonly safety: SafetyLevel
-  /** LIBTMUX_MCP_TRANSPORT / --transport (default control). */
+  /** LIBTMUX_MCP_TRANSPORT / --transport (default exec). */
   readonly transport: Transport
   readonly allowServerStart: boolean
   readonly suppressHistory: boolean
@@ -136,7 +136,9 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Co
     }
 
     const transportRaw = pick(flags.transport, "--transport", env.LIBTMUX_MCP_TRANSPORT, "LIBTMUX_MCP_TRANSPORT")
-    const transport = transportRaw?.value ?? "control"
+    // exec by default: tmux (3.3a here, later versions per upstream reports) can crash the whole
+    // server when an attached control-mode client's session is destroyed while it is busy.
+    const transport = transportRaw?.value ?? "exec"
     if (!(TRANSPORTS as ReadonlyArray<string>).includes(transport)) {
       return yield* Either.left(
         new ConfigError({

@@ -13,6 +13,10 @@
  * close the client's own session (kill, move, detach): the client would be detached in the middle of
  * them. When the server restarts the client sees end of input and the next call attaches anew. The
  * layer's finalizer detaches every client.
+ *
+ * Opt-in (LIBTMUX_MCP_TRANSPORT=control): tmux 3.3a segfaulted in our stress test when sessions
+ * its control client was attached to were killed while the client was busy (NULL `control_state`
+ * in `control_write`; upstream reports the same kind of crash in later versions).
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

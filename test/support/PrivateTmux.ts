@@ -42,10 +42,10 @@ export interface PrivateTmux {
 }
 
 /**
- * The live transport tests run on: ETM_TEST_TRANSPORT=exec|control (default control, the server's
+ * The live transport tests run on: ETM_TEST_TRANSPORT=exec|control (default exec, the server's
  * default). The integration suite runs once per transport (see vitest.config.ts).
  */
-export const testTransport: "exec" | "control" = process.env.ETM_TEST_TRANSPORT === "exec" ? "exec" : "control"
+export const testTransport: "exec" | "control" = process.env.ETM_TEST_TRANSPORT === "control" ? "control" : "exec"
 
 export const defaultTmuxLayer: Layer.Layer<Tmux, never, Config> = testTransport === "exec" ? TmuxExec.layer : TmuxControl.layer
 
