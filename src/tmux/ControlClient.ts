@@ -33,7 +33,6 @@ interface Request {
   readonly blocks: Array<Block>
   readonly resolve: (blocks: ReadonlyArray<Block>) => void
   readonly reject: (error: ControlClientLost) => void
-  written: boolean
   /** A block of ours arrived: tmux has started running the list. */
   started: boolean
 }
@@ -163,7 +162,6 @@ export class ControlClient {
         blocks: [],
         resolve,
         reject,
-        written: false,
         started: false
       }
     })
@@ -186,7 +184,6 @@ export class ControlClient {
     const next = this.queue.shift()
     if (next === undefined) return
     this.current = next
-    next.written = true
     this.child.stdin.write(next.line)
   }
 

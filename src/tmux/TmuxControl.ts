@@ -182,10 +182,10 @@ export const makeTmuxControl = Effect.gen(function* () {
     socket: ResolvedSocket,
     client: ControlClient,
     commands: ReadonlyArray<TmuxCommand>,
+    description: string,
     timeout: Duration.Duration
-  ): Effect.Effect<string, TmuxError | ControlClientLost> => {
-    const description = describeCommands(commands)
-    return Effect.async<ReadonlyArray<Block>, ControlClientLost>((resume) => {
+  ): Effect.Effect<string, TmuxError | ControlClientLost> =>
+    Effect.async<ReadonlyArray<Block>, ControlClientLost>((resume) => {
       const { reply, abandon } = client.request(commands)
       reply.then(
         (blocks) => resume(Effect.succeed(blocks)),
@@ -210,7 +210,6 @@ export const makeTmuxControl = Effect.gen(function* () {
             )
       })
     )
-  }
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     if (
@@ -219,6 +218,7 @@ export const makeTmuxControl = Effect.gen(function* () {
     ) {
       return spawnCall(socket, commands, options)
     }
+    const description = describeCommands(commands)
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     const deadline = Date.now() + Duration.toMillis(timeout)
     const existing = slots.get(socket.path)?.client
@@ -228,7 +228,7 @@ export const makeTmuxControl = Effect.gen(function* () {
         duration: timeout,
         onTimeout: () =>
           new Failed({
-            command: describeCommands(commands),
+            command: description,
             reason: "timeout",
             exitCode: null,
             stderr: `tmux did not accept a control-mode client within ${Duration.format(timeout)}`
@@ -238,7 +238,7 @@ export const makeTmuxControl = Effect.gen(function* () {
         // What the wait for the attach left of this call's deadline.
         const remaining = Duration.millis(Math.max(1, deadline - Date.now()))
         if (client === undefined) return spawnCall(socket, commands, { ...options, timeout: remaining })
-        return send(socket, client, commands, remaining).pipe(
+        return send(socket, client, commands, description, remaining).pipe(
           Effect.catchIf(
             (error): error is ControlClientLost => error instanceof ControlClientLost,
             (lost) =>
@@ -246,7 +246,7 @@ export const makeTmuxControl = Effect.gen(function* () {
               lost.sent
                 ? Effect.fail(
                     new Failed({
-                      command: describeCommands(commands),
+                      command: description,
                       reason: "exit",
                       exitCode: null,
                       stderr: `${lost.reason}; the commands may have run in part`
@@ -256,7 +256,7 @@ export const makeTmuxControl = Effect.gen(function* () {
           )
         )
       }),
-      Effect.withSpan("Tmux.run", { attributes: { commands: describeCommands(commands), transport: "control" } })
+      Effect.withSpan("Tmux.run", { attributes: { commands: description, transport: "control" } })
     )
   }
 
