@@ -65,6 +65,9 @@ export const makeWorld = (): World => {
     TMUX_TMPDIR: dir,
     TERM: "xterm-256color",
     LANG: "C.UTF-8",
+    // Shells in panes we type into would write their history into HOME (this world's directory)
+    // as the server kills them, racing the directory's removal.
+    HISTFILE: "/dev/null",
     LIBTMUX_SOCKET: socketName,
     LIBTMUX_TMUX_CONFIG: "/dev/null"
   }
