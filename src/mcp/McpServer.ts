@@ -24,6 +24,7 @@ import type { Audit } from "../services/Audit.js"
 import { Config } from "../services/Config.js"
 import { InvocationContext } from "../services/InvocationContext.js"
 import type { Policy } from "../services/Policy.js"
+import { Progress } from "../services/Progress.js"
 import { SocketResolver } from "../services/SocketResolver.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { SERVER_NAME, VERSION } from "../Version.js"
@@ -78,7 +79,27 @@ export const makeMcpServer = async (
     if (tool === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list shows the tools.`)
     }
-    return runtime.runPromise(callTool(tool, request.params.arguments), { signal: extra.signal })
+    const progressToken = request.params._meta?.progressToken
+    const call = callTool(tool, request.params.arguments)
+    return runtime.runPromise(
+      progressToken === undefined
+        ? call
+        : Effect.provideService(call, Progress, {
+            report: ({ progress, total, message }) =>
+              Effect.promise(() =>
+                extra.sendNotification({
+                  method: "notifications/progress",
+                  params: {
+                    progressToken,
+                    progress,
+                    ...(total === undefined ? {} : { total }),
+                    ...(message === undefined ? {} : { message })
+                  }
+                })
+              )
+          }),
+      { signal: extra.signal }
+    )
   })
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {

@@ -25,6 +25,12 @@ export interface RunOptions {
   readonly oneOff?: boolean
   /** Overrides the configured per-invocation deadline. */
   readonly timeout?: Duration.DurationInput
+  /**
+   * Text given to the tmux client on its standard input, for `load-buffer -b NAME -`: a payload
+   * (text to paste, a command to run) then never appears in any argv or temporary file. A
+   * persistent transport runs such a call as a process of its own.
+   */
+  readonly stdin?: string
 }
 
 export interface TmuxShape {

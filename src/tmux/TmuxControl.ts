@@ -214,6 +214,7 @@ export const makeTmuxControl = Effect.gen(function* () {
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     if (
       options.startServer === true ||
+      options.stdin !== undefined ||
       commands.some((command) => SPAWN_ONLY.has(command[0] ?? "") || command.some((arg) => arg.includes("\0")))
     ) {
       return spawnCall(socket, commands, options)

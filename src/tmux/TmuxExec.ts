@@ -63,7 +63,10 @@ export const makeTmuxExec = Effect.gen(function* () {
     const command = Command.make(
       config.tmuxBin,
       ...invocationArgv(config, socket, commands, options.startServer === true)
-    ).pipe(Command.env(config.tmuxEnvironment, { extendEnv: false }))
+    ).pipe(
+      Command.env(config.tmuxEnvironment, { extendEnv: false }),
+      (command) => (options.stdin === undefined ? command : Command.feed(command, options.stdin))
+    )
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     // Node throws on a NUL in argv, in an exception that quotes the argument (it may be a secret).
     if (commands.some((args) => args.some((arg) => arg.includes("\0")))) {

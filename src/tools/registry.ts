@@ -1,4 +1,7 @@
 /** Every tool, in the order tools/list shows them. */
+import { bufferTools } from "./buffers.js"
+import { channelTools } from "./channels.js"
+import { commandTools } from "./command.js"
 import { whereAmITool } from "./context.js"
 import { createTools } from "./create.js"
 import { environmentTools } from "./environment.js"
@@ -6,9 +9,11 @@ import { inputTools } from "./input.js"
 import { capturePaneTool, getPaneInfoTool, listPanesTool } from "./pane.js"
 import { getServerInfoTool, killServerTool, listServersTool, startServerTool } from "./server.js"
 import { getSessionInfoTool, listSessionsTool } from "./session.js"
+import { searchTools } from "./search.js"
 import { shapeTools } from "./shape.js"
 import { teardownTools } from "./teardown.js"
 import type { AnyTool } from "./Tool.js"
+import { watchTools } from "./watch.js"
 import { getWindowInfoTool, listWindowsTool } from "./window.js"
 
 export const allTools: ReadonlyArray<AnyTool> = [
@@ -24,8 +29,13 @@ export const allTools: ReadonlyArray<AnyTool> = [
   listPanesTool,
   getPaneInfoTool,
   capturePaneTool,
+  ...watchTools,
+  ...searchTools,
   ...createTools,
   ...inputTools,
+  ...commandTools,
+  ...bufferTools,
+  ...channelTools,
   ...shapeTools,
   ...environmentTools,
   ...teardownTools

@@ -1,0 +1,29 @@
+/**
+ * Progress of a long tool call (a wait), for the client that asked for it. The MCP bridge provides
+ * this service for a call whose request carried a progressToken and turns each report into a
+ * `notifications/progress`; elsewhere (embedders, tests, clients that did not ask) reports go nowhere.
+ * Tools reach it with `reportProgress`, so it never appears in their requirements.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+
+export interface ProgressReport {
+  /** Increases with every report of one call (MCP requires it): elapsed seconds for waits. */
+  readonly progress: number
+  /** The value `progress` reaches at the end, when known (the wait's timeout). */
+  readonly total?: number
+  readonly message?: string
+}
+
+export interface ProgressShape {
+  readonly report: (report: ProgressReport) => Effect.Effect<void>
+}
+
+export class Progress extends Context.Tag("effect-tmux-mcp/Progress")<Progress, ProgressShape>() {}
+
+/** Reports progress when someone listens; never fails and never blocks the wait on a slow client. */
+export const reportProgress = (report: ProgressReport): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Progress), (progress) =>
+    Option.isSome(progress) ? progress.value.report(report).pipe(Effect.catchAllCause(() => Effect.void)) : Effect.void
+  )
