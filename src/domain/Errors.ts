@@ -55,10 +55,10 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
   }
 }
 
-export const DenialKind = Schema.Literal("tier", "self", "server_start")
+export const DenialKind = Schema.Literal("tier", "self", "watched", "server_start")
 export type DenialKind = typeof DenialKind.Type
 
-/** Policy said no: the safety tier, a guard protecting the caller's own tmux objects, or server start. */
+/** Policy said no: the safety tier, a guard protecting the caller's own tmux objects or a pane a person watches, or server start. */
 export class Denied extends Schema.TaggedError<Denied>()("Denied", {
   kind: DenialKind,
   reason: Schema.String,
@@ -114,6 +114,8 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
           return `Only the user can allow this: restart the MCP server with LIBTMUX_SAFETY=${e.requiredTier ?? "destructive"} (or --safety).`
         case "self":
           return "Target another object by explicit id, or ask the user to do this themselves."
+        case "watched":
+          return "Ask the person watching that pane first; pass force: true only if typing there while they watch is intended."
         case "server_start":
           return "Call start_server first if starting a tmux server is intended."
       }

@@ -1,0 +1,74 @@
+/**
+ * Where run_command keeps a command's raw output while it runs: one file per command, written by the
+ * pane's `pipe-pane` (so the whole output is kept, not only what fits the screen or the history),
+ * in a directory only this user can enter. Files are named by the command's id alone, so a handle
+ * a caller hands back can never point us at any other file. The writer is `cat` (it writes what it
+ * reads at once; `head -c` would hold output back in its stdio buffer). A log lives as long as its
+ * command: it is removed when the command ends, the pane dies, or the wait is cancelled.
+ */
+import * as fs from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import { Failed } from "../domain/Errors.js"
+import { isRunId } from "./CommandFraming.js"
+
+/** Bytes read from a log per poll, so one poll never holds a huge file in memory. */
+const READ_CHUNK = 1024 * 1024
+
+const failure = (detail: string) => new Failed({ command: "run log", reason: "spawn", exitCode: null, stderr: detail })
+
+/** The log directory, made on first use: owned by us, mode 0700, not a symlink (shared /tmp). */
+export const logDirectory = (uid: number): Effect.Effect<string, Failed> =>
+  Effect.try({
+    try: () => {
+      const dir = join(tmpdir(), `effect-tmux-mcp-${uid}`)
+      try {
+        fs.mkdirSync(dir, { mode: 0o700 })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      }
+      const stat = fs.lstatSync(dir)
+      if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
+        throw new Error(`${dir} is not a private directory of uid ${uid}; remove it and retry`)
+      }
+      return dir
+    },
+    catch: (error) => failure(`cannot prepare the output log directory: ${error instanceof Error ? error.message : String(error)}`)
+  })
+
+export const logPath = (dir: string, id: string): string => {
+  if (!isRunId(id)) throw new Error(`not a run id: ${id}`)
+  return join(dir, `${id}.log`)
+}
+
+/** Creates the empty log before the pipe opens, so "no file" always means "lost", never "no output yet". */
+export const createLog = (path: string): Effect.Effect<void, Failed> =>
+  Effect.try({
+    try: () => fs.closeSync(fs.openSync(path, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600)),
+    catch: (error) => failure(`cannot create the output log: ${error instanceof Error ? error.message : String(error)}`)
+  })
+
+/** The bytes of the log from `offset` on (at most one chunk), or null when the log is gone. */
+export const readLog = (path: string, offset: number): Effect.Effect<Buffer | null> =>
+  Effect.sync(() => {
+    let fd: number
+    try {
+      fd = fs.openSync(path, "r")
+    } catch {
+      return null
+    }
+    try {
+      const size = fs.fstatSync(fd).size
+      const length = Math.max(0, Math.min(READ_CHUNK, size - offset))
+      const buffer = Buffer.alloc(length)
+      const read = length === 0 ? 0 : fs.readSync(fd, buffer, 0, length, offset)
+      return buffer.subarray(0, read)
+    } finally {
+      fs.closeSync(fd)
+    }
+  })
+
+export const logExists = (path: string): Effect.Effect<boolean> => Effect.sync(() => fs.existsSync(path))
+
+export const removeLog = (path: string): Effect.Effect<void> => Effect.sync(() => fs.rmSync(path, { force: true }))

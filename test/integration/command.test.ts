@@ -1,0 +1,145 @@
+/**
+ * run_command and wait_for_command on real tmux, in real shells: exit statuses, exact output lines,
+ * state that persists between calls, text no framing may break, long output, timeouts with a
+ * handle, interrupts, refusals, and the recording cleaned up after every ending.
+ */
+import { existsSync, readdirSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import { errorMeta, okResult, runTool } from "../support/runTool.js"
+
+const { world } = useWorlds()
+
+/** A world with one session whose pane %0 runs `shell` at a prompt. */
+const shellWorld = async (shell = "HISTFILE=/dev/null bash --norc --noprofile", w: PrivateTmux = world()) => {
+  w.tmuxOk("new-session", "-d", "-s", "run", "-x", "120", "-y", "30", shell)
+  const program = shell.split(" ").find((word) => !word.includes("="))!
+  await waitFor("the program to start", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_current_command}").trim() === program)
+  if (program !== "sleep") await waitFor("the shell's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").trim() !== "")
+  const layer = w.layer()
+  const run = async (command: string, args: Record<string, unknown> = {}) =>
+    okResult(await runTool(layer, "run_command", { pane_id: "%0", command, timeout: 10, ...args }))
+  return { w, layer, run }
+}
+
+const logDirectory = join(tmpdir(), `effect-tmux-mcp-${process.getuid?.() ?? 0}`)
+const logs = () => (existsSync(logDirectory) ? readdirSync(logDirectory) : [])
+
+describe("run_command in bash", () => {
+  it("returns the exit status and exactly the command's output lines", async () => {
+    const { run, w } = await shellWorld()
+    const before = logs()
+    expect(await run("false")).toMatchObject({ outcome: "completed", exit_status: 1, output: "", lines_total: 0, handle: null, started: true })
+    expect(await run("printf 'a\\nb\\n'")).toMatchObject({ outcome: "completed", exit_status: 0, output: "a\nb", lines_total: 2 })
+    expect(await run("printf 'no newline'")).toMatchObject({ exit_status: 0, output: "no newline" })
+    expect(await run("echo out; echo err >&2; exit_code=7; (exit $exit_code)")).toMatchObject({ exit_status: 7, output: "out\nerr" })
+    // The recording is stopped and its log removed once a command completes.
+    expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("0")
+    expect(logs()).toEqual(before)
+    expect(w.tmuxOk("list-buffers", "-F", "#{buffer_name}").trim()).toBe("")
+  })
+
+  it("keeps cd and export between calls (the pane's own shell, no subshell)", async () => {
+    const { run } = await shellWorld()
+    await run("cd /tmp && export ETM_PERSIST=kept")
+    expect(await run("pwd; echo $ETM_PERSIST")).toMatchObject({ output: "/tmp\nkept", exit_status: 0 })
+  })
+
+  it("runs heredocs, quotes, ; and multi-line text as written", async () => {
+    const { run } = await shellWorld()
+    const heredoc = await run("cat <<'EOF'\nline one $HOME\n\tline 'two' \"three\"; four\nEOF")
+    expect(heredoc).toMatchObject({ exit_status: 0, output: "line one $HOME\n\tline 'two' \"three\"; four" })
+    expect((await run(`echo "a;b" 'c"d' \\$x; echo done`)).output).toBe('a;b c"d $x\ndone')
+    expect((await run("for i in 1 2\ndo\n  echo n$i\ndone")).output).toBe("n1\nn2")
+  })
+
+  it("is not ended early by marker-like text, in the command or its output", async () => {
+    const { run } = await shellWorld()
+    const result = await run("echo ETM_E_0123456789abcdef 0; printf 'ETM%s %s\\n' _E_ffffffffffffffff 0; sleep 0.5; echo after")
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 0 })
+    expect(result.output.split("\n")).toEqual(["ETM_E_0123456789abcdef 0", "ETM_E_ffffffffffffffff 0", "after"])
+  })
+
+  it("returns head and tail of a long output with the elided count", async () => {
+    const { run } = await shellWorld()
+    const result = await run("seq 1 5000", { max_lines: 100 })
+    expect(result).toMatchObject({ exit_status: 0, lines_total: 5000, elided_lines: 4900, elided_after_line: 50, truncated: true })
+    const lines = result.output.split("\n")
+    expect(lines.slice(0, 3)).toEqual(["1", "2", "3"])
+    expect(lines[50]).toBe("[… 4900 lines elided …]")
+    expect(lines.slice(-2)).toEqual(["4999", "5000"])
+  })
+
+  it("strips terminal escapes unless asked to keep them", async () => {
+    const { run } = await shellWorld()
+    expect((await run("printf '\\033[31mred\\033[0m\\n'")).output).toBe("red")
+    expect((await run("printf '\\033[31mred\\033[0m\\n'", { keep_escapes: true })).output).toBe("\x1b[31mred\x1b[0m")
+    expect((await run("printf 'progress 10%%\\rprogress 100%%\\n'")).output).toBe("progress 100%")
+  })
+
+  it("times out with a handle; wait_for_command later collects the rest and the exit status", async () => {
+    const { run, layer, w } = await shellWorld()
+    const first = await run("echo begun; sleep 2; echo finished", { timeout: 0.5 })
+    expect(first).toMatchObject({ outcome: "timed_out", exit_status: null, started: true, output: "begun", effective_timeout: 0.5 })
+    expect(first.handle).toMatch(/^cmd1\./)
+    expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("1")
+    const rest = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 10 }))
+    expect(rest).toMatchObject({ outcome: "completed", exit_status: 0, output: "finished", earlier_lines: 1, handle: null })
+    expect(rest.elapsed_ms).toBeGreaterThanOrEqual(2000)
+    expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("0")
+  })
+
+  it("interrupt_on_timeout presses C-c and reports that the command stopped", async () => {
+    const { run } = await shellWorld()
+    const result = await run("sleep 30", { timeout: 0.5, interrupt_on_timeout: true })
+    expect(result).toMatchObject({ outcome: "timed_out", interrupt_sent: true, command_stopped: true, handle: null })
+    expect(await run("echo alive")).toMatchObject({ output: "alive", exit_status: 0 })
+  })
+
+  it("reports pane_died when the shell exits", async () => {
+    const { run, w } = await shellWorld()
+    w.tmuxOk("new-window", "-d", "sleep 60")
+    const result = await run("echo bye; exit 3")
+    expect(result).toMatchObject({ outcome: "pane_died", exit_status: null, output: "bye\nexit" })
+  })
+})
+
+describe("run_command in other shells and refusals", () => {
+  it("frames sh (dash) too", async () => {
+    const { run } = await shellWorld("sh")
+    expect(await run("cd /tmp; false")).toMatchObject({ exit_status: 1, shell: "sh" })
+    expect(await run("pwd")).toMatchObject({ output: "/tmp", exit_status: 0 })
+  })
+
+  it("refuses a busy pane, a pane that is not a shell, and an empty command, naming the reason", async () => {
+    const { layer, w } = await shellWorld("sleep 60")
+    const busy = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "echo x" }))
+    expect(busy.code).toBe("invalid_input")
+    expect(busy.text).toContain("busy: its foreground program is sleep")
+    w.tmuxOk("new-session", "-d", "-s", "b", "HISTFILE=/dev/null bash --norc --noprofile")
+    expect(errorMeta(await runTool(layer, "run_command", { pane_id: "%1", command: "  " })).text).toContain("command is empty")
+    expect(errorMeta(await runTool(layer, "run_command", { pane_id: "%9", command: "true" })).code).toBe("not_found")
+  })
+
+  it("refuses the caller's own pane unless forced", async () => {
+    const { w } = await shellWorld()
+    const layer = w.layer({ env: callerEnv(w, "%0") })
+    const denied = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "true" }))
+    expect(denied.code).toBe("denied")
+    expect(okResult(await runTool(layer, "run_command", { pane_id: "%0", command: "true", force: true, timeout: 10 }))).toMatchObject({
+      exit_status: 0
+    })
+  })
+
+  it("falls back to the pane's history when the pane already has a pipe of its own", async () => {
+    const { run, w } = await shellWorld()
+    w.tmuxOk("pipe-pane", "-t", "%0", "cat > /dev/null")
+    const result = await run("printf 'x\\ny\\n'; false")
+    expect(result).toMatchObject({ output_source: "scrollback", output: "x\ny", exit_status: 1 })
+    // The person's pipe is left alone.
+    expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("1")
+  })
+})
