@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config"
 
 /**
  * The integration suite runs once per live transport: the same tests must pass on both. Except the
- * literalization sweep on control: its 8 concurrent callers kill the sessions the control client is
- * attached to while it is busy, which crashes tmux 3.3a (a tmux bug, see docs/configuration.md).
+ * literalization sweep on control: its 8 concurrent callers create and kill sessions, the control
+ * client's own among them, and its re-attaching in that churn crashes tmux 3.3a (a tmux bug fixed
+ * in 3.7, see docs/configuration.md).
  */
 const integration = (transport: "control" | "exec") => ({
   extends: true as const,

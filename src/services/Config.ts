@@ -136,8 +136,8 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Co
     }
 
     const transportRaw = pick(flags.transport, "--transport", env.LIBTMUX_MCP_TRANSPORT, "LIBTMUX_MCP_TRANSPORT")
-    // exec by default: tmux (3.3a here, later versions per upstream reports) can crash the whole
-    // server when an attached control-mode client's session is destroyed while it is busy.
+    // exec by default: tmux before 3.7 can crash the whole server when sessions change while a
+    // control-mode client connects (see TmuxControl.ts).
     const transport = transportRaw?.value ?? "exec"
     if (!(TRANSPORTS as ReadonlyArray<string>).includes(transport)) {
       return yield* Either.left(

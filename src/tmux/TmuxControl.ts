@@ -14,9 +14,10 @@
  * them. When the server restarts the client sees end of input and the next call attaches anew. The
  * layer's finalizer detaches every client.
  *
- * Opt-in (LIBTMUX_MCP_TRANSPORT=control): tmux 3.3a segfaulted in our stress test when sessions
- * its control client was attached to were killed while the client was busy (NULL `control_state`
- * in `control_write`; upstream reports the same kind of crash in later versions).
+ * Opt-in (LIBTMUX_MCP_TRANSPORT=control): tmux before 3.7 segfaults when a session is created,
+ * closed or renamed while a control client is still identifying itself (it is flagged as control
+ * before its `control_state` exists; `control_write` reads through NULL). Every attach of ours is
+ * such a window, and we re-attach after our session is killed. Fixed upstream in tmux e5a2a25fa.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
