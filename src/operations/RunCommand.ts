@@ -180,10 +180,17 @@ const cleanUp = (run: Run, options: { readonly buffer: boolean }) =>
   })
 
 /** Waits, interrupts if asked, and shapes the result; the recording is cleaned up on every path that ends it. */
-const finish = (run: Run, request: WaitRequest | RunRequest) =>
+const finish = (run: Run, request: WaitRequest | RunRequest, serverGone = false) =>
   Effect.gen(function* () {
-    const waited = yield* waitForEnd(run, request.timeout).pipe(Effect.onInterrupt(() => cleanUp(run, { buffer: true })))
-    let ending = Option.getOrUndefined(waited.value)
+    let ending: Ending | undefined
+    if (serverGone) {
+      // Nothing to wait for: read what the log holds and report the pane gone with its server.
+      yield* readNew(run).pipe(Effect.catchAll(() => Effect.void))
+      ending = run.framed.state.ended ? "ended" : "died"
+    } else {
+      const waited = yield* waitForEnd(run, request.timeout).pipe(Effect.onInterrupt(() => cleanUp(run, { buffer: true })))
+      ending = Option.getOrUndefined(waited.value)
+    }
     let interruptSent = false
     let stopped: boolean | null = null
     if (ending === undefined && request.interruptOnTimeout) {
@@ -356,11 +363,8 @@ export const waitForCommand = (
         offset: handle.source === "pipe" ? handle.offset : 0
       })
     }
-    if (server === undefined) {
-      // The tmux server is gone, and the pane with it.
-      return yield* finish(run, { ...request, timeout: { seconds: 0, clamped: request.timeout.clamped } })
-    }
-    return yield* finish(run, request)
+    // A server that is gone took the pane with it.
+    return yield* finish(run, request, server === undefined)
   })
 
 export { decodeHandle }

@@ -107,6 +107,29 @@ describe("run_command in bash", () => {
   })
 })
 
+describe("wait_for_command", () => {
+  it("ends with pane_died, and the output printed until then, when the tmux server is gone", async () => {
+    const { run, layer, w } = await shellWorld()
+    const first = await run("echo last words; sleep 30", { timeout: 0.5 })
+    expect(first).toMatchObject({ outcome: "timed_out", output: "last words" })
+    w.tmuxOk("kill-server")
+    const ended = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 5 }))
+    expect(ended).toMatchObject({ outcome: "pane_died", exit_status: null, handle: null, earlier_lines: 1 })
+    expect(logs().some((name) => first.handle.includes(name))).toBe(false)
+  })
+
+  it("refuses a handle it did not issue, and a handle from before a server restart", async () => {
+    const { run, layer, w } = await shellWorld()
+    expect(errorMeta(await runTool(layer, "wait_for_command", { handle: "cmd1.bm9wZQ" })).code).toBe("invalid_input")
+    const first = await run("sleep 30", { timeout: 0.3 })
+    w.tmuxOk("kill-server")
+    // The old server may still be on its way out.
+    await waitFor("a new server", () => w.tmux("new-session", "-d", "-s", "again", "HISTFILE=/dev/null bash --norc --noprofile").status === 0)
+    const stale = errorMeta(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 1 }))
+    expect(stale.code).toBe("not_found")
+  })
+})
+
 describe("run_command in other shells and refusals", () => {
   it("frames sh (dash) too", async () => {
     const { run } = await shellWorld("sh")

@@ -23,6 +23,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { WindowId } from "../../src/domain/Ids.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { describeTool } from "../../src/mcp/ToolList.js"
+import { shellQuote } from "../../src/operations/CommandFraming.js"
 import { checkName, type NameKind } from "../../src/operations/Names.js"
 import { SocketResolver } from "../../src/services/SocketResolver.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
@@ -391,6 +392,28 @@ const CASES: Readonly<Record<string, ToolCase>> = {
         })
       )
     }
+  },
+  run_command: {
+    base: { command: "true" },
+    strings: {
+      command: [
+        {
+          // The command is run by the pane's shell by design; what must hold is that the shell gets
+          // it byte for byte: here it prints the hostile text (quoted for the shell) into a file.
+          label: "command text reaches the shell exactly",
+          args: async (ctx, text) => {
+            const { pane_id } = await ctx.scratch()
+            const out = ctx.outFile()
+            return { pane_id, command: `printf '%s' ${shellQuote(text)} > ${out}; : > ${out}.done`, timeout: 20, _out: out }
+          },
+          mustAccept: () => true,
+          readBack: (_ctx, text, _result, args) => fileReadBack("the text the shell printed", args._out as string, text)
+        }
+      ]
+    }
+  },
+  wait_for_command: {
+    strings: { handle: [{ label: "handle", args: (_ctx, text) => ({ handle: text }) }] }
   },
   set_environment: {
     base: { session_id: NOWHERE.session_id, name: "ETM_VALUE", value: "v" },

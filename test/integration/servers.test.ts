@@ -54,10 +54,14 @@ const deadSocketCalls: ReadonlyArray<readonly [string, Record<string, unknown>]>
   ["resize_window", { window_id: "@0", width: 10 }],
   ["swap_pane", { source_pane_id: "%0", target_pane_id: "%1" }],
   ["move_window", { window_id: "@0", session_id: "$1" }],
-  ["set_pane_title", { pane_id: "%0", title: "x" }]
+  ["set_pane_title", { pane_id: "%0", title: "x" }],
+  ["run_command", { pane_id: "%0", command: "true" }]
 ]
-/** Tools that answer about a dead socket with data instead of an error. */
-const reportingTools = ["where_am_i", "list_servers", "get_server_info"]
+/**
+ * Tools that answer about a dead socket with data instead of an error. wait_for_command's socket is
+ * the one in its handle: a command whose server died ends with outcome pane_died (command.test.ts).
+ */
+const reportingTools = ["where_am_i", "list_servers", "get_server_info", "wait_for_command"]
 
 describe("a dead socket", () => {
   it("every targeted tool fails with no_server and a hint out of the loop; nothing starts a server", async () => {
