@@ -8,10 +8,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
-import { callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
-const { world } = useWorlds()
+const { world, defer } = useWorlds()
 
 /** A world with one session whose pane %0 runs `shell` at a prompt. */
 const shellWorld = async (shell = "HISTFILE=/dev/null bash --norc --noprofile", w: PrivateTmux = world()) => {
@@ -155,6 +155,29 @@ describe("run_command in other shells and refusals", () => {
     expect(okResult(await runTool(layer, "run_command", { pane_id: "%0", command: "true", force: true, timeout: 10 }))).toMatchObject({
       exit_status: 0
     })
+  })
+
+  it("refuses a pane a person is watching unless forced", async () => {
+    const { w, layer } = await shellWorld()
+    const person = await attachTerminalClient(w, "run")
+    defer(() => person.close())
+    const denied = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "true" }))
+    expect(denied.code).toBe("denied")
+    expect(denied.text).toContain("a person's tmux client shows that pane")
+    expect(okResult(await runTool(layer, "run_command", { pane_id: "%0", command: "echo forced", force: true, timeout: 10 }))).toMatchObject({
+      output: "forced",
+      exit_status: 0
+    })
+  })
+
+  it("refuses fish by name rather than typing text it would misread", async () => {
+    const w = world()
+    // A program named fish that is not fish: enough to see the refusal without fish installed.
+    w.tmuxOk("new-session", "-d", "-s", "f", "bash -c 'exec -a fish sleep 60'")
+    await waitFor("the program to start", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_current_command}").trim() !== "sh")
+    const refused = errorMeta(await runTool(w.layer(), "run_command", { pane_id: "%0", command: "true" }))
+    expect(refused.code).toBe("invalid_input")
+    expect(refused.text).toContain("runs fish")
   })
 
   it("falls back to the pane's history when the pane already has a pipe of its own", async () => {
