@@ -208,6 +208,7 @@ const variables = (t: Target): Record<string, string | number | boolean | null |
     pane_title: pane?.title,
     pane_dead: pane?.dead,
     pane_in_mode: pane?.inMode,
+    history_size: pane && rowsOf(pane).length - pane.height,
     client_flags: t.client?.flags
   }
 }

@@ -1,4 +1,87 @@
-/** Searching pane text across a server or session: search_panes. */
-import type { AnyTool } from "./Tool.js"
+/** Searching pane text across a server, a session or a window: search_panes. */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { InvalidInput } from "../domain/Errors.js"
+import { SessionId, WindowId } from "../domain/Ids.js"
+import {
+  DEFAULT_HISTORY_LINES,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_MATCHES_PER_PANE,
+  DEFAULT_MAX_PANES,
+  MAX_HISTORY_LINES,
+  MAX_HISTORY_ROWS,
+  MAX_LINE_CHARS,
+  MAX_MATCHES_PER_PANE,
+  MAX_MAX_BYTES,
+  MAX_MAX_PANES,
+  MIN_MAX_BYTES,
+  SEARCH_TIME_BOX_MS,
+  SearchResult,
+  searchPanes
+} from "../operations/Search.js"
+import { MAX_PATTERNS, patternArguments } from "../operations/TextMatcher.js"
+import { SocketResolver } from "../services/SocketResolver.js"
+import { pageArguments } from "./Paging.js"
+import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
-export const searchTools: ReadonlyArray<AnyTool> = []
+export const searchPanesTool = defineTool({
+  name: "search_panes",
+  title: "Search tmux Panes",
+  description: `Finds text in the panes of the whole server (default), one session (session_id) or one window (window_id): each pane's visible screen plus up to history_lines lines of scrollback (default ${DEFAULT_HISTORY_LINES}). patterns (1-${MAX_PATTERNS}) are literal text unless regex is true; they are matched by this server, never handed to tmux, so #{…}, #(…), ; and quotes are just text. Panes are searched in pane-id order, max_panes (default ${DEFAULT_MAX_PANES}) per call; pass next_offset as offset for the next ones. Returns only panes with matches: the first max_matches_per_pane matching lines each (default ${DEFAULT_MAX_MATCHES_PER_PANE}), each with a line number capture_pane takes as start/end (0 = top visible line, negative = history), and counts of everything left out. Bounded to about max_bytes of JSON (default ${DEFAULT_MAX_BYTES}) and ${SEARCH_TIME_BOX_MS / 1000} s of matching. Lines are screen rows: text tmux wrapped at the pane width is matched row by row.`,
+  tier: "readonly",
+  hints: { idempotent: true },
+  input: Schema.Struct({
+    patterns: Schema.Array(Schema.String).annotations({
+      description: `1-${MAX_PATTERNS} patterns; a line matches when any pattern does. Literal text unless regex is true.`
+    }),
+    ...patternArguments,
+    session_id: optional(SessionId, "Search only this session's panes."),
+    window_id: optional(WindowId, "Search only this window's panes."),
+    history_lines: optional(
+      Int.pipe(Schema.between(0, MAX_HISTORY_LINES)),
+      `Lines of scrollback above the visible screen to search, 0-${MAX_HISTORY_LINES} (default ${DEFAULT_HISTORY_LINES}; 0 = the screen only). history_lines x max_panes may be at most ${MAX_HISTORY_ROWS}.`
+    ),
+    offset: pageArguments.offset,
+    max_panes: optional(
+      Int.pipe(Schema.between(1, MAX_MAX_PANES)),
+      `Panes to search in this call, 1-${MAX_MAX_PANES} (default ${DEFAULT_MAX_PANES}).`
+    ),
+    max_matches_per_pane: optional(
+      Int.pipe(Schema.between(1, MAX_MATCHES_PER_PANE)),
+      `Matching lines returned per pane, 1-${MAX_MATCHES_PER_PANE} (default ${DEFAULT_MAX_MATCHES_PER_PANE}); match_count counts them all.`
+    ),
+    max_bytes: optional(
+      Int.pipe(Schema.between(MIN_MAX_BYTES, MAX_MAX_BYTES)),
+      `About this many bytes of JSON at most, ${MIN_MAX_BYTES}-${MAX_MAX_BYTES} (default ${DEFAULT_MAX_BYTES}); lines are cut at ${MAX_LINE_CHARS} characters.`
+    ),
+    ...socketArguments
+  }),
+  output: SearchResult,
+  handler: (input) =>
+    Effect.gen(function* () {
+      if (input.session_id !== undefined && input.window_id !== undefined) {
+        return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or window_id, not both (neither searches the whole server)." }))
+      }
+      const historyLines = input.history_lines ?? DEFAULT_HISTORY_LINES
+      const maxPanes = input.max_panes ?? DEFAULT_MAX_PANES
+      if (historyLines * maxPanes > MAX_HISTORY_ROWS) {
+        return yield* Effect.fail(
+          new InvalidInput({
+            reason: `history_lines (${historyLines}) x max_panes (${maxPanes}) is more than ${MAX_HISTORY_ROWS} lines; lower one of them (page through panes with offset).`
+          })
+        )
+      }
+      const socket = yield* (yield* SocketResolver).resolve(input)
+      return yield* searchPanes(socket, {
+        scope: { session_id: input.session_id, window_id: input.window_id },
+        patterns: { patterns: input.patterns, regex: input.regex, ignoreCase: input.ignore_case },
+        historyLines,
+        offset: input.offset ?? 0,
+        maxPanes,
+        maxMatchesPerPane: input.max_matches_per_pane ?? DEFAULT_MAX_MATCHES_PER_PANE,
+        maxBytes: input.max_bytes ?? DEFAULT_MAX_BYTES
+      })
+    })
+})
+
+export const searchTools: ReadonlyArray<AnyTool> = [searchPanesTool]
