@@ -35,7 +35,8 @@ import { invocationArgv, TmuxExec } from "./TmuxExec.js"
  * Commands sent by spawn instead: they can detach the control client mid-list (its session or the
  * server closes), or block the client's queue (`wait-for`). And `new-session`: the commands after it
  * in a list act on the new session only for a client without a session of its own (ours would win,
- * so `create_session`'s ownership mark would land on the control client's session).
+ * so `create_session`'s ownership mark would land on the control client's session). And
+ * `show-buffer`: to a control client tmux prints the buffer escaped (`\t`, `\033`, `\\`).
  */
 const SPAWN_ONLY = new Set([
   "new-session",
@@ -50,7 +51,8 @@ const SPAWN_ONLY = new Set([
   "break-pane",
   "detach-client",
   "wait-for",
-  "start-server"
+  "start-server",
+  "show-buffer"
 ])
 
 /** After a failed attach (no server, no session), calls spawn for this long before trying again. */

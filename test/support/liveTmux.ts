@@ -157,6 +157,28 @@ export const attachControlClient = (world: PrivateTmux, session: string): Promis
   return startClient(world, spawnClient, true)
 }
 
+/**
+ * A session "rec" whose pane %0 copies every byte its program receives into a file (raw mode, no
+ * echo; `bracketed` first turns bracketed paste on, as shells do). Resolves once raw mode is on.
+ */
+export const rawRecorder = async (world: PrivateTmux, options: { readonly bracketed?: boolean } = {}) => {
+  const file = join(world.tmpdir, "received")
+  const ready = join(world.tmpdir, "ready")
+  const mode = options.bracketed === true ? "printf '\\033[?2004h' && " : ""
+  world.tmuxOk("new-session", "-d", "-s", "rec", "-x", "200", "-y", "50", `stty raw -echo && ${mode}touch ${ready} && exec cat > ${file}`)
+  await waitFor("the recorder to switch to raw mode", () => existsSync(ready))
+  const read = () => (existsSync(file) ? readFileSync(file, "utf8") : "")
+  return { read, received: (bytes: string) => waitFor(`${bytes.length} bytes`, () => read().length >= bytes.length && read()) }
+}
+
+/** The paste buffers on the server, by name (all of them: tests look for leftovers of ours). */
+export const bufferNames = (world: PrivateTmux): Array<string> =>
+  world
+    .tmuxOk("list-buffers", "-F", "#{buffer_name}")
+    .split("\n")
+    .filter((name) => name !== "")
+    .sort()
+
 /** Whether `path` is a socket file right now. */
 export const isSocket = (path: string): boolean => {
   try {

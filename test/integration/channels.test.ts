@@ -1,0 +1,152 @@
+/**
+ * wait_for_channel and signal_channel on real tmux: a script in a pane wakes a waiting call, a signal
+ * sent before the wait is consumed by it, a timeout (or an interruption) leaves no `tmux wait-for`
+ * process behind, and a server that exits during the wait is reported as server_died, not signalled.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { describe, expect, it } from "vitest"
+import { callTool } from "../../src/mcp/CallTool.js"
+import { Progress, type ProgressReport } from "../../src/services/Progress.js"
+import { processesMentioning } from "../e2e/harness.js"
+import { serverIdentity, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
+import { tappedTmux } from "../support/TappedTmux.js"
+
+const { world } = useWorlds()
+
+/** tmux clients of this world blocked in `wait-for` on `channel`. */
+const waiters = (w: PrivateTmux, channel: string) =>
+  processesMentioning(w.socketName).filter((line) => line.includes(`wait-for -- ${channel}`))
+
+const withSession = (w: PrivateTmux) => {
+  w.tmuxOk("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "cat")
+  return w.layer()
+}
+
+describe("wait_for_channel", () => {
+  it("returns signalled when a script in a pane signals the channel", async () => {
+    const w = world()
+    const layer = withSession(w)
+    const waiting = runTool(layer, "wait_for_channel", { channel: "build-done", timeout: 20 })
+    await waitFor("the wait to start", () => waiters(w, "build-done").length === 1)
+    // The pane's own tmux finds the server through $TMUX, as a user's script would.
+    w.tmuxOk("new-window", "-d", "-t", "s:", "sh -c 'tmux wait-for -S build-done'")
+    const result = okResult(await waiting)
+    expect(result).toMatchObject({ channel: "build-done", outcome: "signalled", effective_timeout: 20, timeout_clamped: false })
+    expect(result.elapsed_ms).toBeLessThan(20_000)
+    expect(waiters(w, "build-done")).toEqual([])
+  })
+
+  it("consumes a signal sent while nobody waited: the first wait returns signalled, the next one times out", async () => {
+    const w = world()
+    const layer = withSession(w)
+    expect(okResult(await runTool(layer, "signal_channel", { channel: "early" }))).toEqual({ channel: "early", signalled: true })
+    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "early", timeout: 20 })).outcome).toBe("signalled")
+    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "early", timeout: 0.5 })).outcome).toBe("timeout")
+  })
+
+  it("times out, clamps the timeout to the ceiling, and leaves no wait-for process behind", async () => {
+    const w = world()
+    withSession(w)
+    const layer = w.layer({ flags: { waitMaxSeconds: "1" } })
+    const result = okResult(await runTool(layer, "wait_for_channel", { channel: "never", timeout: 600 }))
+    expect(result).toMatchObject({ outcome: "timeout", effective_timeout: 1, timeout_clamped: true })
+    expect(result.elapsed_ms).toBeGreaterThanOrEqual(1000)
+    expect(waiters(w, "never")).toEqual([])
+  })
+
+  it("an interrupted wait (a cancelled call) kills its wait-for process", async () => {
+    const w = world()
+    const layer = withSession(w)
+    const fiber = Effect.runFork(callTool(toolNamed("wait_for_channel"), { channel: "cancelled", timeout: 20 }).pipe(Effect.provide(layer)))
+    await waitFor("the wait to start", () => waiters(w, "cancelled").length === 1)
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    expect(waiters(w, "cancelled")).toEqual([])
+  })
+
+  it("pins a tmux limitation: a timed-out wait stays registered until the channel's next signal, which it absorbs", async () => {
+    // tmux (3.3a and later) never removes a waiting client that went away from the channel; a signal
+    // with only that stale waiter left wakes it instead of being kept for the next wait.
+    const w = world()
+    const layer = withSession(w)
+    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 0.5 })).outcome).toBe("timeout")
+    okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
+    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 0.5 })).outcome).toBe("timeout")
+    // That wait left a stale waiter too: one signal absorbs it, the next is kept.
+    okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
+    okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
+    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 5 })).outcome).toBe("signalled")
+  })
+
+  it("reports server_died when the server is killed, or crashes, during the wait", async () => {
+    for (const end of ["kill-server", "SIGKILL"] as const) {
+      const w = world()
+      const layer = withSession(w)
+      const waiting = runTool(layer, "wait_for_channel", { channel: "doomed", timeout: 20 })
+      await waitFor("the wait to start", () => waiters(w, "doomed").length === 1)
+      if (end === "kill-server") w.tmuxOk("kill-server")
+      else process.kill(serverIdentity(w).pid, "SIGKILL")
+      expect({ end, outcome: okResult(await waiting).outcome }).toEqual({ end, outcome: "server_died" })
+    }
+  })
+
+  it("reports server_died when the server restarted during the wait, though a server answers", async () => {
+    const w = world()
+    withSession(w)
+    // The new server is up before the call looks again, whatever the timing.
+    const layer = w.layer(
+      {},
+      tappedTmux((run) =>
+        run.commands[0]?.[0] === "wait-for" && run.commands[0][1] === "--"
+          ? run.proceed().pipe(Effect.tap(() => Effect.sync(() => w.tmuxOk("new-session", "-d", "-s", "again"))))
+          : run.proceed()
+      )
+    )
+    const waiting = runTool(layer, "wait_for_channel", { channel: "restart", timeout: 20 })
+    await waitFor("the wait to start", () => waiters(w, "restart").length === 1)
+    w.tmuxOk("kill-server")
+    expect(okResult(await waiting).outcome).toBe("server_died")
+    expect(w.tmuxOk("list-sessions", "-F", "#{session_name}").trim()).toBe("again")
+  })
+
+  it("sends progress about once a second to a client that asked", async () => {
+    const w = world()
+    const layer = withSession(w)
+    const reports: Array<ProgressReport> = []
+    const progress = Progress.of({ report: (report) => Effect.sync(() => void reports.push(report)) })
+    const result: CallToolResult = await Effect.runPromise(
+      callTool(toolNamed("wait_for_channel"), { channel: "slow", timeout: 2.5 }).pipe(
+        Effect.provideService(Progress, progress),
+        Effect.provide(layer)
+      )
+    )
+    expect(okResult(result).outcome).toBe("timeout")
+    expect(reports.map((report) => report.progress)).toEqual([1, 2])
+    expect(reports[0]).toMatchObject({ total: 2.5, message: "waiting for channel slow" })
+  })
+
+  it("no server is no_server (nothing waited); bad channel names are invalid_input", async () => {
+    const w = world()
+    const layer = w.layer()
+    expect(errorMeta(await runTool(layer, "wait_for_channel", { channel: "x", timeout: 5 })).code).toBe("no_server")
+    expect(errorMeta(await runTool(layer, "signal_channel", { channel: "x" })).code).toBe("no_server")
+    for (const channel of ["", "a b", "x;", "#{pid}", "c".repeat(65)]) {
+      expect(errorMeta(await runTool(layer, "signal_channel", { channel })).code, channel).toBe("invalid_input")
+    }
+  })
+})
+
+describe("signal_channel", () => {
+  it("wakes every waiter, and a name that looks like a flag is still a channel", async () => {
+    const w = world()
+    const layer = withSession(w)
+    const first = runTool(layer, "wait_for_channel", { channel: "-S", timeout: 20 })
+    const second = runTool(layer, "wait_for_channel", { channel: "-S", timeout: 20 })
+    await waitFor("both waits to start", () => waiters(w, "-S").length === 2)
+    okResult(await runTool(layer, "signal_channel", { channel: "-S" }))
+    expect([okResult(await first).outcome, okResult(await second).outcome]).toEqual(["signalled", "signalled"])
+  })
+})
