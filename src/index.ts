@@ -85,7 +85,7 @@ export {
   showEnvironment,
   unsetEnvironment
 } from "./operations/Environment.js"
-export { isSpecialKey, KeysSent, MAX_KEYS_BYTES, sendKeys, type SendKeysRequest } from "./operations/Input.js"
+export { isSpecialKey, KeysBatchSent, KeysSent, MAX_KEYS_BYTES, sendKeys, sendKeysBatch, type SendKeysRequest } from "./operations/Input.js"
 export { checkName, MAX_NAME_LENGTH, type NameKind, storedExactly } from "./operations/Names.js"
 export {
   isLayout,
@@ -129,3 +129,25 @@ export {
 export { allTools } from "./tools/registry.js"
 export type { AnyTool, Tier, Tool, ToolServices } from "./tools/Tool.js"
 export { callTool } from "./mcp/CallTool.js"
+export { pasteText, TextPasted } from "./operations/Paste.js"
+export {
+  BufferContent,
+  BufferDeleted,
+  BufferInfo,
+  BufferLoaded,
+  BufferPasted,
+  deleteBuffer,
+  listBuffers,
+  loadBuffer,
+  pasteBuffer,
+  showBuffer
+} from "./operations/Buffers.js"
+export { ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "./operations/Channels.js"
+export { PaneSnapshot, snapshotPane } from "./operations/Snapshot.js"
+export { CapturedSince, captureSince } from "./operations/PaneCursor.js"
+export { TextWaitResult, waitForText } from "./operations/TextWait.js"
+export { SearchResult, searchPanes } from "./operations/Search.js"
+export { type CommandHandle, decodeHandle, encodeHandle } from "./operations/CommandHandle.js"
+export { CommandResult, runCommand, waitForCommand } from "./operations/RunCommand.js"
+export { effectiveTimeout, type EffectiveTimeout, pollUntil } from "./operations/Waiting.js"
+export { Progress, type ProgressReport, reportProgress } from "./services/Progress.js"

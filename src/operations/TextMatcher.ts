@@ -12,7 +12,7 @@ import { InvalidInput } from "../domain/Errors.js"
 import { optional } from "../tools/Tool.js"
 
 export const MAX_PATTERNS = 20
-export const MAX_PATTERN_LENGTH = 1000
+export const MAX_PATTERN_LENGTH = 4096
 /** How long one batch of regular-expression matching may run. */
 export const REGEX_TIME_BOX_MS = 250
 

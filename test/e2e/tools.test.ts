@@ -103,7 +103,8 @@ describe("every tool is described and every read tool's result validates against
   })
 
   it("tools that target a server accept socket_name and socket_path", () => {
-    for (const tool of server.tools.filter((t) => t.name !== "list_servers")) {
+    // wait_for_command's socket is the one in its handle.
+    for (const tool of server.tools.filter((t) => t.name !== "list_servers" && t.name !== "wait_for_command")) {
       expect(Object.keys(tool.inputSchema.properties ?? {}), tool.name).toEqual(
         expect.arrayContaining(["socket_name", "socket_path"])
       )
@@ -123,8 +124,15 @@ describe("every tool is described and every read tool's result validates against
       ["list_panes", {}],
       ["get_pane_info", { pane_id: caller.paneId }],
       ["capture_pane", { pane_id: caller.paneId, start: "-", max_lines: 50, join_wrapped: true }],
-      ["show_environment", { session_name: "main" }]
+      ["show_environment", { session_name: "main" }],
+      ["snapshot_pane", { pane_id: caller.paneId }],
+      ["capture_since", { pane_id: caller.paneId, include_current: true }],
+      ["wait_for_text", { pane_id: caller.paneId, patterns: null, timeout: 0.2 }],
+      ["search_panes", { patterns: ["$"], history_lines: 10 }],
+      ["list_buffers", {}],
+      ["show_buffer", { name: "e2e-read" }]
     ]
+    world.tmux(["set-buffer", "-b", "etm.e2e-read", "read me"])
     const readTools = server.tools.filter((tool) => tool.annotations?.readOnlyHint === true).map((tool) => tool.name)
     expect(calls.map(([name]) => name).sort()).toEqual([...readTools].sort())
     for (const [name, args] of calls) {

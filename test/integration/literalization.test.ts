@@ -258,6 +258,8 @@ const recordingPane = async (ctx: Ctx, bytes: number) => {
 /** Ids nothing has: the generic sweeps fail before any object is looked up. */
 const NOWHERE = { session_id: "$999999", window_id: "@999999", pane_id: "%999999" }
 
+let bufferCount = 0
+
 const CASES: Readonly<Record<string, ToolCase>> = {
   list_servers: {
     strings: {
@@ -414,6 +416,83 @@ const CASES: Readonly<Record<string, ToolCase>> = {
   },
   wait_for_command: {
     strings: { handle: [{ label: "handle", args: (_ctx, text) => ({ handle: text }) }] }
+  },
+  send_keys_batch: {
+    base: { operations: [{ keys: "x", enter: false }] },
+    strings: {
+      operations: [true, false].map(
+        (literal): Variant => ({
+          label: `operations[].keys (literal ${literal})`,
+          args: async (ctx, text) => {
+            const { pane_id, out } = await recordingPane(ctx, Buffer.byteLength(text))
+            return { pane_id, operations: [{ keys: text, literal, enter: false }], _out: out }
+          },
+          mustAccept: () => true,
+          readBack: (_ctx, text, _result, args) => fileReadBack("the bytes the pane received", args._out as string, text)
+        })
+      )
+    }
+  },
+  paste_text: {
+    base: { text: "x" },
+    strings: {
+      text: [
+        {
+          label: "pasted text",
+          args: async (ctx, text) => {
+            const { pane_id, out } = await recordingPane(ctx, Buffer.byteLength(text))
+            return { pane_id, text, _out: out }
+          },
+          mustAccept: () => true,
+          // A paste sends newlines as carriage returns, as a terminal does.
+          readBack: (_ctx, text, _result, args) => fileReadBack("the bytes the pane received", args._out as string, text.replaceAll("\n", "\r"))
+        }
+      ]
+    }
+  },
+  load_buffer: {
+    base: { name: "sweep", text: "x" },
+    strings: {
+      text: [
+        {
+          label: "buffer text",
+          // The sweep runs calls side by side: each gets a buffer of its own.
+          args: (_ctx, text) => ({ name: `sweep${++bufferCount}`, text }),
+          mustAccept: () => true,
+          readBack: async (ctx, text, _result, args) =>
+            mismatch("the buffer's text", text, (await ctx.tmux("show-buffer", "-b", `etm.${args.name as string}`)).stdout)
+        }
+      ]
+    }
+  },
+  capture_since: {
+    strings: { cursor: [{ label: "cursor", args: (_ctx, text) => ({ pane_id: NOWHERE.pane_id, cursor: text }), allow: ["not_found"] }] }
+  },
+  wait_for_text: {
+    base: { patterns: ["x"], timeout: 0.2 },
+    strings: {
+      patterns: [
+        {
+          label: "pattern (matched here, never by tmux)",
+          args: async (ctx, text) => ({ pane_id: (await ctx.scratch()).pane_id, patterns: [text], timeout: 0.2 }),
+          mustAccept: () => true
+        }
+      ],
+      stop_patterns: [
+        {
+          label: "stop pattern",
+          args: async (ctx, text) => ({ pane_id: (await ctx.scratch()).pane_id, patterns: null, stop_patterns: [text], timeout: 0.2 }),
+          mustAccept: () => true
+        }
+      ],
+      since: [{ label: "since cursor", args: (_ctx, text) => ({ pane_id: NOWHERE.pane_id, patterns: ["x"], since: text }), allow: ["not_found"] }]
+    }
+  },
+  search_panes: {
+    base: { patterns: ["x"] },
+    strings: {
+      patterns: [{ label: "pattern (matched here, never by tmux)", args: (_ctx, text) => ({ patterns: [text] }), mustAccept: () => true }]
+    }
   },
   set_environment: {
     base: { session_id: NOWHERE.session_id, name: "ETM_VALUE", value: "v" },

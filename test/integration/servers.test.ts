@@ -55,7 +55,20 @@ const deadSocketCalls: ReadonlyArray<readonly [string, Record<string, unknown>]>
   ["swap_pane", { source_pane_id: "%0", target_pane_id: "%1" }],
   ["move_window", { window_id: "@0", session_id: "$1" }],
   ["set_pane_title", { pane_id: "%0", title: "x" }],
-  ["run_command", { pane_id: "%0", command: "true" }]
+  ["run_command", { pane_id: "%0", command: "true" }],
+  ["snapshot_pane", { pane_id: "%0" }],
+  ["capture_since", { pane_id: "%0" }],
+  ["wait_for_text", { pane_id: "%0", patterns: ["x"], timeout: 1 }],
+  ["search_panes", { patterns: ["x"] }],
+  ["send_keys_batch", { pane_id: "%0", operations: [{ keys: "x" }] }],
+  ["paste_text", { pane_id: "%0", text: "x" }],
+  ["list_buffers", {}],
+  ["load_buffer", { name: "b", text: "x" }],
+  ["show_buffer", { name: "b" }],
+  ["paste_buffer", { name: "b", pane_id: "%0" }],
+  ["delete_buffer", { name: "b" }],
+  ["wait_for_channel", { channel: "c", timeout: 1 }],
+  ["signal_channel", { channel: "c" }]
 ]
 /**
  * Tools that answer about a dead socket with data instead of an error. wait_for_command's socket is
