@@ -164,7 +164,10 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) => {
       }
       return Option.none<Ending>()
     }),
-    { timeout, message: `waiting for the command in ${run.handle.pane_id}` }
+    // A log is a local file, cheap to look at often; a history capture is a tmux process each time.
+    run.handle.source === "pipe"
+      ? { timeout, firstInterval: 10, maxInterval: 100, message: `waiting for the command in ${run.handle.pane_id}` }
+      : { timeout, message: `waiting for the command in ${run.handle.pane_id}` }
   )
 }
 

@@ -4,10 +4,29 @@
  * nothing but start_server brings a server into existence.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { encodeHandle } from "../../src/operations/CommandHandle.js"
 import { errorOf, ok, type Served, serve, textOf, type World, makeWorld } from "./harness.js"
 
+type Args = Record<string, unknown>
+
+/** A wait_for_command handle for a command on the world's (dead) socket. */
+const handleOn = (world: World) =>
+  encodeHandle({
+    id: "0123456789abcdef",
+    socket: world.socketPath,
+    generation: "1.1",
+    pane_id: "%0",
+    pane_pid: 1,
+    shell: "bash",
+    source: "pipe",
+    offset: 0,
+    started: true,
+    returned_lines: 0,
+    typed_at: 0
+  })
+
 /** Arguments that reach tmux for every tool except start_server (kill_server needs destructive). */
-const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Record<string, unknown>>> = {
+const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Args | ((world: World) => Args)>> = {
   where_am_i: [{}],
   list_servers: [{}],
   get_server_info: [{}],
@@ -39,11 +58,29 @@ const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Record<string, unknown>>> 
   resize_window: [{ window_id: "@0", height: 10 }],
   swap_pane: [{ source_pane_id: "%0", target_pane_id: "%1" }],
   move_window: [{ window_id: "@0", session_id: "$1", index: 3 }],
-  set_pane_title: [{ pane_id: "%0", title: "x" }]
+  set_pane_title: [{ pane_id: "%0", title: "x" }],
+  run_command: [{ pane_id: "%0", command: "true" }],
+  wait_for_command: [(world) => ({ handle: handleOn(world) })],
+  snapshot_pane: [{ pane_id: "%0" }],
+  capture_since: [{ pane_id: "%0" }],
+  wait_for_text: [{ pane_id: "%0", patterns: null, timeout: 1 }],
+  search_panes: [{ patterns: ["x"] }],
+  send_keys_batch: [{ pane_id: "%0", operations: [{ keys: "x" }] }],
+  paste_text: [{ pane_id: "%0", text: "x" }],
+  list_buffers: [{}],
+  load_buffer: [{ name: "b", text: "x" }],
+  show_buffer: [{ name: "b" }],
+  paste_buffer: [{ name: "b", pane_id: "%0" }],
+  delete_buffer: [{ name: "b" }],
+  wait_for_channel: [{ channel: "c", timeout: 1 }],
+  signal_channel: [{ channel: "c" }]
 }
 
-/** Tools whose answer about a dead server is data, not an error. */
-const ANSWERS_WITH_DATA = new Set(["where_am_i", "list_servers", "get_server_info"])
+/**
+ * Tools whose answer about a dead server is data, not an error. wait_for_command's command died with
+ * its server: outcome pane_died.
+ */
+const ANSWERS_WITH_DATA = new Set(["where_am_i", "list_servers", "get_server_info", "wait_for_command"])
 
 const expectNoServer = (result: Parameters<typeof errorOf>[0], world: World) => {
   const error = errorOf(result)
@@ -106,7 +143,8 @@ describe("a socket with no server (LIBTMUX_SOCKET set, nothing running)", () => 
     // Every tool of the server is exercised: a new tool must be added to DEAD_SOCKET_CALLS.
     expect([...listed].sort()).toEqual(Object.keys(DEAD_SOCKET_CALLS).sort())
     for (const name of listed) {
-      for (const args of DEAD_SOCKET_CALLS[name]!) {
+      for (const entry of DEAD_SOCKET_CALLS[name]!) {
+        const args = typeof entry === "function" ? entry(world) : entry
         const result = await server.call(name, args)
         if (ANSWERS_WITH_DATA.has(name)) expect(result.isError, `${name} ${JSON.stringify(args)}`).not.toBe(true)
         else expect(errorOf(result).code, `${name} ${JSON.stringify(args)}`).toBe("no_server")
@@ -119,7 +157,7 @@ describe("a socket with no server (LIBTMUX_SOCKET set, nothing running)", () => 
 
   it("seed 003 test 6 (with this issue's tools instead of set_environment): a dead server is an expected tool error, never a JSON-RPC error, and stderr carries no defect or stack trace", async () => {
     for (const name of ["list_sessions", "get_session_info", "list_windows", "get_window_info", "get_pane_info", "kill_server"]) {
-      const args = DEAD_SOCKET_CALLS[name]![0]!
+      const args = DEAD_SOCKET_CALLS[name]![0] as Args
       // A JSON-RPC error would reject this promise; an expected error is a normal result.
       const result = await server.call(name, args)
       expect(result.isError).toBe(true)
