@@ -250,6 +250,28 @@ const finish = (run: Run, request: WaitRequest | RunRequest, serverGone = false)
 /** The tmux program as a pane's shell should call it: our configured binary when it is a path. */
 const tmuxProgramFor = (tmuxBin: string) => (tmuxBin.includes("/") ? tmuxBin : "tmux")
 
+/**
+ * Panes (socket and pane id) where a run_command of this process is between its check and its end.
+ * A second command typed there meanwhile would queue behind the first in the terminal, and the pane
+ * has room for one pipe only: it is refused instead. (The shell's foreground process tells other
+ * processes' commands apart: a running command makes the pane busy.)
+ */
+const panesInUse = new Set<string>()
+
+const claimPane = (socket: ResolvedSocket, paneId: string) => {
+  const key = `${socket.path}\n${paneId}`
+  return Effect.acquireRelease(
+    Effect.suspend(() => {
+      if (panesInUse.has(key)) {
+        return invalid(`pane ${paneId} is running another run_command of this server; wait for that call to end, then retry.`)
+      }
+      panesInUse.add(key)
+      return Effect.void
+    }),
+    () => Effect.sync(() => panesInUse.delete(key))
+  )
+}
+
 export const runCommand = (
   socket: ResolvedSocket,
   paneId: string,
@@ -257,6 +279,7 @@ export const runCommand = (
 ): Effect.Effect<CommandResult, ToolError, Services> =>
   Effect.gen(function* () {
     const config = yield* Config
+    yield* claimPane(socket, paneId)
     const { command } = request
     if (command.trim() === "") return yield* invalid("command is empty; pass the shell command to run.")
     if (command.includes("\0")) return yield* invalid("command must not contain NUL characters.")
@@ -340,7 +363,7 @@ export const runCommand = (
       )
       .pipe(Effect.tapError(() => cleanUp(run, { buffer: true })))
     return yield* finish(run, request)
-  })
+  }).pipe(Effect.scoped)
 
 export const waitForCommand = (
   socket: ResolvedSocket,

@@ -99,6 +99,17 @@ describe("run_command in bash", () => {
     expect(await run("echo alive")).toMatchObject({ output: "alive", exit_status: 0 })
   })
 
+  it("refuses a second run_command in the same pane while the first one waits", async () => {
+    const { run, layer } = await shellWorld()
+    const first = run("sleep 1; echo first")
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const second = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "echo second" }))
+    expect(second.code).toBe("invalid_input")
+    expect(second.text).toContain("another run_command")
+    expect(await first).toMatchObject({ output: "first", exit_status: 0 })
+    expect(await run("echo next")).toMatchObject({ output: "next", exit_status: 0 })
+  })
+
   it("reports pane_died when the shell exits", async () => {
     const { run, w } = await shellWorld()
     w.tmuxOk("new-window", "-d", "sleep 60")
