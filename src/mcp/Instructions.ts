@@ -38,6 +38,7 @@ const OPTIONAL_SEGMENTS: ReadonlyArray<string> = [
   "Use for tmux: servers, sessions ($N), windows (@N), panes (%N), their content and processes. Target by id; ids are only valid on the server that issued them.",
   "Errors carry a Hint line and _meta code: no_server means no tmux server runs on that socket (not an empty server) - follow the hint, do not loop on list tools.",
   "list_* tools return metadata pages; read text with capture_pane.",
+  "To run a shell command and get its exit status and output use run_command (not send_keys + polling); wait with wait_for_text, read only new output with capture_since.",
   "Nothing starts a tmux server except start_server and create_session(allow_server_start=true)."
 ]
 
