@@ -99,7 +99,7 @@ export const makeWorld = (): World => {
         spawnSync("tmux", ["-S", join(socketDirectory, name), "kill-server"], { env, timeout: 10_000 })
       }
       // Shells killed with the server may still be writing (e.g. history into HOME): retry.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+      rmSync(dir, { recursive: true, force: true, maxRetries: 40, retryDelay: 50 })
     }
   }
 }

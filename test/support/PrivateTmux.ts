@@ -65,7 +65,16 @@ let counter = 0
 export const makePrivateTmux = (): PrivateTmux => {
   const dir = mkdtempSync(join(tmpdir(), "etm-test-"))
   const socketName = `etm-test-${process.pid}-${++counter}`
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, TMUX_TMPDIR: dir, TERM: "xterm-256color", LANG: "C.UTF-8" }
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    TMUX_TMPDIR: dir,
+    TERM: "xterm-256color",
+    LANG: "C.UTF-8",
+    // Shells that tests typed into would write their history into HOME (this directory) as the
+    // server kills them, racing its removal.
+    HISTFILE: "/dev/null"
+  }
   const uid = process.getuid?.() ?? 0
   const tmux = (...args: Array<string>) => {
     const result = spawnSync("tmux", ["-f", "/dev/null", "-L", socketName, ...args], { env, encoding: "utf8", timeout: 10_000 })
@@ -96,7 +105,7 @@ export const makePrivateTmux = (): PrivateTmux => {
     dispose: () => {
       tmux("kill-server")
       // Shells killed with the server may still be writing (e.g. history into HOME): retry.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+      rmSync(dir, { recursive: true, force: true, maxRetries: 40, retryDelay: 50 })
     }
   }
 }
