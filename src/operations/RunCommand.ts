@@ -16,15 +16,15 @@ import { Config } from "../services/Config.js"
 import type { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
+import { paneRecord } from "../tmux/Records.js"
 import { Tmux } from "../tmux/Tmux.js"
 import { Int, NonNegativeInt } from "../tools/Tool.js"
-import { type CommandHandle, decodeHandle, encodeHandle, OutputSource } from "./CommandHandle.js"
+import { type CommandHandle, encodeHandle, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, judgeShell, newRunId, typedLine } from "./CommandFraming.js"
 import { clientsCommand, toPanes } from "./Hierarchy.js"
 import { BudgetFields, HeadTail, joinBounded } from "./OutputBudget.js"
 import { decode, decodeServerIdentity, queryTree, runTree, serverIdentityCommand } from "./Query.js"
 import { createLog, logDirectory, logPath, readLog, removeLog } from "./RunLogs.js"
-import { paneRecord } from "../tmux/Records.js"
 import { type EffectiveTimeout, pollUntil, timeoutFields } from "./Waiting.js"
 
 /** A command's text travels in a tmux buffer; this keeps one call's payload reasonable. */
@@ -79,7 +79,6 @@ export interface RunRequest extends OutputOptions {
 }
 
 export interface WaitRequest extends OutputOptions {
-  readonly handle: string
   readonly timeout: EffectiveTimeout
   readonly interruptOnTimeout: boolean
 }
@@ -111,25 +110,21 @@ const invalid = (reason: string) => Effect.fail(new InvalidInput({ reason }))
 
 /** The pane as it is now: alive with this pid and foreground program, or gone/dead. */
 const paneNow = (run: Run) =>
-  runTree(run.socket, [["list-panes", "-t", run.handle.pane_id, "-F", liveRecord.format(MARKS)]], {
+  queryTree(run.socket, (m) => [["list-panes", "-t", run.handle.pane_id, "-F", liveRecord.format(m)]], {
     kind: "pane",
     id: run.handle.pane_id
   }).pipe(
-    Effect.map((output) => Format.parseOutput(output, MARKS)),
     Effect.flatMap((output) => decode(liveRecord, output)),
     Effect.map((rows) => rows.find((row) => row.pane_id === run.handle.pane_id)),
     Effect.map((row) => (row === undefined || row.dead || row.pid !== run.handle.pane_pid ? undefined : row)),
     Effect.catchTag("NotFound", () => Effect.succeed(undefined))
   )
-/** Marks for the small fixed queries of a wait (their values are our own ids, never pane text). */
-const MARKS = Format.newMarks()
-
 /** Reads what is new: the log (pipe), or the pane's whole history (scrollback). */
 const readNew = (run: Run): Effect.Effect<void, TmuxError, Tmux> =>
   run.handle.source === "pipe"
     ? Effect.gen(function* () {
         for (;;) {
-          const bytes = yield* readLog(run.log!, run.framed.offset + pendingBytes(run))
+          const bytes = yield* readLog(run.log!, run.framed.offset + run.framed.pendingLength)
           if (bytes === null || bytes.length === 0) return
           run.framed.feed(bytes)
           if (run.framed.state.ended) return
@@ -142,8 +137,6 @@ const readNew = (run: Run): Effect.Effect<void, TmuxError, Tmux> =>
         })
         run.framed.rescan(Buffer.from(text.endsWith("\n") ? text : `${text}\n`, "utf8"), run.handle.returned_lines)
       })
-
-const pendingBytes = (run: Run) => run.framed.pendingLength
 
 type Ending = "ended" | "died"
 
@@ -175,9 +168,9 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) => {
 const cleanUp = (run: Run, options: { readonly buffer: boolean }) =>
   Effect.gen(function* () {
     const tmux = yield* Tmux
-    const commands: Array<ReadonlyArray<string>> = []
-    if (run.handle.source === "pipe") commands.push(["pipe-pane", "-t", run.handle.pane_id])
-    if (commands.length > 0) yield* tmux.run(run.socket, commands).pipe(Effect.ignore)
+    // `pipe-pane` without a command closes the pane's pipe: ours (a pane with a pipe of its own
+    // was read from its history, and its pipe is left alone).
+    if (run.handle.source === "pipe") yield* tmux.run(run.socket, [["pipe-pane", "-t", run.handle.pane_id]]).pipe(Effect.ignore)
     if (options.buffer) yield* tmux.run(run.socket, [["delete-buffer", "-b", commandBufferName(run.handle.id)]]).pipe(Effect.ignore)
     if (run.log !== null) yield* removeLog(run.log)
   })
@@ -393,4 +386,3 @@ export const waitForCommand = (
     return yield* finish(run, request, server === undefined)
   })
 
-export { decodeHandle }

@@ -74,7 +74,6 @@ export const waitForCommandTool = defineTool({
       const handle = yield* decodeHandle(input.handle)
       const socket = (yield* SocketResolver).fromPath(handle.socket, "socket_path argument")
       return yield* waitForCommand(socket, handle, {
-        handle: input.handle,
         timeout: yield* effectiveTimeout(input.timeout),
         interruptOnTimeout: input.interrupt_on_timeout ?? false,
         ...outputOptions(input)
