@@ -1,0 +1,108 @@
+/**
+ * The shared pieces of every wait: the timeout clamped to the ceiling, polling that stops on a value
+ * or at the deadline and reports progress, and pattern matching that a hostile regex cannot hang.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { describe, expect, it } from "vitest"
+import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/TextMatcher.js"
+import { effectiveTimeout, pollUntil } from "../../src/operations/Waiting.js"
+import { Config, loadConfig } from "../../src/services/Config.js"
+import { Progress, type ProgressReport } from "../../src/services/Progress.js"
+
+const configWith = (waitMax: string) => {
+  const loaded = loadConfig({ env: { LIBTMUX_MCP_WAIT_MAX_SECONDS: waitMax }, flags: {}, uid: 0 })
+  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+  return Config.layer(loaded.right)
+}
+
+describe("effectiveTimeout", () => {
+  it("keeps a timeout under the ceiling, lowers one above it and says so, and defaults to 10 s or the ceiling", async () => {
+    const run = (requested: number | undefined, ceiling: string) =>
+      Effect.runPromise(effectiveTimeout(requested).pipe(Effect.provide(configWith(ceiling))))
+    expect(await run(5, "30")).toEqual({ seconds: 5, clamped: false })
+    expect(await run(100, "30")).toEqual({ seconds: 30, clamped: true })
+    expect(await run(undefined, "30")).toEqual({ seconds: 10, clamped: false })
+    expect(await run(undefined, "2")).toEqual({ seconds: 2, clamped: false })
+  })
+})
+
+describe("pollUntil", () => {
+  it("returns the first value a check yields", async () => {
+    let calls = 0
+    const result = await Effect.runPromise(
+      pollUntil(Effect.sync(() => (++calls === 3 ? Option.some("found") : Option.none())), { timeout: { seconds: 5, clamped: false } })
+    )
+    expect(Option.getOrNull(result.value)).toBe("found")
+    expect(calls).toBe(3)
+  })
+
+  it("gives up at the deadline after a last look, reporting progress once a second with an increasing count", async () => {
+    const reports: Array<ProgressReport> = []
+    let calls = 0
+    const progress = Layer.succeed(Progress, { report: (report) => Effect.sync(() => void reports.push(report)) })
+    const result = await Effect.runPromise(
+      pollUntil(Effect.sync(() => (calls++, Option.none<string>())), { timeout: { seconds: 2.2, clamped: false }, message: "m" }).pipe(
+        Effect.provide(progress)
+      )
+    )
+    expect(Option.isNone(result.value)).toBe(true)
+    expect(result.elapsedMs).toBeGreaterThanOrEqual(2200)
+    expect(calls).toBeGreaterThan(3)
+    expect(reports.map((report) => report.progress)).toEqual([1, 2])
+    expect(reports[0]).toMatchObject({ total: 2.2, message: "m" })
+  })
+})
+
+describe("compileMatcher", () => {
+  const matcher = (patterns: ReadonlyArray<string>, options: { regex?: boolean; ignoreCase?: boolean } = {}) =>
+    Effect.runPromise(Effect.either(compileMatcher({ patterns, ...options })))
+
+  it("matches literal text, optionally ignoring case, and names the first pattern that matched each line", async () => {
+    const literal = await matcher(["b.c", "ERR"])
+    if (Either.isLeft(literal)) throw literal.left
+    expect(await Effect.runPromise(literal.right.matchLines(["abc", "a b.c", "err", "ERR here"]))).toEqual([
+      { line: 1, pattern: 0 },
+      { line: 3, pattern: 1 }
+    ])
+    const folded = await matcher(["err"], { ignoreCase: true })
+    if (Either.isLeft(folded)) throw folded.left
+    expect((await Effect.runPromise(folded.right.matchLines(["ERR"]))).length).toBe(1)
+  })
+
+  it("matches regular expressions", async () => {
+    const regex = await matcher(["^exit (\\d+)$"], { regex: true })
+    if (Either.isLeft(regex)) throw regex.left
+    expect(await Effect.runPromise(regex.right.matchLines(["exit 3", "no exit 3"]))).toEqual([{ line: 0, pattern: 0 }])
+  })
+
+  it("refuses empty, too many and invalid patterns by position, without echoing them", async () => {
+    const cases: Array<[ReadonlyArray<string>, boolean, string]> = [
+      [[], false, "at least one pattern"],
+      [[""], false, "patterns[0] is empty"],
+      [Array.from({ length: 21 }, (_, i) => `p${i}`), false, "at most 20"],
+      [["ok", "(secret"], true, "patterns[1] is not a valid regular expression"]
+    ]
+    for (const [patterns, regex, message] of cases) {
+      const result = await matcher(patterns, { regex })
+      expect(Either.isLeft(result)).toBe(true)
+      if (Either.isLeft(result)) {
+        expect(result.left.reason).toContain(message)
+        expect(result.left.reason).not.toContain("secret")
+      }
+    }
+  })
+
+  it("stops a catastrophically backtracking regex at its time box with invalid_input", async () => {
+    const hostile = await matcher(["^(a+)+$"], { regex: true })
+    if (Either.isLeft(hostile)) throw hostile.left
+    const started = performance.now()
+    const outcome = await Effect.runPromise(Effect.either(hostile.right.matchLines([`${"a".repeat(40)}!`])))
+    expect(Either.isLeft(outcome)).toBe(true)
+    if (Either.isLeft(outcome)) expect(outcome.left.reason).toContain("catastrophic backtracking")
+    // Bounded by the time box (a bound, not a timing assertion: the work would take hours).
+    expect(performance.now() - started).toBeLessThan(REGEX_TIME_BOX_MS * 20)
+  })
+})
