@@ -24,7 +24,7 @@ import { commandBufferName, FramedOutput, judgeShell, newRunId, typedLine } from
 import { clientsCommand, toPanes } from "./Hierarchy.js"
 import { BudgetFields, HeadTail, joinBounded } from "./OutputBudget.js"
 import { decode, decodeServerIdentity, queryTree, runTree, serverIdentityCommand } from "./Query.js"
-import { createLog, logDirectory, logPath, readLog, removeLog } from "./RunLogs.js"
+import { createLog, logDirectory, logPath, readLog, recorderCommand, removeLog } from "./RunLogs.js"
 import { type EffectiveTimeout, pollUntil, timeoutFields } from "./Waiting.js"
 
 /** A command's text travels in a tmux buffer; this keeps one call's payload reasonable. */
@@ -184,7 +184,7 @@ const finish = (run: Run, request: WaitRequest | RunRequest, serverGone = false)
       yield* readNew(run).pipe(Effect.catchAll(() => Effect.void))
       ending = run.framed.state.ended ? "ended" : "died"
     } else {
-      const waited = yield* waitForEnd(run, request.timeout).pipe(Effect.onInterrupt(() => cleanUp(run, { buffer: true })))
+      const waited = yield* waitForEnd(run, request.timeout).pipe(Effect.onInterrupt(() => cleanUp(run, { buffer: !run.framed.state.started })))
       ending = Option.getOrUndefined(waited.value)
     }
     let interruptSent = false
@@ -193,7 +193,7 @@ const finish = (run: Run, request: WaitRequest | RunRequest, serverGone = false)
       interruptSent = true
       yield* (yield* Tmux).run(run.socket, [["send-keys", "-t", run.handle.pane_id, "C-c"]]).pipe(Effect.ignore)
       const grace = yield* waitForEnd(run, { seconds: INTERRUPT_GRACE_MS / 1000, clamped: false }).pipe(
-        Effect.onInterrupt(() => cleanUp(run, { buffer: true }))
+        Effect.onInterrupt(() => cleanUp(run, { buffer: !run.framed.state.started }))
       )
       ending = Option.getOrUndefined(grace.value)
       if (ending === "ended") stopped = true
@@ -348,7 +348,7 @@ export const runCommand = (
         socket,
         [
           ["load-buffer", "-b", commandBufferName(id), "-"],
-          ...(log === null ? [] : [["pipe-pane", "-o", "-t", paneId, `exec cat >> '${log}'`]]),
+          ...(log === null ? [] : [["pipe-pane", "-o", "-t", paneId, recorderCommand(log)]]),
           ["send-keys", "-t", paneId, "-l", "--", line],
           ["send-keys", "-t", paneId, "Enter"]
         ],

@@ -103,8 +103,14 @@ describe("run_command over stdio", () => {
     const pipe = async () => world.tmux(["display-message", "-p", "-t", paneId, "#{pane_pipe}"]).stdout.trim()
     for (let i = 0; i < 40 && (await pipe()) !== "0"; i++) await new Promise((resolve) => setTimeout(resolve, 50))
     expect(await pipe()).toBe("0")
-    // While the sleep goes on the pane is busy and says so; once it is over, the pane takes commands again.
-    expect(errorOf(await server.call("run_command", { pane_id: paneId, command: "true" })).text).toContain("busy")
+    // While the sleep goes on the pane is busy and says so (once the cancelled call has let go of the
+    // pane, which it does right after its clean-up); once the sleep is over, it takes commands again.
+    let refusal = ""
+    for (let i = 0; i < 40 && !refusal.includes("busy"); i++) {
+      refusal = errorOf(await server.call("run_command", { pane_id: paneId, command: "true" })).text
+      if (!refusal.includes("busy")) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(refusal).toContain("busy")
     const foreground = () => world.tmux(["display-message", "-p", "-t", paneId, "#{pane_current_command}"]).stdout.trim()
     for (let i = 0; i < 200 && foreground() !== "bash"; i++) await new Promise((resolve) => setTimeout(resolve, 50))
     expect(await run("echo again")).toMatchObject({ output: "again", exit_status: 0 })

@@ -3,7 +3,7 @@
  * state that persists between calls, text no framing may break, long output, timeouts with a
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
-import { existsSync, readdirSync } from "node:fs"
+import { existsSync, readdirSync, utimesSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -127,6 +127,23 @@ describe("wait_for_command", () => {
     const ended = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 5 }))
     expect(ended).toMatchObject({ outcome: "pane_died", exit_status: null, handle: null, earlier_lines: 1 })
     expect(logs().some((name) => first.handle.includes(name))).toBe(false)
+  })
+
+  it("keeps the log of a command nobody waits for until its pane dies, then marks it ended; old ended logs are swept", async () => {
+    const { run, w } = await shellWorld()
+    const first = await run("echo kept; sleep 30", { timeout: 0.3 })
+    const id = JSON.parse(Buffer.from(first.handle.slice("cmd1.".length), "base64url").toString("utf8")).id as string
+    expect(logs()).toContain(`${id}.log`)
+    w.tmuxOk("new-window", "-d", "HISTFILE=/dev/null bash --norc --noprofile")
+    w.tmuxOk("kill-pane", "-t", "%0")
+    await waitFor("the log to be marked ended", () => logs().includes(`${id}.log.ended`))
+    // An hour later, the next run_command sweeps it.
+    const ended = join(logDirectory, `${id}.log.ended`)
+    const hoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000)
+    utimesSync(ended, hoursAgo, hoursAgo)
+    await waitFor("the new shell", () => w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_current_command}").trim() === "bash")
+    okResult(await runTool(w.layer(), "run_command", { pane_id: "%1", command: "true", timeout: 10 }))
+    expect(logs().some((name) => name.startsWith(id))).toBe(false)
   })
 
   it("refuses a handle it did not issue, and a handle from before a server restart", async () => {
