@@ -325,7 +325,7 @@ export const runCommand = (
 
     const id = newRunId()
     const source = state.pipe ? "scrollback" : "pipe"
-    const log = source === "pipe" ? logPath(yield* logDirectory(config.uid), id) : null
+    const log = source === "pipe" ? logPath(yield* logDirectory(config.tmuxTmpdir, config.uid), id) : null
     if (log !== null) yield* createLog(log)
     const handle: CommandHandle = {
       id,
@@ -372,7 +372,7 @@ export const waitForCommand = (
     if (server !== undefined && generationOf(server) !== handle.generation) {
       return yield* Effect.fail(new NotFound({ kind: "server", target: handle.generation, socket: socket.label }))
     }
-    const log = handle.source === "pipe" ? logPath(yield* logDirectory(config.uid), handle.id) : null
+    const log = handle.source === "pipe" ? logPath(yield* logDirectory(config.tmuxTmpdir, config.uid), handle.id) : null
     const run: Run = {
       socket,
       handle,

@@ -1,7 +1,7 @@
 /**
  * Where run_command keeps a command's raw output while it runs: one file per command, written by the
  * pane's `pipe-pane` (so the whole output is kept, not only what fits the screen or the history),
- * in a directory only this user can enter. Files are named by the command's id alone, so a handle
+ * in a directory only this user can enter, next to tmux's own (`$TMUX_TMPDIR`, default /tmp). Files are named by the command's id alone, so a handle
  * a caller hands back can never point us at any other file. The writer is `cat` (it writes what it
  * reads at once; `head -c` would hold output back in its stdio buffer). A log lives as long as its
  * command: a wait that sees the command end, or the pane die, removes it, and so does a cancel.
@@ -10,7 +10,6 @@
  * for an hour are swept away the next time a command runs.
  */
 import * as fs from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import { Failed } from "../domain/Errors.js"
@@ -29,10 +28,10 @@ const ENDED = ".ended"
  * The log directory, made on first use: owned by us, mode 0700, not a symlink (shared /tmp). Old
  * ended logs are swept here.
  */
-export const logDirectory = (uid: number): Effect.Effect<string, Failed> =>
+export const logDirectory = (base: string, uid: number): Effect.Effect<string, Failed> =>
   Effect.try({
     try: () => {
-      const dir = join(tmpdir(), `effect-tmux-mcp-${uid}`)
+      const dir = join(base, `effect-tmux-mcp-${uid}`)
       try {
         fs.mkdirSync(dir, { mode: 0o700 })
       } catch (error) {

@@ -4,7 +4,6 @@
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
 import { existsSync, readdirSync, utimesSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
@@ -25,20 +24,22 @@ const shellWorld = async (shell = "HISTFILE=/dev/null bash --norc --noprofile", 
   return { w, layer, run }
 }
 
-const logDirectory = join(tmpdir(), `effect-tmux-mcp-${process.getuid?.() ?? 0}`)
-const logs = () => (existsSync(logDirectory) ? readdirSync(logDirectory) : [])
+/** The world's run logs (in its TMUX_TMPDIR). */
+const logDirectoryOf = (w: PrivateTmux) => join(w.tmpdir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`)
+const logsOf = (w: PrivateTmux) => (existsSync(logDirectoryOf(w)) ? readdirSync(logDirectoryOf(w)) : [])
+/** The run id inside a handle (the name of its log). */
+const idOf = (handle: string): string => JSON.parse(Buffer.from(handle.slice("cmd1.".length), "base64url").toString("utf8")).id
 
 describe("run_command in bash", () => {
   it("returns the exit status and exactly the command's output lines", async () => {
     const { run, w } = await shellWorld()
-    const before = logs()
     expect(await run("false")).toMatchObject({ outcome: "completed", exit_status: 1, output: "", lines_total: 0, handle: null, started: true })
     expect(await run("printf 'a\\nb\\n'")).toMatchObject({ outcome: "completed", exit_status: 0, output: "a\nb", lines_total: 2 })
     expect(await run("printf 'no newline'")).toMatchObject({ exit_status: 0, output: "no newline" })
     expect(await run("echo out; echo err >&2; exit_code=7; (exit $exit_code)")).toMatchObject({ exit_status: 7, output: "out\nerr" })
     // The recording is stopped and its log removed once a command completes.
     expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("0")
-    expect(logs()).toEqual(before)
+    expect(logsOf(w)).toEqual([])
     expect(w.tmuxOk("list-buffers", "-F", "#{buffer_name}").trim()).toBe("")
   })
 
@@ -126,24 +127,24 @@ describe("wait_for_command", () => {
     w.tmuxOk("kill-server")
     const ended = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 5 }))
     expect(ended).toMatchObject({ outcome: "pane_died", exit_status: null, handle: null, earlier_lines: 1 })
-    expect(logs().some((name) => first.handle.includes(name))).toBe(false)
+    expect(logsOf(w).some((name) => name.startsWith(idOf(first.handle)))).toBe(false)
   })
 
   it("keeps the log of a command nobody waits for until its pane dies, then marks it ended; old ended logs are swept", async () => {
     const { run, w } = await shellWorld()
     const first = await run("echo kept; sleep 30", { timeout: 0.3 })
-    const id = JSON.parse(Buffer.from(first.handle.slice("cmd1.".length), "base64url").toString("utf8")).id as string
-    expect(logs()).toContain(`${id}.log`)
+    const id = idOf(first.handle)
+    expect(logsOf(w)).toContain(`${id}.log`)
     w.tmuxOk("new-window", "-d", "HISTFILE=/dev/null bash --norc --noprofile")
     w.tmuxOk("kill-pane", "-t", "%0")
-    await waitFor("the log to be marked ended", () => logs().includes(`${id}.log.ended`))
+    await waitFor("the log to be marked ended", () => logsOf(w).includes(`${id}.log.ended`))
     // An hour later, the next run_command sweeps it.
-    const ended = join(logDirectory, `${id}.log.ended`)
+    const ended = join(logDirectoryOf(w), `${id}.log.ended`)
     const hoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000)
     utimesSync(ended, hoursAgo, hoursAgo)
     await waitFor("the new shell", () => w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_current_command}").trim() === "bash")
     okResult(await runTool(w.layer(), "run_command", { pane_id: "%1", command: "true", timeout: 10 }))
-    expect(logs().some((name) => name.startsWith(id))).toBe(false)
+    expect(logsOf(w).some((name) => name.startsWith(id))).toBe(false)
   })
 
   it("refuses a handle it did not issue, and a handle from before a server restart", async () => {
