@@ -1,10 +1,11 @@
 /**
  * Where run_command keeps a command's raw output while it runs: one file per command, written by the
  * pane's `pipe-pane` (so the whole output is kept, not only what fits the screen or the history),
- * in a directory only this user can enter, next to tmux's own (`$TMUX_TMPDIR`, default /tmp). Files are named by the command's id alone, so a handle
- * a caller hands back can never point us at any other file. The writer is `cat` (it writes what it
- * reads at once; `head -c` would hold output back in its stdio buffer). A log lives as long as its
- * command: a wait that sees the command end, or the pane die, removes it, and so does a cancel.
+ * in a directory only this user can enter, next to tmux's own (`$TMUX_TMPDIR`, default /tmp).
+ * Files are named by the command's id alone, so a handle a caller hands back can never point us at
+ * any other file. The writer is `cat` (it writes what it reads at once; `head -c` would hold output
+ * back in its stdio buffer). A log lives as long as its command: a wait that sees the command end,
+ * or the pane die, removes it, and so does a cancel.
  * A command nobody waits for any more leaves its log behind; so when its pipe closes (the pane or
  * server died) the writer renames it `<id>.log.ended`, still readable, and ended logs untouched
  * for an hour are swept away the next time a command runs.
