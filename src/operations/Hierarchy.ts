@@ -329,20 +329,29 @@ export const getPaneWindow = (socket: ResolvedSocket, paneId: string): Effect.Ef
     return found as Window
   })
 
-export const getPane = (
+/**
+ * One pane, with the server that answered and the whole output, so a caller can read more about the
+ * pane in the same round trip (`extra` commands, run after the lookup: a missing pane stops the
+ * list before them).
+ */
+export const lookupPane = (
   socket: ResolvedSocket,
-  paneId: string
-): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> =>
+  paneId: string,
+  extra: (marks: Format.Marks) => ReadonlyArray<TmuxCommand> = () => []
+): Effect.Effect<{ readonly pane: Pane; readonly server: ServerIdentity; readonly output: Format.ParsedOutput }, TmuxError, Tmux | InvocationContext> =>
   Effect.gen(function* () {
     // `display-message -t` quietly falls back to another target when the pane is gone, so the
     // lookup uses `list-panes -t`, which fails on a missing pane.
     const output = yield* queryTree(
       socket,
-      (m) => [serverIdentityCommand(m), ["list-panes", "-t", paneId, "-F", paneRecord.format(m)], clientsCommand(m)],
+      (m) => [serverIdentityCommand(m), ["list-panes", "-t", paneId, "-F", paneRecord.format(m)], clientsCommand(m), ...extra(m)],
       { kind: "pane", id: paneId }
     )
     const server = yield* decodeServerIdentity(output)
-    const found = (yield* toPanes(socket, server, output)).find((pane) => pane.pane_id === paneId)
-    if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
-    return found
+    const pane = (yield* toPanes(socket, server, output)).find((candidate) => candidate.pane_id === paneId)
+    if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    return { pane, server, output }
   })
+
+export const getPane = (socket: ResolvedSocket, paneId: string): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> =>
+  Effect.map(lookupPane(socket, paneId), ({ pane }) => pane)

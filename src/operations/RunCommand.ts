@@ -16,12 +16,11 @@ import { Config } from "../services/Config.js"
 import type { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
-import { paneRecord } from "../tmux/Records.js"
 import { Tmux } from "../tmux/Tmux.js"
 import { Int, NonNegativeInt } from "../tools/Tool.js"
 import { type CommandHandle, encodeHandle, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, judgeShell, newRunId, typedLine } from "./CommandFraming.js"
-import { clientsCommand, toPanes } from "./Hierarchy.js"
+import { lookupPane } from "./Hierarchy.js"
 import { BudgetFields, HeadTail, joinBounded } from "./OutputBudget.js"
 import { decode, decodeServerIdentity, queryTree, runTree, serverIdentityCommand } from "./Query.js"
 import { createLog, logDirectory, logPath, readLog, recorderCommand, removeLog } from "./RunLogs.js"
@@ -75,6 +74,7 @@ export interface RunRequest extends OutputOptions {
   readonly command: string
   readonly timeout: EffectiveTimeout
   readonly interruptOnTimeout: boolean
+  /** Run even in a pane a person is watching. */
   readonly force: boolean
 }
 
@@ -280,27 +280,14 @@ export const runCommand = (
       return yield* invalid(`command must be at most ${MAX_COMMAND_BYTES} bytes; put a long script in a file and run that.`)
     }
 
-    const output = yield* queryTree(
-      socket,
-      (m) => [
-        serverIdentityCommand(m),
-        ["list-panes", "-t", paneId, "-F", paneRecord.format(m)],
-        clientsCommand(m),
-        ["display-message", "-p", "-t", paneId, runStateRecord.format(m)]
-      ],
-      { kind: "pane", id: paneId }
-    )
-    const server = yield* decodeServerIdentity(output)
-    const pane = (yield* toPanes(socket, server, output)).find((candidate) => candidate.pane_id === paneId)
+    const { pane, server, output } = yield* lookupPane(socket, paneId, (m) => [
+      ["display-message", "-p", "-t", paneId, runStateRecord.format(m)]
+    ])
     const state = (yield* decode(runStateRecord, output)).find((row) => row.pane_id === paneId)
-    if (pane === undefined || state === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    if (state === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
 
     if (pane.dead) return yield* invalid(`pane ${paneId} is dead (its program exited); respawn_pane it or pick another pane.`)
-    if (!request.force && pane.is_caller !== false && pane.is_caller !== null) {
-      return yield* Effect.fail(
-        new Denied({ kind: "self", reason: `Refusing to run a command in ${paneId}: it is the pane this MCP server runs in. Pass force: true if that is intended.` })
-      )
-    }
+    // The caller's own pane is refused by the tool (refuseCallerPaneUnlessForced), as for send_keys.
     if (!request.force && pane.is_attended) {
       return yield* Effect.fail(
         new Denied({

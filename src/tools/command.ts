@@ -8,6 +8,7 @@ import { CommandResult, MAX_COMMAND_BYTES, runCommand, waitForCommand } from "..
 import { effectiveTimeout, timeoutArgument } from "../operations/Waiting.js"
 import { SocketResolver } from "../services/SocketResolver.js"
 import { generationArgument } from "./Arguments.js"
+import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"
 import { resolveChecked } from "./Resolve.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
@@ -46,6 +47,7 @@ export const runCommandTool = defineTool({
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* resolveChecked(input)
+      yield* refuseCallerPaneUnlessForced(socket, input, "run a command in", "running a command in your own terminal")
       return yield* runCommand(socket, input.pane_id, {
         command: input.command,
         timeout: yield* effectiveTimeout(input.timeout),
