@@ -3,26 +3,13 @@
  * the operations arrive in order with send_keys' own rules, in one round trip when there is no delay,
  * that one bad operation sends nothing, and that a failure mid-batch is reported per operation.
  */
-import { existsSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { callerEnv, rawRecorder as recorder, useWorlds, waitFor } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 import { tappedTmux } from "../support/TappedTmux.js"
 
 const { world } = useWorlds()
-
-/** A session whose pane %0 records its input bytes. */
-const recorder = async (w: PrivateTmux) => {
-  const file = join(w.tmpdir, "received")
-  const ready = join(w.tmpdir, "ready")
-  w.tmuxOk("new-session", "-d", "-s", "rec", "-x", "200", "-y", "50", `stty raw -echo && touch ${ready} && exec cat > ${file}`)
-  await waitFor("the recorder to switch to raw mode", () => existsSync(ready))
-  const read = () => (existsSync(file) ? readFileSync(file, "utf8") : "")
-  return { read, received: (bytes: string) => waitFor(`${bytes.length} bytes`, () => read().length >= bytes.length && read()) }
-}
 
 describe("send_keys_batch", () => {
   it("sends every operation in order with send_keys' rules, in one invocation", async () => {
