@@ -5,8 +5,8 @@
 import * as Schema from "effect/Schema"
 import { PaneId, SessionId, WindowId } from "./Ids.js"
 
-const Int = Schema.Number.pipe(Schema.int())
-const NonNegativeInt = Int.pipe(Schema.nonNegative())
+export const Int = Schema.Number.pipe(Schema.int())
+export const NonNegativeInt = Int.pipe(Schema.nonNegative())
 
 /**
  * Which tmux server instance answered: its pid and start time. A restarted server reuses ids

@@ -14,7 +14,7 @@ import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
 import { Tmux } from "../tmux/Tmux.js"
-import { NonNegativeInt } from "../tools/Tool.js"
+import { NonNegativeInt } from "../domain/Model.js"
 import { typablePane } from "./Input.js"
 import { decode, query } from "./Query.js"
 

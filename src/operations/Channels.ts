@@ -21,7 +21,7 @@ import { NoServer, type TmuxError } from "../domain/Errors.js"
 import { reportProgress } from "../services/Progress.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import { Tmux } from "../tmux/Tmux.js"
-import { NonNegativeInt } from "../tools/Tool.js"
+import { NonNegativeInt } from "../domain/Model.js"
 import { probeServer } from "./Servers.js"
 import { type EffectiveTimeout, timeoutFields } from "./Waiting.js"
 

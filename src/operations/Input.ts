@@ -13,7 +13,7 @@ import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
 import { Tmux, type TmuxCommand } from "../tmux/Tmux.js"
-import { NonNegativeInt } from "../tools/Tool.js"
+import { NonNegativeInt } from "../domain/Model.js"
 import { decode, queryTree } from "./Query.js"
 
 /** tmux's named keys (key-string.c), compared case-insensitively as tmux does. */

@@ -4,23 +4,12 @@
  * lines costs memory for the kept lines only.
  */
 import * as Schema from "effect/Schema"
-import { NonNegativeInt, optional } from "../tools/Tool.js"
+import { NonNegativeInt } from "../domain/Model.js"
 
 export const DEFAULT_MAX_LINES = 200
 export const DEFAULT_MAX_BYTES = 65_536
 /** A single line longer than this is cut (the cut is counted in `cut_lines`). */
 export const MAX_LINE_BYTES = 4096
-
-export const budgetArguments = {
-  max_lines: optional(
-    Schema.Number.pipe(Schema.int(), Schema.between(2, 10_000)),
-    `At most this many output lines: the first half and the last half are kept, the middle is elided and counted. Default ${DEFAULT_MAX_LINES}.`
-  ),
-  max_bytes: optional(
-    Schema.Number.pipe(Schema.int(), Schema.between(256, 1_048_576)),
-    `At most this many bytes of output (UTF-8), split the same way. Default ${DEFAULT_MAX_BYTES}.`
-  )
-}
 
 export const BudgetFields = {
   lines_total: NonNegativeInt.annotations({ description: "Lines the output had in all." }),

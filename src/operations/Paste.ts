@@ -12,7 +12,7 @@ import { InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import { Tmux } from "../tmux/Tmux.js"
-import { NonNegativeInt } from "../tools/Tool.js"
+import { NonNegativeInt } from "../domain/Model.js"
 import { BUFFER_PREFIX, checkBufferText, deleteTmuxBuffer, pasteCommand } from "./Buffers.js"
 import { typablePane } from "./Input.js"
 

@@ -7,20 +7,12 @@
  */
 import * as vm from "node:vm"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import { InvalidInput } from "../domain/Errors.js"
-import { optional } from "../tools/Tool.js"
 
 export const MAX_PATTERNS = 20
 export const MAX_PATTERN_LENGTH = 4096
 /** How long one batch of regular-expression matching may run. */
 export const REGEX_TIME_BOX_MS = 250
-
-/** The arguments that describe patterns, shared by every tool that searches or waits for text. */
-export const patternArguments = {
-  regex: optional(Schema.Boolean, "Read the patterns as JavaScript regular expressions. Default false: literal text."),
-  ignore_case: optional(Schema.Boolean, "Match regardless of letter case. Default false.")
-}
 
 export interface PatternSpec {
   readonly patterns: ReadonlyArray<string>

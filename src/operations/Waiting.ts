@@ -9,15 +9,8 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Config } from "../services/Config.js"
 import { reportProgress } from "../services/Progress.js"
-import { optional } from "../tools/Tool.js"
 
 export const DEFAULT_WAIT_SECONDS = 10
-
-/** The `timeout` argument every waiting tool takes. */
-export const timeoutArgument = optional(
-  Schema.Number.pipe(Schema.positive(), Schema.finite()),
-  `Seconds to wait (default ${DEFAULT_WAIT_SECONDS}). Clamped to the server's ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS, 30 unless the user set it); the value used is returned as effective_timeout.`
-)
 
 /** The output fields that say how long the wait was allowed to be. */
 export const timeoutFields = {

@@ -1,7 +1,10 @@
 /**
- * Argument schemas shared by the tools that create and change tmux objects.
+ * Argument schemas shared by tools: those that create and change tmux objects, and those that wait,
+ * match text or bound output.
  */
 import * as Schema from "effect/Schema"
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/OutputBudget.js"
+import { DEFAULT_WAIT_SECONDS } from "../operations/Waiting.js"
 import { optional } from "./Tool.js"
 
 const MAX_ARGV_ITEMS = 32
@@ -64,3 +67,27 @@ export const forceArgument = optional(
   Schema.Boolean,
   "Act even on the pane this MCP server runs in. Default false."
 )
+
+/** The `timeout` argument every waiting tool takes. */
+export const timeoutArgument = optional(
+  Schema.Number.pipe(Schema.positive(), Schema.finite()),
+  `Seconds to wait (default ${DEFAULT_WAIT_SECONDS}). Clamped to the server's ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS, 30 unless the user set it); the value used is returned as effective_timeout.`
+)
+
+/** The arguments that describe patterns, shared by every tool that searches or waits for text. */
+export const patternArguments = {
+  regex: optional(Schema.Boolean, "Read the patterns as JavaScript regular expressions. Default false: literal text."),
+  ignore_case: optional(Schema.Boolean, "Match regardless of letter case. Default false.")
+}
+
+/** run_command's output budget. */
+export const budgetArguments = {
+  max_lines: optional(
+    Schema.Number.pipe(Schema.int(), Schema.between(2, 10_000)),
+    `At most this many output lines: the first half and the last half are kept, the middle is elided and counted. Default ${DEFAULT_MAX_LINES}.`
+  ),
+  max_bytes: optional(
+    Schema.Number.pipe(Schema.int(), Schema.between(256, 1_048_576)),
+    `At most this many bytes of output (UTF-8), split the same way. Default ${DEFAULT_MAX_BYTES}.`
+  )
+}

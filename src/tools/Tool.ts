@@ -63,5 +63,4 @@ export const socketArguments = {
   socket_path: optional(Schema.String, "tmux socket path (-S), e.g. from list_servers. Exclusive with socket_name.")
 }
 
-export const Int = Schema.Number.pipe(Schema.int())
-export const NonNegativeInt = Int.pipe(Schema.nonNegative())
+export { Int, NonNegativeInt } from "../domain/Model.js"

@@ -2,7 +2,8 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/Channels.js"
-import { effectiveTimeout, timeoutArgument } from "../operations/Waiting.js"
+import { effectiveTimeout } from "../operations/Waiting.js"
+import { timeoutArgument } from "./Arguments.js"
 import { SocketResolver } from "../services/SocketResolver.js"
 import { defineTool, socketArguments } from "./Tool.js"
 

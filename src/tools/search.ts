@@ -19,8 +19,9 @@ import {
   SearchResult,
   searchPanes
 } from "../operations/Search.js"
-import { MAX_PATTERNS, patternArguments } from "../operations/TextMatcher.js"
+import { MAX_PATTERNS } from "../operations/TextMatcher.js"
 import { SocketResolver } from "../services/SocketResolver.js"
+import { patternArguments } from "./Arguments.js"
 import { pageArguments } from "./Paging.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 

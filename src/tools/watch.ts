@@ -4,10 +4,10 @@ import * as Schema from "effect/Schema"
 import { PaneId } from "../domain/Ids.js"
 import { CapturedSince, captureSince, DEFAULT_SINCE_MAX_LINES } from "../operations/PaneCursor.js"
 import { PaneSnapshot, snapshotPane } from "../operations/Snapshot.js"
-import { patternArguments } from "../operations/TextMatcher.js"
 import { DEFAULT_WAIT_TAIL_LINES, MAX_MATCHED_LINES, TextWaitResult, waitForText } from "../operations/TextWait.js"
-import { effectiveTimeout, timeoutArgument } from "../operations/Waiting.js"
+import { effectiveTimeout } from "../operations/Waiting.js"
 import { SocketResolver } from "../services/SocketResolver.js"
+import { patternArguments, timeoutArgument } from "./Arguments.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const maxLinesArgument = (fallback: number, what: string) =>
