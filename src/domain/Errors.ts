@@ -70,6 +70,23 @@ export class Denied extends Schema.TaggedError<Denied>()("Denied", {
   }
 }
 
+export const ConflictKind = Schema.Literal("busy", "run_pending", "copy_mode", "full_screen", "dead", "unsupported_shell")
+export type ConflictKind = typeof ConflictKind.Type
+
+/**
+ * The arguments are fine but the target's state does not allow the call now: a pane busy with a
+ * program, waiting on another run_command, in copy mode, showing a full-screen program, dead, or
+ * running a shell whose syntax we cannot frame. Not the caller's mistake, so never `InvalidInput`.
+ */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  kind: ConflictKind,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
 /** The arguments do not fit the tool's input schema or its rules. Never echoes payload values. */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   reason: Schema.String
@@ -80,7 +97,7 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
 }
 
 export type TmuxError = NoServer | NotFound | Failed
-export type ToolError = TmuxError | Denied | InvalidInput
+export type ToolError = TmuxError | Denied | Conflict | InvalidInput
 
 const listToolFor: Record<ObjectKind, string> = {
   session: "list_sessions",
@@ -120,12 +137,28 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
           return "Call start_server first if starting a tmux server is intended."
       }
     },
+    Conflict: (e) => {
+      switch (e.kind) {
+        case "busy":
+          return "Wait for the program to finish (wait_for_text, or wait_for_command with the handle of your run), stop it (send_keys C-c), or use another pane (split_window)."
+        case "run_pending":
+          return "Wait for the earlier run_command to end (or continue it with wait_for_command and its handle), then retry; or use another pane."
+        case "copy_mode":
+          return "Leave the mode first (send_keys with keys q), then retry."
+        case "full_screen":
+          return "Drive the program with send_keys, or quit it and retry once the shell's prompt is back; or use another pane."
+        case "dead":
+          return "Restart the pane's program with respawn_pane, or pick another pane (list_panes)."
+        case "unsupported_shell":
+          return "Use send_keys or paste_text in that pane, or run the command in a pane running bash, zsh or sh."
+      }
+    },
     InvalidInput: () => "Correct the arguments (tools/list has each tool's input schema) and call again."
   })
 )
 
 /** Machine-readable error code carried in `_meta` on the wire. */
-export type ErrorCode = "no_server" | "not_found" | "failed" | "denied" | "invalid_input" | "timeout"
+export type ErrorCode = "no_server" | "not_found" | "failed" | "denied" | "conflict" | "invalid_input" | "timeout"
 
 export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
@@ -133,16 +166,34 @@ export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>(
     NotFound: () => "not_found" as const,
     Failed: (e) => (e.reason === "timeout" ? ("timeout" as const) : ("failed" as const)),
     Denied: () => "denied" as const,
+    Conflict: () => "conflict" as const,
     InvalidInput: () => "invalid_input" as const
   })
 )
 
-/** Whether the same call may succeed if simply retried. */
-export const isRetryable = (error: ToolError): boolean => error._tag === "Failed" && error.reason === "timeout"
+/** Whether the same call may succeed if simply retried (a busy pane: after waiting). */
+export const isRetryable: (error: ToolError) => boolean = Match.type<ToolError>().pipe(
+  Match.tagsExhaustive({
+    NoServer: () => false,
+    NotFound: () => false,
+    Failed: (e) => e.reason === "timeout",
+    Denied: () => false,
+    Conflict: (e) => e.kind === "busy" || e.kind === "run_pending",
+    InvalidInput: () => false
+  })
+)
 
-/** Whether the failure happened before anything could reach tmux. */
-export const happenedBeforeTmux = (error: ToolError): boolean =>
-  error._tag === "InvalidInput" ||
-  error._tag === "Denied" ||
-  error._tag === "NoServer" ||
-  (error._tag === "Failed" && error.reason === "spawn")
+/**
+ * Whether the failure happened before anything could reach tmux. A conflict is found by asking tmux
+ * (a read), and refused before anything is changed.
+ */
+export const happenedBeforeTmux: (error: ToolError) => boolean = Match.type<ToolError>().pipe(
+  Match.tagsExhaustive({
+    NoServer: () => true,
+    NotFound: () => false,
+    Failed: (e) => e.reason === "spawn",
+    Denied: () => true,
+    Conflict: () => true,
+    InvalidInput: () => true
+  })
+)

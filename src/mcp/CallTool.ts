@@ -14,7 +14,7 @@ import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 
-/** The `_meta` key that carries `{ code, hint, retryable, effects }` on error results. */
+/** The `_meta` key that carries `{ code, kind?, hint, retryable, effects }` on error results. */
 export const ERROR_META_KEY = "effect-tmux-mcp/error"
 
 /** A decoding failure, described by argument path and expectation; never with the value given. */
@@ -47,6 +47,7 @@ export const errorResult = (tool: AnyTool, error: ToolError): CallToolResult => 
     _meta: {
       [ERROR_META_KEY]: {
         code: errorCode(error),
+        ...(error._tag === "Denied" || error._tag === "Conflict" ? { kind: error.kind } : {}),
         hint: recovery,
         retryable: isRetryable(error),
         effects: tool.tier === "readonly" || happenedBeforeTmux(error) ? "none" : "possible"

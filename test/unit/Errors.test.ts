@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
+  Conflict,
   Denied,
   errorCode,
   Failed,
@@ -68,5 +69,18 @@ describe("errors", () => {
   it("word failures by reason", () => {
     expect(new Failed({ command: "list-panes", reason: "exit", exitCode: 1, stderr: "boom" }).message).toBe("tmux list-panes failed (exit 1): boom")
     expect(new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }).message).toContain("did not answer in time")
+  })
+
+  it("tell a target's state (conflict) from bad arguments, with a way out per kind", () => {
+    const kinds = ["busy", "run_pending", "copy_mode", "full_screen", "dead", "unsupported_shell"] as const
+    for (const kind of kinds) {
+      const error = new Conflict({ kind, reason: `pane %1 is ${kind}` })
+      expect(errorCode(error)).toBe("conflict")
+      expect(hint(error)).not.toMatch(/correct the arguments/i)
+      expect(happenedBeforeTmux(error)).toBe(true)
+    }
+    expect(hint(new Conflict({ kind: "busy", reason: "x" }))).toMatch(/wait_for_command|wait_for_text/)
+    expect(hint(new Conflict({ kind: "dead", reason: "x" }))).toContain("respawn_pane")
+    expect(kinds.filter((kind) => isRetryable(new Conflict({ kind, reason: "x" })))).toEqual(["busy", "run_pending"])
   })
 })
