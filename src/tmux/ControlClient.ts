@@ -8,11 +8,12 @@
  * <token>`): tmux runs a client's lines in order, so the sentinel's block marks the end of the
  * request even when a command failed and tmux skipped the rest of the list.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { StringDecoder } from "node:string_decoder"
 import { type Block, BlockReader, commandLine, quoteArgument } from "./ControlProtocol.js"
 import type { TmuxCommand } from "./Tmux.js"
+import { spawnInGroup, terminate } from "./TmuxProcess.js"
 
 /** Why a request got no answer. `sent` is false when tmux cannot have run any of its commands. */
 export class ControlClientLost extends Error {
@@ -60,15 +61,20 @@ export class ControlClient {
   private lostReason: string | undefined
   private readonly exited: Promise<void>
 
-  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
+  private constructor(private readonly child: ChildProcess) {
     this.exited = new Promise((resolve) => child.once("close", () => resolve()))
   }
 
   /** Starts a client; resolves once tmux has answered the attach, fails with tmux's message. */
   static connect(options: ControlClientOptions): Promise<ControlClient> {
     return new Promise((resolve, reject) => {
-      // Its own process group, so that killing it takes anything it started (as TmuxExec does).
-      const child = spawn(options.bin, [...options.argv], { env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: true })
+      // Its own process group, so that ending it takes anything it started (as TmuxExec does).
+      let child: ChildProcess
+      try {
+        child = spawnInGroup(options.bin, options.argv, { env: options.env, stdin: true })
+      } catch {
+        return reject(new ControlConnectFailed(`${options.bin} could not be started`))
+      }
       const client = new ControlClient(child)
       let stderr = ""
       let ready = false
@@ -80,11 +86,12 @@ export class ControlClient {
         reject(new ControlConnectFailed(message))
       }
       const timer = setTimeout(() => fail(`no answer to attach within ${options.connectTimeoutMs} ms`), options.connectTimeoutMs)
-      child.stderr.setEncoding("utf8")
-      child.stderr.on("data", (chunk: string) => {
+      child.stderr!.setEncoding("utf8")
+      child.stderr!.on("data", (chunk: string) => {
         if (stderr.length < MAX_STDERR) stderr += chunk.slice(0, MAX_STDERR - stderr.length)
       })
-      child.on("error", (error) => fail(`${options.bin}: ${error.message}`))
+      // Not error.message: Node's may quote the arguments.
+      child.on("error", (error: NodeJS.ErrnoException) => fail(`${options.bin}: ${error.code ?? "could not be started"}`))
       options.signal?.addEventListener("abort", () => fail("attach abandoned: nobody waits for it any more"), { once: true })
       child.once("close", () => fail(stderr.trim() || "tmux exited before attaching"))
       client.onAttach = (block) => {
@@ -103,14 +110,14 @@ export class ControlClient {
   private listen() {
     const decoder = new StringDecoder("utf8")
     let partial = ""
-    this.child.stdout.on("data", (chunk: Buffer) => {
+    this.child.stdout!.on("data", (chunk: Buffer) => {
       const lines = (partial + decoder.write(chunk)).split("\n")
       partial = lines.pop() ?? ""
       for (const line of lines) this.onLine(line)
     })
     this.child.once("close", () => this.destroy(this.lostReason ?? "the tmux control client exited (server gone?)"))
     // A write after tmux exits fails with EPIPE; the close handler reports the loss.
-    this.child.stdin.on("error", () => undefined)
+    this.child.stdin!.on("error", () => undefined)
   }
 
   private onLine(line: string) {
@@ -184,15 +191,7 @@ export class ControlClient {
     const next = this.queue.shift()
     if (next === undefined) return
     this.current = next
-    this.child.stdin.write(next.line)
-  }
-
-  private kill(signal: NodeJS.Signals) {
-    try {
-      if (this.child.pid !== undefined) process.kill(-this.child.pid, signal)
-    } catch {
-      // Already gone.
-    }
+    this.child.stdin!.write(next.line)
   }
 
   /** Ends the client; every waiting request fails. Safe to call more than once. */
@@ -202,18 +201,28 @@ export class ControlClient {
     this.current = undefined
     for (const request of waiting) request.reject(new ControlClientLost(reason, request.started))
     if (this.child.exitCode === null && this.child.signalCode === null) {
-      this.child.stdin.end()
-      this.kill("SIGTERM")
+      this.child.stdin!.end()
+      // SIGTERM, then SIGKILL: a client that ignores SIGTERM must not outlive its use.
+      void terminate(this.child)
     }
   }
 
-  /** Detaches by closing tmux's input (a control client exits at end of input), then waits for it. */
+  /**
+   * Detaches by closing tmux's input (a control client exits at end of input), then waits for it;
+   * one that does not leave within the grace is ended.
+   */
   async close(graceMs = 1000): Promise<void> {
     this.lostReason ??= "closed"
-    this.child.stdin.end()
-    const timer = setTimeout(() => this.kill("SIGKILL"), graceMs)
-    await this.exited
+    this.child.stdin!.end()
+    let timer: NodeJS.Timeout | undefined
+    const ended = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), graceMs)
+      })
+    ])
     clearTimeout(timer)
+    if (!ended) await terminate(this.child)
     this.destroy("closed")
   }
 }

@@ -279,7 +279,5 @@ export const makeTmuxControl = Effect.gen(function* () {
 /** `Tmux` over persistent control-mode clients (falling back to a process per call). */
 export const TmuxControl = {
   make: makeTmuxControl,
-  layer: Layer.scoped(Tmux, makeTmuxControl).pipe(
-    Layer.provide(TmuxExec.processes)
-  ) satisfies Layer.Layer<Tmux, never, Config>
+  layer: Layer.scoped(Tmux, makeTmuxControl) satisfies Layer.Layer<Tmux, never, Config>
 }

@@ -1,0 +1,163 @@
+/**
+ * The lifetime of a tmux client process, for every transport that spawns one.
+ *
+ * Each child runs in its own process group, so ending it ends whatever it started. Ending is
+ * SIGTERM, then SIGKILL after a short grace: a tmux that ignores SIGTERM (a wrapper with
+ * `trap '' TERM`, a client stuck in the kernel) must not keep a call past its deadline, and
+ * waiting for its exit is bounded too. @effect/platform's executor is not used here for that
+ * reason: its release sends SIGTERM and then waits for the exit without a bound. Children still
+ * running when this process exits are SIGKILLed from the exit hook, whatever state their call is in.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Effect from "effect/Effect"
+
+/** How long a child gets to exit after SIGTERM before SIGKILL (and to be reaped after SIGKILL). */
+export const KILL_GRACE_MS = 500
+
+const running = new Set<ChildProcess>()
+
+const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal)
+  } catch {
+    // The group is gone (or was never made): the child itself, if it is still there.
+    try {
+      child.kill(signal)
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+let exitHookInstalled = false
+const killAllOnExit = () => {
+  for (const child of running) killGroup(child, "SIGKILL")
+}
+
+const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null
+
+/** Spawns a child in its own process group, to be SIGKILLed at the latest when this process exits. */
+export const spawnInGroup = (
+  bin: string,
+  argv: ReadonlyArray<string>,
+  options: { readonly env: Readonly<Record<string, string>>; readonly stdin: boolean }
+): ChildProcess => {
+  if (!exitHookInstalled) {
+    process.on("exit", killAllOnExit)
+    exitHookInstalled = true
+  }
+  const child = spawn(bin, [...argv], {
+    env: options.env,
+    stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    detached: true
+  })
+  running.add(child)
+  child.once("exit", () => running.delete(child))
+  // A spawn that failed emits "error" and never "exit".
+  child.once("error", () => running.delete(child))
+  return child
+}
+
+/**
+ * SIGTERM to the child's group, SIGKILL once the grace is over; resolves when the child has exited,
+ * or a grace after the SIGKILL in any case (a process stuck in the kernel may not go at all).
+ */
+export const terminate = (child: ChildProcess, graceMs: number = KILL_GRACE_MS): Promise<void> =>
+  new Promise((resolve) => {
+    if (hasExited(child) || child.pid === undefined) {
+      // The leader is gone but members of its group may not be.
+      if (child.pid !== undefined) killGroup(child, "SIGKILL")
+      return resolve()
+    }
+    let escalation: NodeJS.Timeout | undefined
+    let giveUp: NodeJS.Timeout | undefined
+    const done = () => {
+      clearTimeout(escalation)
+      clearTimeout(giveUp)
+      // Anything of the group that outlived its leader (it ignored SIGTERM too).
+      killGroup(child, "SIGKILL")
+      resolve()
+    }
+    child.once("exit", done)
+    killGroup(child, "SIGTERM")
+    escalation = setTimeout(() => {
+      killGroup(child, "SIGKILL")
+      giveUp = setTimeout(() => {
+        child.off("exit", done)
+        resolve()
+      }, graceMs)
+    }, graceMs)
+  })
+
+export interface Finished {
+  readonly stdout: string
+  readonly stderr: string
+  /** null when the child was ended by a signal. */
+  readonly exitCode: number | null
+}
+
+/** Why a child could not be started: the binary and the error code, never its arguments. */
+export class SpawnFailed {
+  readonly _tag = "SpawnFailed"
+  constructor(readonly message: string) {}
+}
+
+const SPAWN_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied (not executable?)",
+  ENOEXEC: "not an executable format",
+  E2BIG: "the argument list is too long"
+}
+
+// Node's own message may quote the arguments (payload, possibly secret): only the code is kept.
+const spawnFailed = (bin: string, error: unknown): SpawnFailed => {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return new SpawnFailed(`${bin}: ${code === undefined ? "could not be started" : `${SPAWN_ERRORS[code] ?? "could not be started"} (${code})`}`)
+}
+
+/**
+ * Runs a child to its end and collects its output. Interrupting the effect (a deadline, a cancelled
+ * call, shutdown) ends the child with `terminate` and waits for that.
+ */
+export const runToEnd = (
+  bin: string,
+  argv: ReadonlyArray<string>,
+  options: { readonly env: Readonly<Record<string, string>>; readonly stdin?: string | undefined }
+): Effect.Effect<Finished, SpawnFailed> =>
+  Effect.async<Finished, SpawnFailed>((resume) => {
+    let child: ChildProcess
+    try {
+      child = spawnInGroup(bin, argv, { env: options.env, stdin: options.stdin !== undefined })
+    } catch (error) {
+      resume(Effect.fail(spawnFailed(bin, error)))
+      return
+    }
+    // A failed spawn emits "error" and then "close" too; the first one answers.
+    let settled = false
+    const settle = (outcome: Effect.Effect<Finished, SpawnFailed>) => {
+      if (settled) return
+      settled = true
+      resume(outcome)
+    }
+    const stdout: Array<Buffer> = []
+    const stderr: Array<Buffer> = []
+    child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk))
+    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk))
+    child.once("error", (error) => settle(Effect.fail(spawnFailed(bin, error))))
+    // "close": the child exited and its output pipes are drained.
+    child.once("close", (code: number | null) =>
+      settle(
+        Effect.succeed({
+          stdout: Buffer.concat(stdout).toString("utf8"),
+          stderr: Buffer.concat(stderr).toString("utf8"),
+          exitCode: code
+        })
+      )
+    )
+    if (options.stdin !== undefined) {
+      // tmux may exit before reading its input (an error, no server): the write then fails with EPIPE.
+      child.stdin!.on("error", () => undefined)
+      child.stdin!.end(options.stdin)
+    }
+    return Effect.promise(() => terminate(child))
+  })
