@@ -1,0 +1,80 @@
+/**
+ * How much one tmux invocation can carry, and command lists split to fit.
+ *
+ * The tmux client sends its whole command list to the server as one protocol message: the argv
+ * after the global flags (`;` separators included), each string with its NUL. On tmux 3.3a (and
+ * to this day: client.c, compat/imsg.c) the message holds at most 16384 bytes, less the imsg header
+ * (16) and the argc (4): 16364 bytes of argv, measured (one byte more fails with "failed to send
+ * command", 17 more with "command too long"). A list that grows with the number of objects (the
+ * panes a search captures, the sessions released at shutdown) is sent as several invocations that
+ * each fit, in order.
+ */
+import * as Effect from "effect/Effect"
+import type { TmuxError } from "../domain/Errors.js"
+import type { ResolvedSocket } from "../services/SocketResolver.js"
+import { escapeArgvArgument } from "./Literal.js"
+import { type RunOptions, Tmux, type TmuxCommand } from "./Tmux.js"
+
+/** The most argv bytes (NULs included) one tmux 3.3a client message carries. */
+export const TMUX_ARGV_LIMIT = 16_364
+
+/** Kept free in every invocation: the transport's end mark (about 50 bytes) and other tmux versions' headers. */
+const RESERVED_BYTES = 1024
+
+/** What a batch of commands may take, so that the invocation made of it fits with room to spare. */
+export const BATCH_BUDGET = TMUX_ARGV_LIMIT - RESERVED_BYTES
+
+/** The argv bytes a command list takes in one invocation, as the exec transport sends it. */
+export const commandListBytes = (commands: ReadonlyArray<TmuxCommand>): number => {
+  let bytes = 0
+  commands.forEach((command, index) => {
+    if (index > 0) bytes += 2 // ";" and its NUL
+    for (const arg of command) bytes += Buffer.byteLength(escapeArgvArgument(arg), "utf8") + 1
+  })
+  return bytes
+}
+
+/**
+ * Groups units (command lists that must stay in one invocation, e.g. a header and the capture it
+ * describes) into batches of at most `budget` bytes, in order. A unit too big on its own is a batch
+ * of its own, which tmux then refuses with its own message.
+ */
+export const splitToFit = (
+  units: ReadonlyArray<ReadonlyArray<TmuxCommand>>,
+  budget: number = BATCH_BUDGET
+): Array<Array<TmuxCommand>> => {
+  const batches: Array<Array<TmuxCommand>> = []
+  let current: Array<TmuxCommand> = []
+  let used = 0
+  for (const unit of units) {
+    if (unit.length === 0) continue
+    const bytes = commandListBytes(unit)
+    // The ";" joining the unit to what the batch holds already.
+    if (current.length > 0 && used + 2 + bytes > budget) {
+      batches.push(current)
+      current = []
+      used = 0
+    }
+    used += (current.length > 0 ? 2 : 0) + bytes
+    current.push(...unit)
+  }
+  if (current.length > 0) batches.push(current)
+  return batches
+}
+
+/**
+ * Runs the units as few invocations as fit, one after the other, and returns what they printed,
+ * concatenated. As within one list, the first failure stops the rest: later batches are not sent.
+ * Only for units that do not depend on each other's context (a `new-session` makes the session it
+ * created current for the commands after it in its own list, not in the next invocation).
+ */
+export const runInBatches = (
+  socket: ResolvedSocket,
+  units: ReadonlyArray<ReadonlyArray<TmuxCommand>>,
+  options?: RunOptions
+): Effect.Effect<string, TmuxError, Tmux> =>
+  Effect.flatMap(Tmux, (tmux) =>
+    Effect.reduce(splitToFit(units), "", (printed, batch) =>
+      Effect.map(tmux.run(socket, batch, options), (output) => printed + output)
+    )
+  )

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { ResolvedSocket } from "../../src/services/SocketResolver.js"
+import { BATCH_BUDGET, commandListBytes, splitToFit, TMUX_ARGV_LIMIT } from "../../src/tmux/CommandBatches.js"
+import type { TmuxCommand } from "../../src/tmux/Tmux.js"
+import { invocationArgv } from "../../src/tmux/TmuxExec.js"
+
+const socket: ResolvedSocket = { name: "x", path: "/tmp/tmux-1/x", rule: "LIBTMUX_SOCKET", flags: ["-L", "x"], label: "x" }
+
+/** The bytes tmux's client packs: every argv string after the global flags, with its NUL. */
+const packedBytes = (commands: ReadonlyArray<TmuxCommand>): number => {
+  const argv = invocationArgv({ tmuxConfigFile: undefined }, socket, commands, false)
+  // The global flags (-u -N -L x) stay in the client.
+  return argv.slice(4).reduce((sum, arg) => sum + Buffer.byteLength(arg, "utf8") + 1, 0)
+}
+
+describe("commandListBytes", () => {
+  it("counts what the tmux client packs: escaped arguments, ';' separators, a NUL each, UTF-8 bytes", () => {
+    const commands: Array<TmuxCommand> = [
+      ["display-message", "-p", "x"],
+      ["send-keys", "-t", "%1", "-l", "echo hi;"],
+      ["rename-session", "-t", "$0", "日本語 🎉"]
+    ]
+    expect(commandListBytes(commands)).toBe(packedBytes(commands))
+    expect(commandListBytes([])).toBe(0)
+  })
+})
+
+describe("splitToFit", () => {
+  const unit = (n: number): Array<TmuxCommand> => [
+    ["display-message", "-p", "-t", `%${n}`, "#{pane_id}"],
+    ["capture-pane", "-p", "-t", `%${n}`, "-S", "-1000"]
+  ]
+
+  it("keeps a list that fits as one batch", () => {
+    const units = [unit(1), unit(2)]
+    expect(splitToFit(units)).toEqual([[...unit(1), ...unit(2)]])
+  })
+
+  it("splits a long list into batches that each fit, keeps the order and never splits a unit", () => {
+    const units = Array.from({ length: 400 }, (_, n) => unit(n))
+    const batches = splitToFit(units)
+    expect(batches.length).toBeGreaterThan(1)
+    for (const batch of batches) {
+      expect(commandListBytes(batch)).toBeLessThanOrEqual(BATCH_BUDGET)
+      expect(batch.length % 2).toBe(0)
+    }
+    expect(batches.flat()).toEqual(units.flat())
+    // Greedy: a batch leaves too little room for the next unit.
+    for (const batch of batches.slice(0, -1)) expect(commandListBytes(batch) + 2 + commandListBytes(unit(0))).toBeGreaterThan(BATCH_BUDGET - 10)
+  })
+
+  it("leaves room under tmux's limit for the transport's end mark", () => {
+    expect(BATCH_BUDGET).toBeLessThan(TMUX_ARGV_LIMIT - 100)
+  })
+
+  it("puts a unit too big for any batch on its own, between the others", () => {
+    const big: Array<TmuxCommand> = [["set-buffer", "-b", "x", "y".repeat(BATCH_BUDGET)]]
+    expect(splitToFit([unit(1), big, unit(2)])).toEqual([unit(1), big, unit(2)])
+  })
+})
