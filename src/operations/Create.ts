@@ -139,8 +139,8 @@ const nameFlag = (
 ): Effect.Effect<ReadonlyArray<string>, InvalidInput> =>
   name === undefined ? Effect.succeed([]) : Effect.as(checkName(kind, name, argument), [flag, literalizeFormat(name)])
 
-const firstRow = <A>(rows: ReadonlyArray<A>, what: string): Effect.Effect<A> =>
-  rows[0] === undefined ? Effect.dieMessage(`tmux printed no ${what} record`) : Effect.succeed(rows[0])
+const firstRow = <A>(rows: ReadonlyArray<A>, what: string): Effect.Effect<A, Failed> =>
+  rows[0] === undefined ? Effect.fail(Format.unreadable(`format ${what}`, `tmux printed no ${what} record`)) : Effect.succeed(rows[0])
 
 /** A pane's start directory, printed next to its pane record. */
 const startDirectoryRecord = Format.record("spd", {

@@ -257,7 +257,7 @@ const runPlan = (
     )
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)
-    if (at < 0) return yield* Effect.dieMessage("tmux printed no text mark")
+    if (at < 0) return yield* Effect.fail(Format.unreadable("show-environment", "tmux printed no text mark"))
     return {
       sessionId: yield* lookup.sessionId(Format.parseOutput(raw.slice(0, at), marks)),
       text: raw.slice(at + mark.length)

@@ -69,9 +69,4 @@ export const queryTree = (
 export const serverIdentityCommand = (marks: Format.Marks): TmuxCommand => ["display-message", "-p", serverRecord.format(marks)]
 
 export const decodeServerIdentity = (output: Format.ParsedOutput): Effect.Effect<ServerIdentity, Failed> =>
-  Effect.flatMap(decode(serverRecord, output), (rows) => {
-    const row = rows[0]
-    return row === undefined
-      ? Effect.dieMessage("tmux printed no server record")
-      : Effect.succeed({ ...row, generation: generationOf(row) })
-  })
+  Effect.map(serverRecord.decodeFirst(output), (row) => ({ ...row, generation: generationOf(row) }))

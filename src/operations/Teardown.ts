@@ -86,8 +86,7 @@ const teardown = (
     const server = yield* decodeServerIdentity(output)
     const before = yield* decode(beforeRecord, output)
     const after = yield* decode(afterRecord, output)
-    const exit = (yield* decode(exitRecord, output))[0]
-    if (exit === undefined) return yield* Effect.dieMessage("tmux printed no exit-option record")
+    const exit = yield* exitRecord.decodeFirst(output)
 
     const remainingSessions = dedupeBy(after, (row) => row.session_id)
     const remainingWindows = new Set(after.map((row) => row.window_id))

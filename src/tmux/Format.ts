@@ -53,7 +53,13 @@ export interface RecordCodec<F extends Fields> {
   readonly format: (marks: Marks) => string
   /** Reads every record with this tag out of an invocation's output. */
   readonly decodeAll: (output: ParsedOutput) => Either.Either<Array<Decoded<F>>, Failed>
+  /** The first record with this tag, for a command that always prints one: none is unreadable output. */
+  readonly decodeFirst: (output: ParsedOutput) => Either.Either<Decoded<F>, Failed>
 }
+
+/** tmux's answer was not what the commands print: a `Failed` the caller can act on, never a defect. */
+export const unreadable = (command: string, detail: string): Failed =>
+  new Failed({ command, reason: "unparseable", exitCode: null, stderr: detail })
 
 /** An invocation's output split into records, grouped by tag. */
 export type ParsedOutput = ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>>
@@ -91,8 +97,7 @@ export const record = <F extends Fields>(tag: string, fields: F): RecordCodec<F>
   const entries = Object.entries(fields)
   const references = entries.map(([, field]) => `#{${field.variable}}`)
   const format = (marks: Marks) => marks.record + [tag, ...references].join(marks.field)
-  const unparseable = (detail: string) =>
-    new Failed({ command: `format ${tag}`, reason: "unparseable", exitCode: null, stderr: detail })
+  const unparseable = (detail: string) => unreadable(`format ${tag}`, detail)
 
   const decodeAll = (output: ParsedOutput): Either.Either<Array<Decoded<F>>, Failed> => {
     const rows = output.get(tag) ?? []
@@ -114,5 +119,9 @@ export const record = <F extends Fields>(tag: string, fields: F): RecordCodec<F>
     }
     return Either.right(decoded)
   }
-  return { tag, format, decodeAll }
+  const decodeFirst = (output: ParsedOutput): Either.Either<Decoded<F>, Failed> =>
+    Either.flatMap(decodeAll(output), (rows) =>
+      rows[0] === undefined ? Either.left(unparseable(`tmux printed no ${tag} record`)) : Either.right(rows[0])
+    )
+  return { tag, format, decodeAll, decodeFirst }
 }
