@@ -34,6 +34,12 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
 export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable")
 export type FailureReason = typeof FailureReason.Type
 
+/** An error message is read by an agent: what stays of an overlong one. */
+const MAX_FAILED_MESSAGE_CHARS = 1500
+
+const cutMessage = (text: string): string =>
+  text.length <= MAX_FAILED_MESSAGE_CHARS ? text : `${text.slice(0, MAX_FAILED_MESSAGE_CHARS)}… (cut)`
+
 /** tmux could not be run, did not answer in time, or rejected the command in its own words. */
 export class Failed extends Schema.TaggedError<Failed>()("Failed", {
   command: Schema.String,
@@ -42,6 +48,10 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
   stderr: Schema.String
 }) {
   override get message(): string {
+    return cutMessage(this.fullMessage)
+  }
+
+  private get fullMessage(): string {
     switch (this.reason) {
       case "timeout":
         return `tmux ${this.command} did not answer in time (${this.stderr}).`

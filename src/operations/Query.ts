@@ -48,13 +48,17 @@ export const runTree = (
   commands: ReadonlyArray<TmuxCommand>,
   target: QueryTarget
 ): Effect.Effect<string, TmuxError, Tmux> =>
-  Effect.flatMap(Tmux, (tmux) =>
-    tmux.run(socket, commands).pipe(
+  Effect.flatMap(Tmux, (tmux) => tmux.run(socket, commands)).pipe(noCurrentTargetIsNotFound(socket, target))
+
+/** `runTree`'s reading of "no current target", for a command list sent some other way (in batches). */
+export const noCurrentTargetIsNotFound =
+  (socket: ResolvedSocket, target: QueryTarget) =>
+  <A, R>(run: Effect.Effect<A, TmuxError, R>): Effect.Effect<A, TmuxError, R> =>
+    run.pipe(
       Effect.catchIf(isNoCurrentTarget, () =>
         Effect.fail(new NotFound({ kind: target.kind, target: target.id, socket: socket.label }))
       )
     )
-  )
 
 export const queryTree = (
   socket: ResolvedSocket,

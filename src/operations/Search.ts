@@ -3,7 +3,8 @@
  *
  * Two round trips whatever the size of the tree: the pane list (the page is cut from it in pane-id
  * order, so the panes to read are only known after it), then one command list that captures every
- * pane of the page (again without a pane that closed in between, see `capturePanes`). Each capture
+ * pane of the page (again without a pane that closed in between, see `capturePanes`). A page too
+ * long for one tmux invocation (about 120 panes) is captured in as few as fit (`runInBatches`). Each capture
  * is preceded by a header record printed with the query's random marks; pane text cannot forge it
  * (the token is chosen afresh for every call), so the output splits into panes exactly. The header is printed in the same command list as the capture, so the history
  * size it reports is the one the capture saw, and line numbers are capture_pane's own.
@@ -22,10 +23,11 @@ import { Int, NonNegativeInt, type Pane } from "../domain/Model.js"
 import type { InvocationContext } from "../services/InvocationContext.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
+import { runInBatches } from "../tmux/CommandBatches.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
 import { paginate } from "../tools/Paging.js"
 import { listPanes, type Scope } from "./Hierarchy.js"
-import { runTree } from "./Query.js"
+import { noCurrentTargetIsNotFound } from "./Query.js"
 import { compileMatcher, type PatternSpec } from "./TextMatcher.js"
 
 export const DEFAULT_HISTORY_LINES = 1000
@@ -123,8 +125,9 @@ interface PaneText {
   readonly rows: ReadonlyArray<string>
 }
 
-const captureCommands = (paneIds: ReadonlyArray<string>, historyLines: number, marks: Format.Marks): Array<TmuxCommand> =>
-  paneIds.flatMap((paneId) => [
+/** Per pane, its header and its capture: a unit that stays in one invocation. */
+const captureUnits = (paneIds: ReadonlyArray<string>, historyLines: number, marks: Format.Marks): Array<Array<TmuxCommand>> =>
+  paneIds.map((paneId) => [
     ["display-message", "-p", "-t", paneId, captureHeader.format(marks)],
     ["capture-pane", "-p", "-t", paneId, "-S", String(-historyLines)]
   ])
@@ -155,15 +158,18 @@ const parseCaptures = (
       texts.push({ pane_id: row.pane_id, height: row.height, rows })
     }
     // display-message falls back to another pane when its target is gone; capture-pane would have failed.
-    if (texts.length !== paneIds.length || texts.some((text, i) => text.pane_id !== paneIds[i])) {
-      return yield* unreadable(`expected captures of ${paneIds.join(" ")}, got ${texts.map((t) => t.pane_id).join(" ")}`)
+    const wrong = paneIds.findIndex((paneId, i) => texts[i]?.pane_id !== paneId)
+    if (texts.length !== paneIds.length || wrong !== -1) {
+      const at = wrong === -1 ? paneIds.length : wrong
+      return yield* unreadable(`expected captures of ${paneIds.length} panes, got ${texts.length}; capture ${at + 1} is not of ${paneIds[at] ?? "any pane"}`)
     }
     return texts
   })
 
 /**
- * Captures the panes in one command list. tmux stops a list at a pane that closed since the listing;
- * that pane is dropped and the rest captured again, so every retry has fewer panes and the loop ends.
+ * Captures the panes in one command list (or as few as fit). tmux stops a list at a pane that
+ * closed since the listing; that pane is dropped and the rest captured again, so every retry has
+ * fewer panes and the loop ends.
  */
 const capturePanes = (
   socket: ResolvedSocket,
@@ -175,7 +181,9 @@ const capturePanes = (
     while (remaining.length > 0) {
       const marks = Format.newMarks()
       const attempt = yield* Effect.either(
-        runTree(socket, captureCommands(remaining, historyLines, marks), { kind: "pane", id: remaining[0]! })
+        runInBatches(socket, captureUnits(remaining, historyLines, marks)).pipe(
+          noCurrentTargetIsNotFound(socket, { kind: "pane", id: remaining[0]! })
+        )
       )
       if (Either.isRight(attempt)) {
         return { texts: yield* parseCaptures(attempt.right, marks, remaining, historyLines), closed: paneIds.length - remaining.length }

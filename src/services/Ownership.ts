@@ -6,13 +6,18 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import { randomBytes } from "node:crypto"
 import { decode, query } from "../operations/Query.js"
+import { runInBatches } from "../tmux/CommandBatches.js"
 import * as Format from "../tmux/Format.js"
 import { Tmux } from "../tmux/Tmux.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
+
+/** Kill-and-list rounds at most, when sessions close under our feet. */
+const RELEASE_ROUNDS = 3
 
 /** The tmux user option that marks an owned session. */
 export const OWNER_OPTION = "@effect_tmux_mcp_owner"
@@ -50,18 +55,38 @@ export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape =
   const token = `${process.pid}-${randomBytes(6).toString("hex")}`
   const sockets = Ref.unsafeMake(new Map<string, ResolvedSocket>())
 
+  const ownedOn = (socket: ResolvedSocket) =>
+    query(socket, (m) => [["list-sessions", "-F", ownedRecord.format(m)]]).pipe(
+      Effect.flatMap((output) => decode(ownedRecord, output)),
+      Effect.map((rows) => rows.filter((row) => row.owner === token)),
+      // The last session gone, the server exits (exit-empty): nothing of ours is left there.
+      Effect.catchTag("NoServer", () => Effect.succeed([]))
+    )
+
   const releaseOn = (socket: ResolvedSocket): Effect.Effect<number> =>
     Effect.gen(function* () {
-      const output = yield* query(socket, (m) => [["list-sessions", "-F", ownedRecord.format(m)]])
-      const mine = (yield* decode(ownedRecord, output)).filter((row) => row.owner === token)
-      if (mine.length > 0) yield* tmux.run(socket, mine.map((row) => ["kill-session", "-t", row.session_id]))
-      return mine.length
+      const listed = yield* ownedOn(socket)
+      let mine = listed
+      for (let round = 0; round < RELEASE_ROUNDS && mine.length > 0; round++) {
+        // Hundreds of sessions do not fit in one tmux invocation: as few as fit, in order.
+        const killed = yield* Effect.either(runInBatches(socket, mine.map((row) => [["kill-session", "-t", row.session_id]])))
+        if (Either.isRight(killed) || killed.left._tag === "NoServer") {
+          mine = []
+        } else if (killed.left._tag === "NotFound") {
+          // A session closed by someone else since the listing stops tmux's list there: list again.
+          mine = yield* ownedOn(socket)
+        } else {
+          return yield* Effect.fail(killed.left)
+        }
+      }
+      return listed.length - mine.length
     }).pipe(
       Effect.provideService(Tmux, tmux),
-      // A server that is gone took its sessions with it; nothing else must stop the other sockets.
+      // A server that is gone took its sessions with it (NoServer reads as none left); nothing else
+      // must stop the other sockets.
       Effect.catchAll((error) =>
         Effect.sync(() => {
-          if (error._tag !== "NoServer") process.stderr.write(`effect-tmux-mcp: releasing owned sessions: ${error.message}\n`)
+          process.stderr.write(`effect-tmux-mcp: releasing owned sessions: ${error.message}\n`)
           return 0
         })
       )

@@ -47,6 +47,28 @@ export interface TmuxShape {
 
 export class Tmux extends Context.Tag("effect-tmux-mcp/Tmux")<Tmux, TmuxShape>() {}
 
-/** A short human name for a command list, used in error messages (never carries payload text). */
-export const describeCommands = (commands: ReadonlyArray<TmuxCommand>): string =>
-  commands.map((command) => command[0] ?? "").join(" ; ")
+/** Past this many parts a description counts commands by name instead of listing them. */
+const MAX_DESCRIBED_PARTS = 8
+const MAX_DESCRIPTION_CHARS = 200
+
+const counted = (name: string, count: number) => (count > 1 ? `${name} ×${count}` : name)
+
+/**
+ * A short human name for a command list, used in error messages (never carries payload text).
+ * Bounded whatever the list's length: repeats are counted ("kill-session ×800"), and a long mixed
+ * list is summed up by name ("300 commands: display-message ×150, capture-pane ×150").
+ */
+export const describeCommands = (commands: ReadonlyArray<TmuxCommand>): string => {
+  const names = commands.map((command) => command[0] ?? "")
+  const runs: Array<{ name: string; count: number }> = []
+  for (const name of names) {
+    const last = runs[runs.length - 1]
+    if (last?.name === name) last.count++
+    else runs.push({ name, count: 1 })
+  }
+  if (runs.length <= MAX_DESCRIBED_PARTS) return runs.map((run) => counted(run.name, run.count)).join(" ; ")
+  const byName = new Map<string, number>()
+  for (const name of names) byName.set(name, (byName.get(name) ?? 0) + 1)
+  const summary = `${names.length} commands: ${[...byName].map(([name, count]) => counted(name, count)).join(", ")}`
+  return summary.length <= MAX_DESCRIPTION_CHARS ? summary : `${summary.slice(0, MAX_DESCRIPTION_CHARS)}…`
+}
