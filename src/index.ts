@@ -70,7 +70,16 @@ export {
   type Scope,
   type SessionTarget
 } from "./operations/Hierarchy.js"
-export { killServer, listServers, probeServer, serverInfo, startServer, type StartServerResult } from "./operations/Servers.js"
+export {
+  discoverServers,
+  killServer,
+  listServers,
+  probeServer,
+  type ServerDiscovery,
+  serverInfo,
+  startServer,
+  type StartServerResult
+} from "./operations/Servers.js"
 export { whereAmI } from "./operations/WhereAmI.js"
 export {
   DEFAULT_ENVIRONMENT_MAX_BYTES,

@@ -130,6 +130,13 @@ export const LiveServer = Schema.Struct({
 })
 export type LiveServer = typeof LiveServer.Type
 
+/** A socket that accepted the connection but whose server did not answer in time. */
+export const UnresponsiveSocket = Schema.Struct({
+  socket_name: Schema.NullOr(Schema.String),
+  socket_path: Schema.String
+})
+export type UnresponsiveSocket = typeof UnresponsiveSocket.Type
+
 export const Capture = Schema.Struct({
   pane_id: PaneId,
   content: Schema.String.annotations({ description: "The captured lines joined by newlines, oldest first." }),
@@ -142,7 +149,7 @@ export type Capture = typeof Capture.Type
 
 export const CallerStatus = Schema.Literal("outside_tmux", "live", "pane_gone", "server_gone", "uncertain").annotations({
   description:
-    "outside_tmux: no self; live: the caller pane exists now; pane_gone / server_gone: $TMUX names a pane or server that no longer exists; uncertain: $TMUX_PANE without a readable $TMUX."
+    "outside_tmux: no self; live: the caller pane exists now; pane_gone / server_gone: $TMUX names a pane or server that no longer exists; uncertain: $TMUX_PANE without a readable $TMUX, or the caller's server did not answer in time."
 })
 
 /** Where this MCP server runs, which tmux server its tools will query, and what it may do there. */
@@ -157,13 +164,19 @@ export const WhereAmI = Schema.Struct({
   effective_socket_path: Schema.String,
   socket_rule: Schema.String.annotations({ description: "Which configuration rule chose the effective socket." }),
   targets_caller_server: Schema.NullOr(Schema.Boolean).annotations({
-    description: "Whether the tools' socket is the server the caller runs in; null outside tmux."
+    description: "Whether the tools' socket is the server the caller runs in; null outside tmux, or when a server did not answer."
   }),
-  server_running: Schema.Boolean,
+  server_running: Schema.Boolean.annotations({ description: "A tmux server answered on the effective socket." }),
+  server_unresponsive: Schema.Boolean.annotations({
+    description: "Something holds the effective socket but did not answer within 2 s (a stopped or wedged tmux): server_running is false, the tools' calls there will time out."
+  }),
   server_pid: Schema.NullOr(NonNegativeInt),
   server_version: Schema.NullOr(Schema.String),
   generation: Schema.NullOr(Generation),
   live_server_count: NonNegativeInt,
+  unresponsive_server_count: NonNegativeInt.annotations({
+    description: "Sockets of the socket directory whose server did not answer within 2 s (list_servers names them); not in live_server_count."
+  }),
   safety_level: Schema.Literal("readonly", "mutating", "destructive"),
   suppress_history: Schema.Boolean,
   allow_server_start: Schema.Boolean

@@ -2,13 +2,14 @@
  * Server-level operations: is a server alive, which servers exist, start and stop one.
  * None of them starts a server except `startServer`.
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { realpathSync } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { Denied, type Failed, NoServer, type NotFound, type TmuxError } from "../domain/Errors.js"
-import type { LiveServer, ServerIdentity, ServerInfo } from "../domain/Model.js"
+import type { LiveServer, ServerIdentity, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { InvocationContext } from "../services/InvocationContext.js"
 import { type ResolvedSocket, SocketResolver } from "../services/SocketResolver.js"
 import type * as Format from "../tmux/Format.js"
@@ -97,6 +98,19 @@ export interface SurveyAnswer {
   readonly output: Format.ParsedOutput
 }
 
+/** How one socket fared in a survey. */
+export type SurveyProbe =
+  | { readonly _tag: "Answered"; readonly answer: SurveyAnswer }
+  | { readonly _tag: "NoServer" }
+  /** Something accepted the connection but did not answer within the probe deadline (a stopped or wedged tmux). */
+  | { readonly _tag: "Unresponsive" }
+
+/**
+ * How long a survey waits for each socket. Short: a stopped or wedged server accepts connections
+ * and never answers, and it must not hold up the answer about the others.
+ */
+export const PROBE_TIMEOUT_MS = 2000
+
 /** A socket a survey asks about on purpose, whether or not the scan finds it. */
 export interface SurveyFocus {
   readonly socket: ResolvedSocket
@@ -107,16 +121,21 @@ export interface SurveyFocus {
 export interface Survey {
   /** The live servers, as `listServers` reports them. */
   readonly live: Array<LiveServer>
-  /** Per focus socket, in order: its answer, or None when no server answers there. */
-  readonly focus: Array<Option.Option<SurveyAnswer>>
+  /** Scanned sockets that did not answer within PROBE_TIMEOUT_MS, by socket path. */
+  readonly unresponsive: Array<UnresponsiveSocket>
+  /** Per focus socket, in order: how it answered. */
+  readonly focus: Array<SurveyProbe>
 }
+
+const isTimeout = (error: TmuxError): boolean => error._tag === "Failed" && error.reason === "timeout"
 
 /**
  * Live servers in this user's tmux socket directory (plus `extraPaths`), and what the `focus`
- * sockets answer, with one invocation per socket. Every socket file is asked; stale files left
- * behind by exited servers are not servers. A focus socket is asked even when it is not a socket
- * file (so a dead one reads as dead), but counted only if the scan finds it; one that the scan
- * finds too is asked once, its commands added to the scan's.
+ * sockets answer, with one invocation per socket, all at once, each with a short deadline: a socket
+ * that does not answer in time is reported as unresponsive, not waited for. Every socket file is
+ * asked; stale files left behind by exited servers are not servers. A focus socket is asked even
+ * when it is not a socket file (so a dead one reads as dead), but counted only if the scan finds
+ * it; one that the scan finds too is asked once, its commands added to the scan's.
  */
 export const surveyServers = (
   extraPaths: ReadonlyArray<string>,
@@ -145,7 +164,7 @@ export const surveyServers = (
 
     const answers = yield* Effect.forEach(
       asks,
-      (ask) => {
+      (ask): Effect.Effect<SurveyProbe, Failed | NotFound, Tmux> => {
         const focused = ask.focus.map((index) => focus[index]!)
         // A focus socket is asked as its caller resolved it; sockets that are only counted, as a
         // glance that sets up no persistent connection.
@@ -157,49 +176,74 @@ export const surveyServers = (
             ["list-sessions", "-F", sessionRecord.format(m)],
             ...focused.flatMap((entry) => entry.commands?.(m) ?? [])
           ],
-          { oneOff: focused.length === 0 }
+          { oneOff: focused.length === 0, timeout: Duration.millis(PROBE_TIMEOUT_MS) }
         ).pipe(
           Effect.flatMap((output) =>
             Effect.all([decodeServerIdentity(output), decode(sessionRecord, output)]).pipe(
-              Effect.map(([server, sessions]) => Option.some<SurveyAnswer>({ server, sessionCount: sessions.length, output }))
+              Effect.map(([server, sessions]): SurveyProbe => ({
+                _tag: "Answered",
+                answer: { server, sessionCount: sessions.length, output }
+              }))
             )
           ),
-          Effect.catchTag("NoServer", () => Effect.succeedNone)
+          Effect.catchAll((error) => {
+            if (error._tag === "NoServer") return Effect.succeed<SurveyProbe>({ _tag: "NoServer" })
+            return isTimeout(error) ? Effect.succeed<SurveyProbe>({ _tag: "Unresponsive" }) : Effect.fail(error)
+          })
         )
       },
-      { concurrency: 8 }
+      // All at once: the survey takes as long as its slowest socket, at most PROBE_TIMEOUT_MS.
+      { concurrency: "unbounded" }
     )
 
-    const live = asks.flatMap((ask, index): Array<LiveServer> => {
-      const answer = answers[index]!
-      if (!ask.counted || Option.isNone(answer)) return []
-      const { server, sessionCount } = answer.value
-      return [
-        {
-          socket_name: resolver.fromPath(ask.path).name,
-          socket_path: ask.path,
-          pid: server.pid,
-          version: server.version,
-          generation: server.generation,
-          session_count: sessionCount
-        }
-      ]
+    const live: Array<LiveServer> = []
+    const unresponsive: Array<UnresponsiveSocket> = []
+    asks.forEach((ask, index) => {
+      const probe = answers[index]!
+      if (!ask.counted) return
+      const socket_name = resolver.fromPath(ask.path).name
+      if (probe._tag === "Unresponsive") unresponsive.push({ socket_name, socket_path: ask.path })
+      if (probe._tag !== "Answered") return
+      const { server, sessionCount } = probe.answer
+      live.push({
+        socket_name,
+        socket_path: ask.path,
+        pid: server.pid,
+        version: server.version,
+        generation: server.generation,
+        session_count: sessionCount
+      })
     })
+    const byPath = (a: { readonly socket_path: string }, b: { readonly socket_path: string }) => a.socket_path.localeCompare(b.socket_path)
     return {
-      live: live.sort((a, b) => a.socket_path.localeCompare(b.socket_path)),
+      live: live.sort(byPath),
+      unresponsive: unresponsive.sort(byPath),
       focus: focus.map((_, index) => answers[asks.findIndex((ask) => ask.focus.includes(index))]!)
     }
   })
 
+/** Live servers, and sockets whose server did not answer in time, as `list_servers` reports them. */
+export interface ServerDiscovery {
+  readonly live: Array<LiveServer>
+  readonly unresponsive: Array<UnresponsiveSocket>
+}
+
 /**
- * Live servers in this user's tmux socket directory, one invocation each. Every socket file is
- * probed; stale files left behind by exited servers are not servers. `extraPaths` adds sockets
- * outside the directory.
+ * Live servers in this user's tmux socket directory, one invocation each, all at once. Every
+ * socket file is probed; stale files left behind by exited servers are not servers, and a server
+ * that does not answer within PROBE_TIMEOUT_MS is reported apart. `extraPaths` adds sockets outside
+ * the directory.
  */
+export const discoverServers = (
+  extraPaths: ReadonlyArray<string> = []
+): Effect.Effect<ServerDiscovery, Failed | NotFound, Tmux | SocketResolver> =>
+  Effect.map(surveyServers(extraPaths, []), ({ live, unresponsive }) => ({ live, unresponsive }))
+
+/** The live servers of `discoverServers`. */
 export const listServers = (
   extraPaths: ReadonlyArray<string> = []
 ): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.map(surveyServers(extraPaths, []), (survey) => survey.live)
+  Effect.map(discoverServers(extraPaths), (discovery) => discovery.live)
 
 export interface StartServerResult {
   readonly started: boolean

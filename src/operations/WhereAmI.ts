@@ -22,9 +22,10 @@ interface CallerLookup {
 }
 
 /**
- * One invocation per socket: every live server is counted (identity and sessions), the effective
- * socket's answer is that same invocation's, and the caller's pane is looked up in the invocation
- * that asks the caller's socket.
+ * One invocation per socket, all at once, each with the survey's short deadline: every live server
+ * is counted (identity and sessions), the effective socket's answer is that same invocation's, and
+ * the caller's pane is looked up in the invocation that asks the caller's socket. A socket that does
+ * not answer in time is counted apart, and said to be unresponsive when it is the effective one.
  */
 export const whereAmI = (
   selector: SocketSelector = {}
@@ -48,7 +49,8 @@ export const whereAmI = (
       })
     }
     const survey = yield* surveyServers([effective.path], focus)
-    const server = Option.map(survey.focus[0]!, (answer) => answer.server)
+    const effectiveProbe = survey.focus[0]!
+    const server = effectiveProbe._tag === "Answered" ? Option.some(effectiveProbe.answer.server) : Option.none()
 
     const gone = (status: "pane_gone" | "server_gone"): CallerLookup => ({ status, window_id: null, session_id: null })
     let caller: CallerLookup
@@ -57,12 +59,15 @@ export const whereAmI = (
     } else if (paneId === null) {
       caller = { status: "uncertain", window_id: null, session_id: null }
     } else {
-      const answer = survey.focus[1]!
-      // A restarted server reuses pane ids: the pid tells whether this is still the caller's server.
-      if (Option.isNone(answer) || answer.value.server.pid !== callerInfo.serverPid) {
+      const probe = survey.focus[1]!
+      if (probe._tag === "Unresponsive") {
+        // Alive or not, nobody can tell: the caller's server did not answer in time.
+        caller = { status: "uncertain", window_id: null, session_id: null }
+      } else if (probe._tag === "NoServer" || probe.answer.server.pid !== callerInfo.serverPid) {
+        // A restarted server reuses pane ids: the pid tells whether this is still the caller's server.
         caller = gone("server_gone")
       } else {
-        const row = (yield* decode(paneIdsRecord, answer.value.output)).find((r) => r.pane_id === paneId)
+        const row = (yield* decode(paneIdsRecord, probe.answer.output)).find((r) => r.pane_id === paneId)
         caller = row === undefined ? gone("pane_gone") : { status: "live", window_id: row.window_id, session_id: row.session_id }
       }
     }
@@ -78,12 +83,16 @@ export const whereAmI = (
       effective_socket_path: effective.path,
       socket_rule: effective.rule,
       targets_caller_server:
-        callerInfo === null ? null : Option.isSome(server) && context.isCallerServer(effective, server.value.pid) === true,
+        callerInfo === null || effectiveProbe._tag === "Unresponsive"
+          ? null
+          : Option.isSome(server) && context.isCallerServer(effective, server.value.pid) === true,
       server_running: Option.isSome(server),
+      server_unresponsive: effectiveProbe._tag === "Unresponsive",
       server_pid: Option.isSome(server) ? server.value.pid : null,
       server_version: Option.isSome(server) ? server.value.version : null,
       generation: Option.isSome(server) ? server.value.generation : null,
       live_server_count: survey.live.length,
+      unresponsive_server_count: survey.unresponsive.length,
       safety_level: config.safety,
       suppress_history: config.suppressHistory,
       allow_server_start: config.allowServerStart

@@ -1,8 +1,8 @@
 /** Server tools: discover, inspect, start and kill tmux servers. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Generation, LiveServer, ServerInfo } from "../domain/Model.js"
-import { killServer, listServers, serverInfo, startServer } from "../operations/Servers.js"
+import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
+import { discoverServers, killServer, serverInfo, startServer } from "../operations/Servers.js"
 import { SocketResolver } from "../services/SocketResolver.js"
 import { Page, pageArguments, paginate } from "./Paging.js"
 import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js"
@@ -11,7 +11,7 @@ export const listServersTool = defineTool({
   name: "list_servers",
   title: "List tmux Servers",
   description:
-    "Live tmux servers of this user: every socket in $TMUX_TMPDIR/tmux-<uid>/ (default /tmp) that answers, with socket name and path, pid, version and session count. Stale socket files are skipped. Pass a socket_path from here to any other tool.",
+    "Live tmux servers of this user: every socket in $TMUX_TMPDIR/tmux-<uid>/ (default /tmp) that answers, with socket name and path, pid, version and session count. Stale socket files are skipped; a server that does not answer within 2 s is named in unresponsive. Pass a socket_path from here to any other tool.",
   tier: "readonly",
   hints: { idempotent: true },
   input: Schema.Struct({
@@ -21,8 +21,18 @@ export const listServersTool = defineTool({
     ),
     ...pageArguments
   }),
-  output: Page(LiveServer),
-  handler: (input) => Effect.map(listServers(input.extra_socket_paths ?? []), (servers) => paginate(servers, input))
+  output: Schema.Struct({
+    ...Page(LiveServer).fields,
+    unresponsive: Schema.Array(UnresponsiveSocket).annotations({
+      description:
+        "Sockets whose server accepted the connection but did not answer within 2 s (a stopped or wedged tmux), not paged and not in total; calls there will time out."
+    })
+  }),
+  handler: (input) =>
+    Effect.map(discoverServers(input.extra_socket_paths ?? []), ({ live, unresponsive }) => ({
+      ...paginate(live, input),
+      unresponsive
+    }))
 })
 
 const resolve = (input: { readonly socket_name?: string; readonly socket_path?: string }) =>
