@@ -110,7 +110,7 @@ describe("owned sessions at scale (item 15)", () => {
   it("800 owned sessions are all killed when the Ownership scope closes", async () => {
     const w = world()
     w.tmuxOk("new-session", "-d", "-s", "keep", "sleep", "600")
-    let released = -1
+    // The layer's scope closes when the program ends, as at MCP shutdown: its finalizer releases.
     await Effect.runPromise(
       Effect.gen(function* () {
         const ownership = yield* Ownership
@@ -123,8 +123,6 @@ describe("owned sessions at scale (item 15)", () => {
         )
         expect(w.tmuxOk("list-sessions", "-F", "#{session_id}").split("\n").filter(Boolean)).toHaveLength(801)
         yield* ownership.register(socket)
-        // What the layer's finalizer does at shutdown, counted here; the finalizer then finds nothing more.
-        released = yield* ownership.release
       }).pipe(
         Effect.provide(
           Layer.mergeAll(Ownership.layer, SocketResolver.layer).pipe(
@@ -134,7 +132,6 @@ describe("owned sessions at scale (item 15)", () => {
         )
       )
     )
-    expect(released).toBe(800)
     expect(w.tmuxOk("list-sessions", "-F", "#{session_name}").split("\n").filter(Boolean)).toEqual(["keep"])
   }, 120_000)
 })
