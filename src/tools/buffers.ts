@@ -59,6 +59,7 @@ export const loadBufferTool = defineTool({
   }),
   output: BufferLoaded,
   payloadArguments: ["text"],
+  textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* (yield* SocketResolver).resolve(input)

@@ -46,6 +46,7 @@ export const sendKeysTool = defineTool({
   }),
   output: KeysSent,
   payloadArguments: ["keys"],
+  textArguments: { keys: "text" },
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* resolveChecked(input)
@@ -76,6 +77,7 @@ export const sendKeysBatchTool = defineTool({
   }),
   output: KeysBatchSent,
   payloadArguments: ["operations"],
+  textArguments: { operations: "text" },
   handler: (input) =>
     Effect.gen(function* () {
       const delayMs = input.delay_ms ?? 0
@@ -115,6 +117,7 @@ export const pasteTextTool = defineTool({
   }),
   output: TextPasted,
   payloadArguments: ["text"],
+  textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* resolveChecked(input)
