@@ -10,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
+import { DisplayText } from "../domain/ControlText.js"
 import { InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
@@ -70,8 +71,9 @@ const listOurs = (marks: Format.Marks, exact?: string) => [
 ]
 
 export const BufferInfo = Schema.Struct({
-  name: Schema.String.annotations({ description: "The name the tools take." }),
-  tmux_buffer: Schema.String.annotations({ description: "The name tmux knows it by, for scripts: tmux paste-buffer -b <tmux_buffer>." }),
+  // A script may name a buffer of ours anything: names are listed as display text.
+  name: DisplayText.annotations({ description: "The name the tools take." }),
+  tmux_buffer: DisplayText.annotations({ description: "The name tmux knows it by, for scripts: tmux paste-buffer -b <tmux_buffer>." }),
   bytes: NonNegativeInt,
   created: NonNegativeInt.annotations({ description: "When it was last loaded, in Unix seconds." })
 })
