@@ -12,7 +12,14 @@ import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { isSocket, useWorlds, waitFor } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
-const { world } = useWorlds()
+const { world, defer } = useWorlds()
+
+/** A path a test may start a server on (outside the world's socket directory, which dispose covers). */
+const serverPath = (w: PrivateTmux, name: string): string => {
+  const path = join(w.tmpdir, name)
+  defer(() => void spawnSync("tmux", ["-S", path, "kill-server"], { env: w.env }))
+  return path
+}
 
 /** No server answers on the path (and tmux -N starts none). */
 const noServerAt = (w: PrivateTmux, path: string): boolean =>
@@ -62,7 +69,7 @@ describe("starting a server refuses a path that is not a socket", () => {
   for (const occupant of OCCUPANTS) {
     it(`start_server and create_session(allow_server_start) leave ${occupant.label} intact`, async () => {
       const w = world()
-      const path = join(w.tmpdir, "occupied")
+      const path = serverPath(w, "occupied")
       const intact = occupant.make(w, path)
       const layer = w.layer()
       const started = errorMeta(await runTool(layer, "start_server", { socket_path: path }))
@@ -88,7 +95,7 @@ describe("starting a server refuses a path that is not a socket", () => {
 
   it("a lock file tmux did not make (not empty) is refused as well: tmux would unlink it", async () => {
     const w = world()
-    const path = join(w.tmpdir, "sock")
+    const path = serverPath(w, "sock")
     writeFileSync(`${path}.lock`, "someone's data")
     const refused = errorMeta(await runTool(w.layer(), "start_server", { socket_path: path }))
     expect(refused.code).toBe("invalid_input")
@@ -100,12 +107,12 @@ describe("starting a server refuses a path that is not a socket", () => {
   it("still starts on a free path, a stale socket file, or next to an empty lock file left by tmux", async () => {
     const w = world()
     const layer = w.layer()
-    const free = join(w.tmpdir, "free")
+    const free = serverPath(w, "free")
     expect(okResult(await runTool(layer, "start_server", { socket_path: free })).started).toBe(true)
     expect(isSocket(free)).toBe(true)
 
     // A socket file nobody listens on any more: a server that crashed.
-    const stale = join(w.tmpdir, "stale")
+    const stale = serverPath(w, "stale")
     const crashed = spawnSync("tmux", ["-f", "/dev/null", "-S", stale, "new-session", "-d", ";", "display-message", "-p", "#{pid}"], {
       env: w.env,
       encoding: "utf8"
@@ -116,9 +123,8 @@ describe("starting a server refuses a path that is not a socket", () => {
     const restarted = okResult(await runTool(layer, "create_session", { socket_path: stale, allow_server_start: true }))
     expect(restarted.server_started).toBe(true)
 
-    const locked = join(w.tmpdir, "locked")
+    const locked = serverPath(w, "locked")
     writeFileSync(`${locked}.lock`, "")
     expect(okResult(await runTool(layer, "start_server", { socket_path: locked })).started).toBe(true)
-    for (const path of [free, stale, locked]) spawnSync("tmux", ["-S", path, "kill-server"], { env: w.env })
   })
 })
