@@ -18,6 +18,13 @@ export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
 export const ObjectKind = Schema.Literal("session", "window", "pane", "object", "server")
 export type ObjectKind = typeof ObjectKind.Type
 
+/**
+ * Caller text named in a message (a session name, a generation): at most 64 characters of it, and
+ * its length when cut, so a megabyte in is never a megabyte out.
+ */
+export const excerpt = (text: string): string =>
+  text.length <= 64 ? text : `${text.slice(0, 64)}… (${text.length} characters)`
+
 /** The server runs but the named object does not exist on it. */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   kind: ObjectKind,
@@ -26,8 +33,8 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
 }) {
   override get message(): string {
     return this.kind === "server"
-      ? `The tmux server at socket ${this.socket} is no longer generation ${this.target}: it restarted, so ids read before may now name other objects.`
-      : `No ${this.kind} ${this.target} exists on the tmux server at socket ${this.socket}.`
+      ? `The tmux server at socket ${this.socket} is no longer generation ${excerpt(this.target)}: it restarted, so ids read before may now name other objects.`
+      : `No ${this.kind} ${excerpt(this.target)} exists on the tmux server at socket ${this.socket}.`
   }
 }
 

@@ -1,8 +1,11 @@
 /**
  * The domain models. They are also the wire shapes (snake_case, numbers as numbers, flags as
- * booleans), so the library and the MCP tools speak the same language.
+ * booleans), so the library and the MCP tools speak the same language. Text that programs or other
+ * clients set (names, titles, directories, commands) is a `DisplayText`: exact in the library, its
+ * control characters escaped when encoded for the wire.
  */
 import * as Schema from "effect/Schema"
+import { DisplayText } from "./ControlText.js"
 import { PaneId, SessionId, WindowId } from "./Ids.js"
 
 export const Int = Schema.Number.pipe(Schema.int())
@@ -30,7 +33,7 @@ export const generationOf = (server: { readonly pid: number; readonly start_time
 
 export const Session = Schema.Struct({
   session_id: SessionId,
-  session_name: Schema.String,
+  session_name: DisplayText,
   window_count: NonNegativeInt,
   session_attached: NonNegativeInt.annotations({
     description: "Clients attached to the session, as tmux counts them, except control-mode clients that take no pane output (such as this server's own connection)."
@@ -43,10 +46,10 @@ export type Session = typeof Session.Type
 
 export const Window = Schema.Struct({
   window_id: WindowId,
-  window_name: Schema.String,
+  window_name: DisplayText,
   window_index: NonNegativeInt,
   session_id: SessionId,
-  session_name: Schema.String,
+  session_name: DisplayText,
   pane_count: NonNegativeInt,
   active: Schema.Boolean.annotations({ description: "The session's current window." }),
   zoomed: Schema.Boolean,
@@ -62,18 +65,18 @@ export const Pane = Schema.Struct({
   pane_index: NonNegativeInt,
   window_id: WindowId,
   window_index: NonNegativeInt,
-  window_name: Schema.String,
+  window_name: DisplayText,
   session_id: SessionId,
-  session_name: Schema.String,
+  session_name: DisplayText,
   active: Schema.Boolean.annotations({ description: "The active pane of its window." }),
   width: NonNegativeInt,
   height: NonNegativeInt,
   left: NonNegativeInt,
   top: NonNegativeInt,
-  command: Schema.String.annotations({ description: "The pane's current foreground command." }),
-  cwd: Schema.String.annotations({ description: "The pane's current working directory." }),
+  command: DisplayText.annotations({ description: "The pane's current foreground command." }),
+  cwd: DisplayText.annotations({ description: "The pane's current working directory." }),
   pid: Schema.NullOr(NonNegativeInt).annotations({ description: "The pid of the pane's first process." }),
-  title: Schema.String,
+  title: DisplayText,
   dead: Schema.Boolean,
   in_mode: Schema.Boolean.annotations({ description: "In copy mode or another tmux mode." }),
   is_caller: Schema.NullOr(Schema.Boolean).annotations({
@@ -89,7 +92,7 @@ export type Pane = typeof Pane.Type
 /** One way to reach a pane's window: a window linked into several sessions has several. */
 export const PanePlacement = Schema.Struct({
   session_id: SessionId,
-  session_name: Schema.String,
+  session_name: DisplayText,
   window_index: NonNegativeInt
 })
 export type PanePlacement = typeof PanePlacement.Type
@@ -121,8 +124,9 @@ export const ServerInfo = Schema.Struct({
 export type ServerInfo = typeof ServerInfo.Type
 
 export const LiveServer = Schema.Struct({
-  socket_name: Schema.NullOr(Schema.String),
-  socket_path: Schema.String,
+  // Found by listing the socket directory: any program of the user may have named a file there.
+  socket_name: Schema.NullOr(DisplayText),
+  socket_path: DisplayText,
   pid: NonNegativeInt,
   version: Schema.String,
   generation: Generation,
@@ -183,17 +187,17 @@ export const WhereAmI = Schema.Struct({
 })
 export type WhereAmI = typeof WhereAmI.Type
 
-export const ClosedSession = Schema.Struct({ session_id: SessionId, session_name: Schema.String })
+export const ClosedSession = Schema.Struct({ session_id: SessionId, session_name: DisplayText })
 export type ClosedSession = typeof ClosedSession.Type
 
-export const ClosedWindow = Schema.Struct({ window_id: WindowId, window_name: Schema.String })
+export const ClosedWindow = Schema.Struct({ window_id: WindowId, window_name: DisplayText })
 export type ClosedWindow = typeof ClosedWindow.Type
 
 /** What a kill destroyed, read from the server before and after the kill in the same round trip. */
 export const Teardown = Schema.Struct({
   killed: Schema.Literal("session", "window", "pane"),
   id: Schema.String.annotations({ description: "The id that was killed ($N, @N or %N)." }),
-  name: Schema.NullOr(Schema.String).annotations({ description: "The session or window name; null for a pane." }),
+  name: Schema.NullOr(DisplayText).annotations({ description: "The session or window name; null for a pane." }),
   sessions_closed: Schema.Array(ClosedSession).annotations({
     description: "Sessions that no longer exist: the killed one, or those whose last window went."
   }),

@@ -13,6 +13,7 @@ import { errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type To
 import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { checkArguments, pathSegment } from "./ArgumentGuard.js"
 
 /** The `_meta` key that carries `{ code, kind?, hint, retryable, effects }` on error results. */
 export const ERROR_META_KEY = "effect-tmux-mcp/error"
@@ -21,7 +22,8 @@ export const ERROR_META_KEY = "effect-tmux-mcp/error"
 export const describeParseError = (error: ParseResult.ParseError): string => {
   const byPath = new Map<string, Array<string>>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const path = issue.path.length === 0 ? "arguments" : issue.path.join(".")
+    // Keys may be the caller's (an excess property, a map's key): long or odd ones are not echoed.
+    const path = issue.path.length === 0 ? "arguments" : issue.path.map((key) => (typeof key === "symbol" ? "[key]" : pathSegment(key))).join(".")
     const message =
       issue.path.length === 0 && issue._tag === "Type"
         ? "must be an object"
@@ -39,11 +41,19 @@ const decodeArguments = (tool: AnyTool, args: unknown): Effect.Effect<unknown, I
     onRight: Effect.succeed
   })
 
+/** The most characters of an error message sent; messages never carry a value whole, and this holds even for one that slipped through. */
+export const MAX_ERROR_MESSAGE_CHARS = 1600
+
+const bounded = (message: string): string =>
+  message.length <= MAX_ERROR_MESSAGE_CHARS
+    ? message
+    : `${message.slice(0, MAX_ERROR_MESSAGE_CHARS - 40)}… (${message.length - MAX_ERROR_MESSAGE_CHARS + 40} characters cut)`
+
 export const errorResult = (tool: AnyTool, error: ToolError): CallToolResult => {
   const recovery = hint(error)
   return {
     isError: true,
-    content: [{ type: "text", text: `${error.message}\nHint: ${recovery}` }],
+    content: [{ type: "text", text: `${bounded(error.message)}\nHint: ${recovery}` }],
     _meta: {
       [ERROR_META_KEY]: {
         code: errorCode(error),
@@ -83,6 +93,7 @@ export const callTool = (
     const audit = yield* Audit
     const outcome = yield* Effect.gen(function* () {
       yield* policy.check(tool)
+      yield* checkArguments(tool, args)
       const input = yield* decodeArguments(tool, args)
       const output = yield* tool.handler(input)
       // Encoding checks the handler kept its promise (a broken promise is a bug, hence orDie).

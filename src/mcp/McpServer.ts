@@ -2,17 +2,17 @@
  * The MCP bridge over the SDK's low-level `Server` (it takes raw JSON Schema, which we generate from
  * Effect schemas). Tool calls run on a `ManagedRuntime`; a client's cancellation interrupts the
  * fiber, and interruption kills any tmux child. The process exits cleanly on stdin EOF, SIGINT and
- * SIGTERM, after the runtime's finalizers ran.
+ * SIGTERM, after the runtime's finalizers ran. Request lines are bounded (StdioTransport.ts).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
-  ReadResourceRequestSchema
+  ReadResourceRequestSchema,
+  type RequestId
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import * as Effect from "effect/Effect"
@@ -28,9 +28,11 @@ import { Progress } from "../services/Progress.js"
 import { SocketResolver } from "../services/SocketResolver.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { SERVER_NAME, VERSION } from "../Version.js"
+import { withProtoKey } from "./ArgumentGuard.js"
 import { callTool } from "./CallTool.js"
 import { buildInstructions } from "./Instructions.js"
 import { readResource, resources } from "./Resources.js"
+import { BoundedStdioServerTransport } from "./StdioTransport.js"
 import { describeTool, visibleTools } from "./ToolList.js"
 
 export type ServerServices = ToolServices | Policy | Audit
@@ -51,7 +53,9 @@ const noJsonSchemaValidator: jsonSchemaValidator = {
 /** Builds the SDK server over a runtime that holds the services. */
 export const makeMcpServer = async (
   runtime: ManagedRuntime.ManagedRuntime<ServerServices, never>,
-  tools: ReadonlyArray<AnyTool>
+  tools: ReadonlyArray<AnyTool>,
+  /** Whether a tools/call request had a `__proto__` argument the SDK's parsing dropped (see StdioTransport). */
+  hadProtoKey: (id: RequestId) => boolean = () => false
 ): Promise<Server> => {
   const { config, context, effective } = await runtime.runPromise(
     Effect.all({
@@ -80,7 +84,8 @@ export const makeMcpServer = async (
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list shows the tools.`)
     }
     const progressToken = request.params._meta?.progressToken
-    const call = callTool(tool, request.params.arguments)
+    const args = hadProtoKey(extra.requestId) ? withProtoKey(request.params.arguments) : request.params.arguments
+    const call = callTool(tool, args)
     return runtime.runPromise(
       progressToken === undefined
         ? call
@@ -119,7 +124,8 @@ export const serveStdio = async (
   tools: ReadonlyArray<AnyTool>
 ): Promise<void> => {
   const runtime = ManagedRuntime.make(layer)
-  const server = await makeMcpServer(runtime, tools)
+  const transport = new BoundedStdioServerTransport()
+  const server = await makeMcpServer(runtime, tools, (id) => transport.hadProtoKey(id))
   let closing = false
   const shutdown = async (exitCode: number) => {
     if (closing) return
@@ -137,5 +143,5 @@ export const serveStdio = async (
   process.stdout.on("error", () => void shutdown(0))
   process.on("SIGINT", () => void shutdown(0))
   process.on("SIGTERM", () => void shutdown(0))
-  await server.connect(new StdioServerTransport())
+  await server.connect(transport)
 }

@@ -9,12 +9,15 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { randomBytes } from "node:crypto"
+import { DisplayText } from "../domain/ControlText.js"
 import { InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
-import { Tmux } from "../tmux/Tmux.js"
+import { Tmux, type TmuxCommand } from "../tmux/Tmux.js"
 import { NonNegativeInt } from "../domain/Model.js"
+import { refusePasteEnd } from "./BracketedPaste.js"
 import { typablePane } from "./Input.js"
 import { decode, query } from "./Query.js"
 
@@ -68,8 +71,9 @@ const listOurs = (marks: Format.Marks, exact?: string) => [
 ]
 
 export const BufferInfo = Schema.Struct({
-  name: Schema.String.annotations({ description: "The name the tools take." }),
-  tmux_buffer: Schema.String.annotations({ description: "The name tmux knows it by, for scripts: tmux paste-buffer -b <tmux_buffer>." }),
+  // A script may name a buffer of ours anything: names are listed as display text.
+  name: DisplayText.annotations({ description: "The name the tools take." }),
+  tmux_buffer: DisplayText.annotations({ description: "The name tmux knows it by, for scripts: tmux paste-buffer -b <tmux_buffer>." }),
   bytes: NonNegativeInt,
   created: NonNegativeInt.annotations({ description: "When it was last loaded, in Unix seconds." })
 })
@@ -130,6 +134,18 @@ export const prefixWithin = (text: string, limit: number): string => {
   return text.slice(0, end)
 }
 
+/**
+ * The buffer's whole text, in an invocation of its own: tmux 3.3a's show-buffer fails after, and
+ * silences, anything else a command list prints.
+ */
+const readBufferText = (socket: ResolvedSocket, name: string): Effect.Effect<string, TmuxError | InvalidInput, Tmux> =>
+  Effect.flatMap(Tmux, (tmux) =>
+    // Spawned on every transport (TmuxControl's SPAWN_ONLY): a control client gets the text escaped.
+    tmux
+      .run(socket, [["show-buffer", "-b", tmuxBufferName(name)]])
+      .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name))))
+  )
+
 /** The buffer's text, at most `maxBytes` of it. One invocation. */
 export const showBuffer = (
   socket: ResolvedSocket,
@@ -138,11 +154,7 @@ export const showBuffer = (
 ): Effect.Effect<BufferContent, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     const buffer = tmuxBufferName(name)
-    const tmux = yield* Tmux
-    // Spawned on every transport (TmuxControl's SPAWN_ONLY): a control client gets the text escaped.
-    const text = yield* tmux
-      .run(socket, [["show-buffer", "-b", buffer]])
-      .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name))))
+    const text = yield* readBufferText(socket, name)
     const content = prefixWithin(text, maxBytes)
     const returned = Buffer.byteLength(content, "utf8")
     const bytes = Buffer.byteLength(text, "utf8")
@@ -168,7 +180,40 @@ export interface PasteOptions {
   readonly deleteAfter: boolean
 }
 
-/** Pastes the buffer into a live pane: the pane is looked up first, then one paste-buffer. */
+/** A buffer name no one else uses, in this server's namespace, for one paste. */
+const privateBufferName = (): string => `${BUFFER_PREFIX}paste.${randomBytes(8).toString("hex")}`
+
+/**
+ * Pastes `text` through a buffer of its own: `load-buffer` from the client's stdin, `paste-buffer
+ * -d`, then `after` (e.g. an Enter), in one invocation. The buffer is removed on every path: `-d`
+ * removes it after a paste, and any failure or interruption deletes it explicitly.
+ */
+export const pasteThroughPrivateBuffer = (
+  socket: ResolvedSocket,
+  paneId: string,
+  text: string,
+  options: { readonly bracketed: boolean; readonly after?: ReadonlyArray<TmuxCommand> }
+): Effect.Effect<void, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    const buffer = privateBufferName()
+    const tmux = yield* Tmux
+    const commands = [
+      ["load-buffer", "-b", buffer, "-"],
+      pasteCommand(buffer, paneId, { bracketed: options.bracketed, deleteAfter: true }),
+      ...(options.after ?? [])
+    ]
+    yield* tmux.run(socket, commands, { stdin: text }).pipe(
+      // The paste may not have happened (pane gone, server busy, the call cancelled): then -d did not run.
+      Effect.onError(() => Effect.ignore(deleteTmuxBuffer(socket, buffer)))
+    )
+  })
+
+/**
+ * Pastes the buffer into a live pane; the pane is looked up first. Unbracketed, one paste-buffer
+ * of the buffer itself. Bracketed, the text is read, checked for the paste-end sequence, and what
+ * was checked is pasted through a private buffer: the named buffer could change between a check
+ * and a paste of it.
+ */
 export const pasteBuffer = (
   socket: ResolvedSocket,
   name: string,
@@ -177,11 +222,27 @@ export const pasteBuffer = (
 ): Effect.Effect<BufferPasted, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     const pane = yield* typablePane(socket, paneId, "pasted")
-    const tmux = yield* Tmux
-    yield* tmux
-      .run(socket, [pasteCommand(tmuxBufferName(name), paneId, options)])
-      .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name))))
-    return { name, pane_id: paneId, bracketed: options.bracketed, deleted: options.deleteAfter, pane_in_mode: pane.in_mode }
+    const result = { name, pane_id: paneId, bracketed: options.bracketed, deleted: options.deleteAfter, pane_in_mode: pane.in_mode }
+    if (!options.bracketed) {
+      const tmux = yield* Tmux
+      yield* tmux
+        .run(socket, [pasteCommand(tmuxBufferName(name), paneId, options)])
+        .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name))))
+      return result
+    }
+    const text = yield* readBufferText(socket, name)
+    // Bytes that are not UTF-8 reach us as U+FFFD: what was checked would not be what tmux holds.
+    if (text.includes("\uFFFD")) {
+      return yield* Effect.fail(
+        new InvalidInput({
+          reason: `buffer ${name} holds bytes that are not UTF-8 text (or U+FFFD), so a checked copy of it would not be exact. Paste it with bracketed: false, or read it with show_buffer and paste that text with paste_text. Nothing was pasted.`
+        })
+      )
+    }
+    yield* refusePasteEnd(text, `buffer ${name}`)
+    yield* pasteThroughPrivateBuffer(socket, paneId, text, { bracketed: true })
+    if (options.deleteAfter) yield* deleteTmuxBuffer(socket, tmuxBufferName(name))
+    return result
   })
 
 /** paste-buffer as this module runs it (newlines become carriage returns, as a terminal paste sends them). */

@@ -2,6 +2,7 @@
  * Reading what a pane shows, bounded: the newest lines are kept when the range is too long.
  */
 import * as Effect from "effect/Effect"
+import { stripControls } from "../domain/ControlText.js"
 import type { TmuxError } from "../domain/Errors.js"
 import type { Capture } from "../domain/Model.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
@@ -37,7 +38,7 @@ export const capturePane = (
     const output = yield* runTree(socket, [command], { kind: "pane", id: paneId })
     // -J keeps trailing spaces; they carry no meaning for a reader, and blank rows below the
     // last output are screen, not content.
-    const lines = output.split("\n").map((line) => line.trimEnd())
+    const lines = output.split("\n").map((line) => stripControls(line).trimEnd())
     while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
     const kept = lines.length > options.maxLines ? lines.slice(lines.length - options.maxLines) : lines
     return {

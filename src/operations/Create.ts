@@ -21,6 +21,7 @@ import { clientsCommand, placementsCommand, toPaneDetails } from "./Hierarchy.js
 import { checkName, type NameKind } from "./Names.js"
 import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, runTree, serverIdentityCommand } from "./Query.js"
 import { probeServer } from "./Servers.js"
+import { refuseOccupiedSocketPath } from "./SocketPath.js"
 import { type SpawnRequest, spawnArguments } from "./Spawn.js"
 
 export interface CreateSessionRequest extends SpawnRequest {
@@ -198,6 +199,7 @@ export const createSession = (
     const owned = request.owned === true
     const running = request.allowServerStart === true ? yield* probeServer(socket) : Option.none()
     const startServer = request.allowServerStart === true && Option.isNone(running)
+    if (startServer) yield* refuseOccupiedSocketPath(socket)
     const ownership = yield* Ownership
     // Registered before the session exists, so no moment has a marked session the finalizer would miss.
     if (owned) yield* ownership.register(socket)

@@ -3,17 +3,18 @@
  * `paste-buffer -d` (and an Enter if asked), in one invocation. The text never appears in an argv or
  * a temporary file, arrives as one paste (bracketed when the program asked for that), and is never
  * read as key names. The buffer is removed on every path: `-d` removes it after a paste, and any
- * failure or interruption deletes it explicitly.
+ * failure or interruption deletes it explicitly. A bracketed paste never carries the paste-end
+ * sequence (BracketedPaste.ts).
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { randomBytes } from "node:crypto"
 import { InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
-import { Tmux } from "../tmux/Tmux.js"
+import type { Tmux } from "../tmux/Tmux.js"
 import { NonNegativeInt } from "../domain/Model.js"
-import { BUFFER_PREFIX, checkBufferText, deleteTmuxBuffer, pasteCommand } from "./Buffers.js"
+import { refusePasteEnd } from "./BracketedPaste.js"
+import { checkBufferText, pasteThroughPrivateBuffer } from "./Buffers.js"
 import { typablePane } from "./Input.js"
 
 export const TextPasted = Schema.Struct({
@@ -36,9 +37,6 @@ export interface PasteTextRequest {
   readonly enter: boolean
 }
 
-/** A buffer name no one else uses, in this server's namespace. */
-const pasteBufferName = (): string => `${BUFFER_PREFIX}paste.${randomBytes(8).toString("hex")}`
-
 export const pasteText = (
   socket: ResolvedSocket,
   paneId: string,
@@ -46,6 +44,7 @@ export const pasteText = (
 ): Effect.Effect<TextPasted, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     const bytes = yield* checkBufferText(request.text)
+    if (request.bracketed) yield* refusePasteEnd(request.text, "text")
     const pane = yield* typablePane(socket, paneId, "pasted")
     // tmux pastes past a mode, straight to the program, but an Enter goes to the mode: the text
     // would sit there unrun while the result said Enter was sent.
@@ -56,16 +55,9 @@ export const pasteText = (
         })
       )
     }
-    const buffer = pasteBufferName()
-    const tmux = yield* Tmux
-    const commands = [
-      ["load-buffer", "-b", buffer, "-"],
-      pasteCommand(buffer, paneId, { bracketed: request.bracketed, deleteAfter: true }),
-      ...(request.enter ? [["send-keys", "-t", paneId, "Enter"]] : [])
-    ]
-    yield* tmux.run(socket, commands, { stdin: request.text }).pipe(
-      // The paste may not have happened (pane gone, server busy, the call cancelled): then -d did not run.
-      Effect.onError(() => Effect.ignore(deleteTmuxBuffer(socket, buffer)))
-    )
+    yield* pasteThroughPrivateBuffer(socket, paneId, request.text, {
+      bracketed: request.bracketed,
+      after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
+    })
     return { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
   })

@@ -17,6 +17,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { DisplayText, stripControls } from "../domain/ControlText.js"
 import { Failed, type InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Int, NonNegativeInt, type Pane } from "../domain/Model.js"
@@ -65,11 +66,11 @@ export const PaneMatches = Schema.Struct({
   pane_index: NonNegativeInt,
   window_id: WindowId,
   window_index: NonNegativeInt,
-  window_name: Schema.String,
+  window_name: DisplayText,
   session_id: SessionId,
-  session_name: Schema.String,
-  command: Schema.String.annotations({ description: "The pane's current foreground command." }),
-  title: Schema.String,
+  session_name: DisplayText,
+  command: DisplayText.annotations({ description: "The pane's current foreground command." }),
+  title: DisplayText,
   is_caller: Schema.NullOr(Schema.Boolean).annotations({
     description: "True for the pane this MCP server runs in (its own screen may show the patterns); null outside tmux."
   }),
@@ -149,7 +150,7 @@ const parseCaptures = (
       const body = newline === -1 ? "" : chunk.slice(newline + 1)
       const [row] = yield* captureHeader.decodeAll(Format.parseOutput(marks.record + header, marks))
       if (row === undefined) return yield* unreadable("a capture without its header")
-      const rows = body === "" ? [] : body.replace(/\n$/, "").split("\n")
+      const rows = body === "" ? [] : body.replace(/\n$/, "").split("\n").map((text) => stripControls(text))
       // Line numbers count back from the screen; a capture of another length would shift them all.
       const expected = Math.min(historyLines, row.history_size) + row.height
       if (rows.length !== expected) {

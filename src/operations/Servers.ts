@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import { realpathSync } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
-import { Denied, type Failed, NoServer, type NotFound, type TmuxError } from "../domain/Errors.js"
+import { Denied, type Failed, type InvalidInput, NoServer, type NotFound, type TmuxError } from "../domain/Errors.js"
 import type { LiveServer, ServerIdentity, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { InvocationContext } from "../services/InvocationContext.js"
 import { type ResolvedSocket, SocketResolver } from "../services/SocketResolver.js"
@@ -17,6 +17,7 @@ import { paneIdsRecord, sessionRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import { allPanesCommand } from "./Hierarchy.js"
 import { type CommandsWith, decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
+import { refuseOccupiedSocketPath } from "./SocketPath.js"
 
 /**
  * Asks the socket who answers. A dead server is `None`, never an error; the probe runs with `-N`
@@ -253,11 +254,13 @@ export interface StartServerResult {
 /**
  * Starts a server on the socket and keeps it running without sessions (`exit-empty off`; a bare
  * `start-server` would exit at once). Says whether it started one or one was already running.
+ * A socket path that holds something else than a socket is refused (tmux would delete it).
  */
-export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError, Tmux> =>
+export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     const running = yield* probeServer(socket)
     if (Option.isSome(running)) return { started: false, server: running.value }
+    yield* refuseOccupiedSocketPath(socket)
     const output = yield* query(
       socket,
       (m) => [["start-server"], ["set-option", "-g", "exit-empty", "off"], serverIdentityCommand(m)],

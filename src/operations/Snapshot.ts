@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { DisplayText, stripControls } from "../domain/ControlText.js"
 import { Failed, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import { Generation, generationOf } from "../domain/Model.js"
@@ -77,8 +78,8 @@ export const paneViewCommands = (paneId: string, start: CaptureStart, escapes: b
   ["capture-pane", "-p", "-t", paneId, "-S", String(start), ...(escapes ? ["-e"] : [])]
 ]
 
-/** Reads what `paneViewCommands` printed. */
-export const parsePaneView = (raw: string, marks: Format.Marks, start: CaptureStart): Either.Either<PaneView, Failed> =>
+/** Reads what `paneViewCommands` printed (with the same `escapes`). */
+export const parsePaneView = (raw: string, marks: Format.Marks, start: CaptureStart, escapes = false): Either.Either<PaneView, Failed> =>
   Either.gen(function* () {
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)
@@ -87,7 +88,7 @@ export const parsePaneView = (raw: string, marks: Format.Marks, start: CaptureSt
     if (row === undefined) return yield* Either.left(unreadable("no pane record"))
     const state: PaneState = { ...row, generation: generationOf({ pid: row.server_pid, start_time: row.server_start_time }) }
     const text = raw.slice(at + mark.length)
-    const rows = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((line) => line.trimEnd())
+    const rows = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((line) => stripControls(line, escapes).trimEnd())
     const firstRow = firstRowOf(state, start)
     const expected = lastRow(state) - firstRow + 1
     if (rows.length !== expected) return yield* Either.left(unreadable(`expected ${expected} captured rows, got ${rows.length}`))
@@ -106,7 +107,7 @@ export const readPaneView = (
 ): Effect.Effect<PaneView, TmuxError, Tmux> => {
   const marks = Format.newMarks()
   return runTree(socket, paneViewCommands(paneId, start, escapes, marks), { kind: "pane", id: paneId }).pipe(
-    Effect.flatMap((raw) => parsePaneView(raw, marks, start))
+    Effect.flatMap((raw) => parsePaneView(raw, marks, start, escapes))
   )
 }
 
@@ -138,11 +139,11 @@ export const PaneSnapshot = Schema.Struct({
   height: NonNegativeInt,
   history_size: NonNegativeInt.annotations({ description: "Rows in the scrollback history above the screen." }),
   history_limit: NonNegativeInt.annotations({ description: "Most history rows the pane keeps; older rows are dropped." }),
-  pane_current_command: Schema.String,
-  pane_current_path: Schema.String,
+  pane_current_command: DisplayText,
+  pane_current_path: DisplayText,
   pane_dead: Schema.Boolean.annotations({ description: "The pane's program exited (the pane stays because of remain-on-exit)." }),
   pane_pid: Schema.NullOr(NonNegativeInt),
-  title: Schema.String,
+  title: DisplayText,
   generation: Generation
 })
 export type PaneSnapshot = typeof PaneSnapshot.Type

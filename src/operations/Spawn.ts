@@ -22,6 +22,12 @@ export interface SpawnRequest {
 
 export const ENVIRONMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
+/**
+ * Names and values of a spawn's environment together: they are `-e` flags of one tmux command, and
+ * tmux refuses a command line over about 16 KiB ("command too long").
+ */
+export const MAX_SPAWN_ENVIRONMENT_BYTES = 12_288
+
 /** What shells read to decide where history goes; empty means "nowhere". */
 const HISTORY_SUPPRESSION: Readonly<Record<string, string>> = {
   HISTFILE: "",
@@ -37,10 +43,11 @@ export const resolveStartDirectory = (directory: string): Effect.Effect<string, 
     Effect.flatMap((info) =>
       info.isDirectory()
         ? Effect.succeed(absolute)
-        : Effect.fail(new InvalidInput({ reason: `start_directory ${absolute} is not a directory.` }))
+        : Effect.fail(new InvalidInput({ reason: "start_directory is not a directory." }))
     ),
+    // The path is the caller's (of any length): named, not echoed.
     Effect.catchTag("UnknownException", () =>
-      Effect.fail(new InvalidInput({ reason: `start_directory ${absolute} does not exist (or cannot be read).` }))
+      Effect.fail(new InvalidInput({ reason: "start_directory does not exist (or cannot be read)." }))
     )
   )
 }
@@ -58,12 +65,23 @@ export const spawnArguments = (
       flags.push("-c", literalizeFormat(yield* resolveStartDirectory(request.startDirectory)))
     }
     const environment = { ...request.environment }
-    for (const name of Object.keys(environment)) {
+    let bytes = 0
+    for (const [name, value] of Object.entries(environment)) {
       if (!ENVIRONMENT_NAME.test(name)) {
         return yield* Effect.fail(
-          new InvalidInput({ reason: `environment name ${JSON.stringify(name)} is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*).` })
+          new InvalidInput({
+            reason: `environment holds a name that is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)${name.length <= 64 ? `: ${JSON.stringify(name)}` : ""}.`
+          })
         )
       }
+      bytes += Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 1
+    }
+    if (bytes > MAX_SPAWN_ENVIRONMENT_BYTES) {
+      return yield* Effect.fail(
+        new InvalidInput({
+          reason: `environment holds ${bytes} bytes of names and values; at most ${MAX_SPAWN_ENVIRONMENT_BYTES} fit in the one tmux command that starts the process. Set large values with set_environment, or pass a file path instead.`
+        })
+      )
     }
     if (request.suppressHistory === true) {
       for (const [name, value] of Object.entries(HISTORY_SUPPRESSION)) {

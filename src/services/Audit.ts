@@ -35,26 +35,54 @@ export class Audit extends Context.Tag("effect-tmux-mcp/Audit")<Audit, AuditShap
 /** Arguments whose values are payloads in every tool, beyond what a tool declares itself. */
 const ALWAYS_PAYLOAD = ["keys", "text", "command", "value", "content", "shell", "environment"]
 
+/** JSON for hashing; a value too deep to serialize (a refused call's) still gets a digest. */
+const serialized = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? ""
+  } catch {
+    return "(too deep to serialize)"
+  }
+}
+
 const digest = (value: unknown) => {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? ""
+  const text = typeof value === "string" ? value : serialized(value)
   return { length: text.length, sha256: createHash("sha256").update(text).digest("hex").slice(0, 12) }
 }
 
-/** A copy of the arguments safe to log: payloads become `{ length, sha256 }`, long strings are cut. */
+const MAX_LOGGED_CHARS = 200
+/** Levels of nested objects and lists logged below an argument, and entries logged per level. */
+const MAX_LOGGED_DEPTH = 4
+const MAX_LOGGED_ENTRIES = 32
+
+const cutString = (text: string) => (text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}… (${text.length} chars)` : text)
+
+/** A bounded copy of a non-payload value: long strings cut, deep or long structures elided. */
+const bounded = (value: unknown, depth: number): unknown => {
+  if (typeof value === "string") return cutString(value)
+  if (typeof value !== "object" || value === null) return value
+  if (depth >= MAX_LOGGED_DEPTH) return "…"
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value)
+  const kept = entries.slice(0, MAX_LOGGED_ENTRIES).map(([key, item]) => [cutString(key), bounded(item, depth + 1)] as const)
+  if (Array.isArray(value)) return entries.length > MAX_LOGGED_ENTRIES ? [...kept.map(([, item]) => item), `… (${entries.length} items)`] : kept.map(([, item]) => item)
+  return Object.fromEntries(entries.length > MAX_LOGGED_ENTRIES ? [...kept, ["…", `${entries.length} keys`]] : kept)
+}
+
+/**
+ * A copy of the arguments safe to log: payloads become `{ length, sha256 }`, long strings are cut,
+ * and deep or long structures are elided, so a line stays short whatever a caller sent.
+ */
 export const redactArguments = (args: unknown, payloadArguments: ReadonlyArray<string> = []): unknown => {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return args === undefined ? {} : digest(args)
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(args)) {
+  for (const [key, value] of Object.entries(args).slice(0, MAX_LOGGED_ENTRIES)) {
     if (ALWAYS_PAYLOAD.includes(key) || payloadArguments.includes(key)) {
       // For an environment object the names are useful and not secret; the values are.
-      out[key] =
+      out[cutString(key)] =
         typeof value === "object" && value !== null && !Array.isArray(value)
-          ? Object.fromEntries(Object.entries(value).map(([name, v]) => [name, digest(v)]))
+          ? Object.fromEntries(Object.entries(value).slice(0, MAX_LOGGED_ENTRIES).map(([name, v]) => [cutString(name), digest(v)]))
           : digest(value)
-    } else if (typeof value === "string" && value.length > 200) {
-      out[key] = `${value.slice(0, 200)}… (${value.length} chars)`
     } else {
-      out[key] = value
+      out[cutString(key)] = bounded(value, 0)
     }
   }
   return out

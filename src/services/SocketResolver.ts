@@ -58,6 +58,9 @@ export class SocketResolver extends Context.Tag("effect-tmux-mcp/SocketResolver"
   )
 }
 
+/** A Unix socket address holds a path of at most 107 bytes (sun_path is 108, its NUL included). */
+export const MAX_SOCKET_PATH_BYTES = 107
+
 /** tmux resolves TMUX_TMPDIR through realpath before appending `tmux-<uid>`; so do we. */
 const realDirectory = (directory: string): string => {
   try {
@@ -65,6 +68,19 @@ const realDirectory = (directory: string): string => {
   } catch {
     return directory
   }
+}
+
+/** No NUL (no path holds one) and a socket address that can hold the path; the value is never echoed. */
+const checkPathFits = (argument: string, value: string, path: string): Effect.Effect<void, InvalidInput> => {
+  if (value.includes("\0")) return Effect.fail(new InvalidInput({ reason: `${argument} must not contain NUL characters.` }))
+  const bytes = Buffer.byteLength(path, "utf8")
+  return bytes <= MAX_SOCKET_PATH_BYTES
+    ? Effect.void
+    : Effect.fail(
+        new InvalidInput({
+          reason: `${argument} makes a socket path of ${bytes} bytes; a Unix socket address holds at most ${MAX_SOCKET_PATH_BYTES}.`
+        })
+      )
 }
 
 export const makeSocketResolver = (config: ConfigShape): SocketResolverShape => {
@@ -99,7 +115,7 @@ export const makeSocketResolver = (config: ConfigShape): SocketResolverShape => 
       if (!socket_path.startsWith("/")) {
         return Effect.fail(new InvalidInput({ reason: "socket_path must be an absolute path (list_servers shows them)." }))
       }
-      return Effect.succeed(fromPath(socket_path))
+      return Effect.as(checkPathFits("socket_path", socket_path, socket_path), fromPath(socket_path))
     }
     if (socket_name !== undefined) {
       if (socket_name === "" || socket_name.includes("/")) {
@@ -107,7 +123,8 @@ export const makeSocketResolver = (config: ConfigShape): SocketResolverShape => 
           new InvalidInput({ reason: "socket_name must be a non-empty name without '/'; use socket_path for a path." })
         )
       }
-      return Effect.succeed(byName(socket_name, "socket_name argument"))
+      const socket = byName(socket_name, "socket_name argument")
+      return Effect.as(checkPathFits("socket_name", socket_name, socket.path), socket)
     }
     return Effect.succeed(fallback)
   }

@@ -37,6 +37,12 @@ export interface Tool<I, O> {
   readonly output: Schema.Schema<O, any>
   /** Arguments whose values are payloads (text typed, secrets): the audit log keeps only length + hash. */
   readonly payloadArguments?: ReadonlyArray<string>
+  /**
+   * Arguments carrying text the tool bounds itself (text to paste or type, a command), exempt from
+   * the common string limit of mcp/ArgumentGuard.ts. `binary`: the text reaches tmux on standard
+   * input as bytes, so it may hold NUL too.
+   */
+  readonly textArguments?: Readonly<Record<string, "text" | "binary">>
   readonly handler: (input: I) => Effect.Effect<O, ToolError, ToolServices>
 }
 

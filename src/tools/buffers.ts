@@ -59,6 +59,7 @@ export const loadBufferTool = defineTool({
   }),
   output: BufferLoaded,
   payloadArguments: ["text"],
+  textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* (yield* SocketResolver).resolve(input)
@@ -91,7 +92,7 @@ export const showBufferTool = defineTool({
 export const pasteBufferTool = defineTool({
   name: "paste_buffer",
   title: "Paste tmux Buffer into Pane",
-  description: `Pastes a buffer made with load_buffer into a pane, as one paste. bracketed (default true) asks for bracketed paste: tmux adds the brackets only if the program turned that mode on, so a shell shows multi-line text without running it. Newlines are sent as carriage returns, as a terminal paste does. delete_after (default false) removes the buffer after pasting. Refuses the pane this MCP server runs in unless force is true, and dead panes. ${NAMESPACE} For one-off text, paste_text does load, paste and delete in one call.`,
+  description: `Pastes a buffer made with load_buffer into a pane, as one paste. bracketed (default true) asks for bracketed paste: tmux adds the brackets only if the program turned that mode on, so a shell shows multi-line text without running it; a buffer holding the paste-end sequence ESC[201~ is then refused. Newlines are sent as carriage returns, as a terminal paste does. delete_after (default false) removes the buffer after pasting. Refuses the pane this MCP server runs in unless force is true, and dead panes. ${NAMESPACE} For one-off text, paste_text does load, paste and delete in one call.`,
   tier: "mutating",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({

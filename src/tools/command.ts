@@ -44,6 +44,7 @@ export const runCommandTool = defineTool({
   }),
   output: CommandResult,
   payloadArguments: ["command"],
+  textArguments: { command: "text" },
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* resolveChecked(input)

@@ -46,6 +46,7 @@ export const sendKeysTool = defineTool({
   }),
   output: KeysSent,
   payloadArguments: ["keys"],
+  textArguments: { keys: "text" },
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* resolveChecked(input)
@@ -76,6 +77,7 @@ export const sendKeysBatchTool = defineTool({
   }),
   output: KeysBatchSent,
   payloadArguments: ["operations"],
+  textArguments: { operations: "text" },
   handler: (input) =>
     Effect.gen(function* () {
       const delayMs = input.delay_ms ?? 0
@@ -101,7 +103,7 @@ export const sendKeysBatchTool = defineTool({
 export const pasteTextTool = defineTool({
   name: "paste_text",
   title: "Paste Text into tmux Pane",
-  description: `Pastes text into a pane as one paste, the way a terminal pastes: exact (quotes, $, ;, backslashes, unicode, newlines; nothing is read as a key name), through a tmux buffer of its own that is loaded from stdin (the text is in no command line and no temporary file) and removed afterwards on every path. bracketed (default true) asks for bracketed paste: tmux adds the brackets only if the program turned that mode on (bash, zsh, fish, vim do), so a shell shows multi-line text without running it. Newlines are sent as carriage returns, as a terminal paste does. enter (default false) presses Enter after the paste, which runs it in a shell: without it, pasted text is not run. A pane in copy mode gets the text all the same (pane_in_mode: true), but enter is refused there (the Enter would go to the mode). Refuses the pane this MCP server runs in unless force is true, and dead panes. At most ${MAX_BUFFER_BYTES} bytes; the text is kept out of the audit log and the result.`,
+  description: `Pastes text into a pane as one paste, the way a terminal pastes: exact (quotes, $, ;, backslashes, unicode, newlines; nothing is read as a key name), through a tmux buffer of its own that is loaded from stdin (the text is in no command line and no temporary file) and removed afterwards on every path. bracketed (default true) asks for bracketed paste: tmux adds the brackets only if the program turned that mode on (bash, zsh, fish, vim do), so a shell shows multi-line text without running it; text holding the paste-end sequence ESC[201~ is then refused (it would end the paste and run the rest). Newlines are sent as carriage returns, as a terminal paste does. enter (default false) presses Enter after the paste, which runs it in a shell: without it, pasted text is not run. A pane in copy mode gets the text all the same (pane_in_mode: true), but enter is refused there (the Enter would go to the mode). Refuses the pane this MCP server runs in unless force is true, and dead panes. At most ${MAX_BUFFER_BYTES} bytes; the text is kept out of the audit log and the result.`,
   tier: "mutating",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
@@ -115,6 +117,7 @@ export const pasteTextTool = defineTool({
   }),
   output: TextPasted,
   payloadArguments: ["text"],
+  textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function* () {
       const socket = yield* resolveChecked(input)

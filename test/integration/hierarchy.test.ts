@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { escapeControls } from "../../src/domain/ControlText.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
@@ -182,14 +183,15 @@ describe("list tools on real tmux", () => {
     expect([...sessions.items.map((s: any) => s.session_name)].sort()).toEqual([...tmuxSessionNames].sort())
 
     const windows = okResult(await runTool(layer, "list_windows"))
+    // A control character in a name is sent escaped (issue 10 item 11): the tab reads as \x09.
     expect(windows.items.map((x: any) => x.window_name)).toEqual([
       stored.format,
       stored.unicode,
       stored.command,
-      "tab\there",
+      "tab\\x09here",
       stored.semicolon
     ])
-    expect(windows.items.map((x: any) => x.window_name).sort()).toEqual(tmuxNames("list-windows", "#{window_name}").sort())
+    expect(windows.items.map((x: any) => x.window_name).sort()).toEqual(tmuxNames("list-windows", "#{window_name}").map(escapeControls).sort())
 
     const panes = okResult(await runTool(layer, "list_panes"))
     expect(panes.items.map((p: any) => p.session_name)).toEqual(sessions.items.map((s: any) => s.session_name))
@@ -218,9 +220,10 @@ describe("list tools on real tmux", () => {
     const layer = w.layer()
     const panes = okResult(await runTool(layer, "list_panes"))
     expect(panes.items.map((p: any) => p.pane_id)).toEqual(["%0", "%1"])
-    expect(panes.items[0].cwd).toBe(hostile)
+    // Intact, and sent with its control characters escaped (issue 10 item 11).
+    expect(panes.items[0].cwd).toBe(escapeControls(hostile))
     const info = okResult(await runTool(layer, "get_pane_info", { pane_id: "%0" }))
-    expect(info.cwd).toBe(hostile)
+    expect(info.cwd).toBe(escapeControls(hostile))
   })
 
   it("lists a linked window once per session and each of its panes once", async () => {

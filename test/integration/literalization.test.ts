@@ -20,6 +20,7 @@ import * as Either from "effect/Either"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 import { afterAll, describe, expect, it } from "vitest"
+import { escapeControls } from "../../src/domain/ControlText.js"
 import { WindowId } from "../../src/domain/Ids.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { describeTool } from "../../src/mcp/ToolList.js"
@@ -163,7 +164,8 @@ const spawnVariants = (tool: string, base: (ctx: Ctx) => Promise<Args>): Readonl
       label: "directory named by the text",
       args: async (ctx, text) => ({ ...(await base(ctx)), start_directory: ctx.directory(text) }),
       readBack: async (ctx, _text, result, args) => {
-        const expected = realpathSync(args.start_directory as string)
+        // Outputs escape control characters in directories (issue 10 item 11): a tab reads back as \x09.
+        const expected = escapeControls(realpathSync(args.start_directory as string))
         return mismatch(`cwd of the new pane`, expected, await paneField(ctx, spawnedPane(tool, result), "cwd"))
       },
       mustAccept: (text) => text.length < 255

@@ -542,6 +542,14 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     world: "base",
     generation: true,
     args: (_, w) => withBuffer(w, { name: "rt", pane_id: "%3" }),
+    // Bracketed (the default), the text is read, checked for the paste-end sequence and pasted through a private buffer (issue 10 item 9).
+    names: [["list-panes"], ["show-buffer"], ["load-buffer", "paste-buffer"]]
+  },
+  {
+    tool: "paste_buffer",
+    variant: "a buffer, unbracketed",
+    world: "base",
+    args: (_, w) => withBuffer(w, { name: "rt", pane_id: "%3", bracketed: false }),
     names: [["list-panes"], ["paste-buffer"]]
   },
   { tool: "delete_buffer", variant: "a buffer", world: "base", args: (_, w) => withBuffer(w, { name: "rt" }), names: [["delete-buffer"]] },
