@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
-import { InvalidInput, type TmuxError } from "../domain/Errors.js"
+import { Conflict, InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import { Tmux } from "../tmux/Tmux.js"
@@ -43,7 +43,7 @@ export const pasteText = (
   socket: ResolvedSocket,
   paneId: string,
   request: PasteTextRequest
-): Effect.Effect<TextPasted, TmuxError | InvalidInput, Tmux> =>
+): Effect.Effect<TextPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
     const bytes = yield* checkBufferText(request.text)
     const pane = yield* typablePane(socket, paneId, "pasted")
@@ -51,7 +51,8 @@ export const pasteText = (
     // would sit there unrun while the result said Enter was sent.
     if (request.enter && pane.in_mode) {
       return yield* Effect.fail(
-        new InvalidInput({
+        new Conflict({
+          kind: "copy_mode",
           reason: `pane ${paneId} is in copy mode (or another tmux mode), where Enter would go to the mode, not the program. Leave the mode first (send_keys "q"), or paste without enter. Nothing was pasted.`
         })
       )
