@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import { DisplayText } from "../domain/ControlText.js"
-import { InvalidInput, type TmuxError } from "../domain/Errors.js"
+import { type Conflict, InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
@@ -219,7 +219,7 @@ export const pasteBuffer = (
   name: string,
   paneId: string,
   options: PasteOptions
-): Effect.Effect<BufferPasted, TmuxError | InvalidInput, Tmux> =>
+): Effect.Effect<BufferPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
     const pane = yield* typablePane(socket, paneId, "pasted")
     const result = { name, pane_id: paneId, bracketed: options.bracketed, deleted: options.deleteAfter, pane_in_mode: pane.in_mode }

@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { errorCode, InvalidInput, NotFound, type TmuxError } from "../domain/Errors.js"
+import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
@@ -152,7 +152,7 @@ export const typablePane = (
   socket: ResolvedSocket,
   paneId: string,
   sent: "typed" | "pasted" = "typed"
-): Effect.Effect<TypablePane, TmuxError | InvalidInput, Tmux> =>
+): Effect.Effect<TypablePane, TmuxError | Conflict, Tmux> =>
   Effect.gen(function* () {
     const state = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneStateRecord.format(m)]], {
       kind: "pane",
@@ -162,7 +162,7 @@ export const typablePane = (
     if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
     if (pane.dead) {
       return yield* Effect.fail(
-        new InvalidInput({ reason: `pane ${paneId} is dead (its program exited): nothing ${sent} there would arrive.` })
+        new Conflict({ kind: "dead", reason: `pane ${paneId} is dead (its program exited): nothing ${sent} there would arrive.` })
       )
     }
     return { pane_id: pane.pane_id, in_mode: pane.in_mode }
@@ -211,7 +211,7 @@ export const sendKeys = (
   socket: ResolvedSocket,
   paneId: string,
   request: SendKeysRequest
-): Effect.Effect<KeysSent, TmuxError | InvalidInput, Tmux> =>
+): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
     const plan = yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const pane = yield* typablePane(socket, paneId)
@@ -319,7 +319,7 @@ export const sendKeysBatch = (
   socket: ResolvedSocket,
   paneId: string,
   request: SendKeysBatchRequest
-): Effect.Effect<KeysBatchSent, TmuxError | InvalidInput, Tmux> =>
+): Effect.Effect<KeysBatchSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
     const { operations, delayMs } = request
     if (operations.length < 1 || operations.length > MAX_BATCH_OPERATIONS) {

@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { InvalidInput, type TmuxError } from "../domain/Errors.js"
+import { Conflict, InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import type { ResolvedSocket } from "../services/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
@@ -41,7 +41,7 @@ export const pasteText = (
   socket: ResolvedSocket,
   paneId: string,
   request: PasteTextRequest
-): Effect.Effect<TextPasted, TmuxError | InvalidInput, Tmux> =>
+): Effect.Effect<TextPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
     const bytes = yield* checkBufferText(request.text)
     if (request.bracketed) yield* refusePasteEnd(request.text, "text")
@@ -50,7 +50,8 @@ export const pasteText = (
     // would sit there unrun while the result said Enter was sent.
     if (request.enter && pane.in_mode) {
       return yield* Effect.fail(
-        new InvalidInput({
+        new Conflict({
+          kind: "copy_mode",
           reason: `pane ${paneId} is in copy mode (or another tmux mode), where Enter would go to the mode, not the program. Leave the mode first (send_keys "q"), or paste without enter. Nothing was pasted.`
         })
       )

@@ -145,7 +145,7 @@ describe("paste_buffer and delete_buffer", () => {
     w.tmuxOk("new-window", "-d", "-t", "rec:", "true")
     await waitFor("the pane to die", () => w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_dead}").trim() === "1")
     const dead = errorMeta(await runTool(w.layer(), "paste_buffer", { name: "p", pane_id: "%1" }))
-    expect(dead.code).toBe("invalid_input")
+    expect(dead.code).toBe("conflict")
     expect(dead.text).toContain("dead")
     expect(errorMeta(await runTool(w.layer(), "paste_buffer", { name: "p", pane_id: "%9" })).code).toBe("not_found")
     expect(errorMeta(await runTool(world().layer(), "load_buffer", { name: "p", text: "x" })).code).toBe("no_server")

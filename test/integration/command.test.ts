@@ -3,32 +3,18 @@
  * state that persists between calls, text no framing may break, long output, timeouts with a
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
-import { existsSync, readdirSync, utimesSync } from "node:fs"
 import { join } from "node:path"
+import { utimesSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
+import { BASH, idOf, logDirectoryOf, logsOf, shellWorld as shellWorldIn } from "../support/shellWorld.js"
 
 const { world, defer } = useWorlds()
 
 /** A world with one session whose pane %0 runs `shell` at a prompt. */
-const shellWorld = async (shell = "HISTFILE=/dev/null bash --norc --noprofile", w: PrivateTmux = world()) => {
-  w.tmuxOk("new-session", "-d", "-s", "run", "-x", "120", "-y", "30", shell)
-  const program = shell.split(" ").find((word) => !word.includes("="))!
-  await waitFor("the program to start", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_current_command}").trim() === program)
-  if (program !== "sleep") await waitFor("the shell's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").trim() !== "")
-  const layer = w.layer()
-  const run = async (command: string, args: Record<string, unknown> = {}) =>
-    okResult(await runTool(layer, "run_command", { pane_id: "%0", command, timeout: 10, ...args }))
-  return { w, layer, run }
-}
-
-/** The world's run logs (in its TMUX_TMPDIR). */
-const logDirectoryOf = (w: PrivateTmux) => join(w.tmpdir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`)
-const logsOf = (w: PrivateTmux) => (existsSync(logDirectoryOf(w)) ? readdirSync(logDirectoryOf(w)) : [])
-/** The run id inside a handle (the name of its log). */
-const idOf = (handle: string): string => JSON.parse(Buffer.from(handle.slice("cmd1.".length), "base64url").toString("utf8")).id
+const shellWorld = (shell = BASH, w: PrivateTmux = world()) => shellWorldIn(w, shell)
 
 describe("run_command in bash", () => {
   it("returns the exit status and exactly the command's output lines", async () => {
@@ -105,7 +91,7 @@ describe("run_command in bash", () => {
     const first = run("sleep 1; echo first")
     await new Promise((resolve) => setTimeout(resolve, 200))
     const second = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "echo second" }))
-    expect(second.code).toBe("invalid_input")
+    expect(second.code).toBe("conflict")
     expect(second.text).toContain("another run_command")
     expect(await first).toMatchObject({ output: "first", exit_status: 0 })
     expect(await run("echo next")).toMatchObject({ output: "next", exit_status: 0 })
@@ -169,7 +155,7 @@ describe("run_command in other shells and refusals", () => {
   it("refuses a busy pane, a pane that is not a shell, and an empty command, naming the reason", async () => {
     const { layer, w } = await shellWorld("sleep 60")
     const busy = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "echo x" }))
-    expect(busy.code).toBe("invalid_input")
+    expect(busy.code).toBe("conflict")
     expect(busy.text).toContain("busy: its foreground program is sleep")
     w.tmuxOk("new-session", "-d", "-s", "b", "HISTFILE=/dev/null bash --norc --noprofile")
     expect(errorMeta(await runTool(layer, "run_command", { pane_id: "%1", command: "  " })).text).toContain("command is empty")
@@ -205,7 +191,7 @@ describe("run_command in other shells and refusals", () => {
     w.tmuxOk("new-session", "-d", "-s", "f", "bash -c 'exec -a fish sleep 60'")
     await waitFor("the program to start", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_current_command}").trim() !== "sh")
     const refused = errorMeta(await runTool(w.layer(), "run_command", { pane_id: "%0", command: "true" }))
-    expect(refused.code).toBe("invalid_input")
+    expect(refused.code).toBe("conflict")
     expect(refused.text).toContain("runs fish")
   })
 

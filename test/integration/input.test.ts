@@ -142,7 +142,7 @@ describe("send_keys refusals", () => {
     const layer = w.layer()
     await waitFor("the pane to die", () => w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_dead}").trim() === "1")
     const dead = errorMeta(await runTool(layer, "send_keys", { pane_id: "%1", keys: "x" }))
-    expect(dead.code).toBe("invalid_input")
+    expect(dead.code).toBe("conflict")
     expect(dead.text).toContain("dead")
     expect(errorMeta(await runTool(layer, "send_keys", { pane_id: "%9", keys: "x" })).code).toBe("not_found")
     expect(errorMeta(await runTool(world().layer(), "send_keys", { pane_id: "%0", keys: "x" })).code).toBe("no_server")

@@ -780,13 +780,14 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
   },
   {
     // A wait's cost depends on time: the pane is checked once a second. `true` at a ready prompt
-    // ends long before the first check: the state, the typing (text on stdin), stopping the recording.
+    // ends long before the first check: the state (and the command buffers of other runs), the
+    // claim and typing in one if-shell (text on stdin), stopping the recording and releasing the claim.
     tool: "run_command",
     variant: "a quick command at a ready prompt",
     world: "base",
     generation: true,
     args: (_, w) => (shellReady(w, "%3"), { pane_id: "%3", command: "true", timeout: 20 }),
-    names: [["display-message", "list-panes", CLIENTS, "display-message"], ["load-buffer", "pipe-pane", "send-keys", "send-keys"], ["pipe-pane"]]
+    names: [["display-message", "list-panes", CLIENTS, "display-message", "list-buffers"], ["if-shell"], ["if-shell", "if-shell"]]
   },
   {
     tool: "wait_for_command",

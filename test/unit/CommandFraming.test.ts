@@ -11,7 +11,11 @@ import { HeadTail, joinBounded } from "../../src/operations/OutputBudget.js"
 import { plainLine } from "../../src/operations/TerminalText.js"
 
 const ID = "0123456789abcdef"
-const framed = (keepEscapes = false, maxLines = 200) => new FramedOutput(ID, () => new HeadTail(maxLines), keepEscapes, { started: false, offset: 0 })
+const SECRET = "00112233445566778899aabbccddeeff"
+/** The end marker as the framing script prints it. */
+const END = `ETM_E_${ID}_${SECRET}`
+const framed = (keepEscapes = false, maxLines = 200) =>
+  new FramedOutput({ id: ID, secret: SECRET }, () => new HeadTail(maxLines), keepEscapes, { started: false, offset: 0 })
 
 describe("judgeShell", () => {
   it("frames POSIX shells (login shells too), refuses other shells and programs by name", () => {
@@ -26,12 +30,12 @@ describe("judgeShell", () => {
 describe("typedLine", () => {
   it("never holds a marker itself, quotes the socket path, and starts with a space to suppress history", () => {
     const line = typedLine({ id: ID, socketPath: "/tmp/it's here/sock", tmuxProgram: "tmux", suppressHistory: true })
-    expect(line.startsWith(" printf")).toBe(true)
+    expect(line.startsWith(" {")).toBe(true)
     expect(line).not.toContain(`ETM_S_${ID}`)
     expect(line).not.toContain(`ETM_E_${ID}`)
     expect(line).toContain(shellQuote("/tmp/it's here/sock"))
     expect(line).not.toContain("\n")
-    expect(typedLine({ id: ID, socketPath: "/s", tmuxProgram: "tmux", suppressHistory: false }).startsWith("printf")).toBe(true)
+    expect(typedLine({ id: ID, socketPath: "/s", tmuxProgram: "tmux", suppressHistory: false }).startsWith("{")).toBe(true)
   })
 })
 
@@ -40,7 +44,7 @@ describe("FramedOutput", () => {
 
   it("keeps only the lines between the markers, through echo, escapes and CRLF", () => {
     const output = framed()
-    output.feed(stream(` printf 'ETM%s\\n' _S_${ID}; eval ...\r\n`, `\x1b[?2004l\rETM_S_${ID}\r\n`, "a\r\nb\r\n", `ETM_E_${ID} 3\r\n`, "\x1b[?2004hbash$ "))
+    output.feed(stream(` printf 'ETM%s\\n' _S_${ID}; eval ...\r\n`, `\x1b[?2004l\rETM_S_${ID}\r\n`, "a\r\nb\r\n", `${END} 3\r\n`, "\x1b[?2004hbash$ "))
     expect(output.state).toEqual({ started: true, ended: true, exitStatus: 3 })
     expect(output.budget.result().lines).toEqual(["a", "b"])
   })
@@ -52,7 +56,7 @@ describe("FramedOutput", () => {
     expect(output.state.started).toBe(true)
     expect(output.offset).toBe(Buffer.byteLength(`ETM_S_${ID}\r\n`))
     expect(output.pendingLength).toBe(Buffer.byteLength("hello wor"))
-    output.feed(stream("ld\r\n", `ETM_E_${ID}`))
+    output.feed(stream("ld\r\n", END))
     expect(output.state.ended).toBe(false)
     output.feed(stream(" 0\r\n"))
     expect(output.state).toEqual({ started: true, ended: true, exitStatus: 0 })
@@ -61,7 +65,7 @@ describe("FramedOutput", () => {
 
   it("is not fooled by markers of other ids, and keeps output that shares the end marker's line", () => {
     const output = framed()
-    output.feed(stream(`ETM_S_${ID}\r\n`, "ETM_E_ffffffffffffffff 0\r\n", `partial ETM_E_${ID} 1\r\n`))
+    output.feed(stream(`ETM_S_${ID}\r\n`, "ETM_E_ffffffffffffffff 0\r\n", `partial ${END} 1\r\n`))
     expect(output.state.exitStatus).toBe(1)
     expect(output.budget.result().lines).toEqual(["ETM_E_ffffffffffffffff 0", "partial "])
   })
@@ -70,14 +74,14 @@ describe("FramedOutput", () => {
     const output = framed()
     output.rescan(stream(`$ echo\nETM_S_${ID}\nx\ny\n`), 1)
     expect(output.budget.result().lines).toEqual(["y"])
-    output.rescan(stream(`ETM_S_${ID}\nx\ny\nz\nETM_E_${ID} 0\n`), 1)
+    output.rescan(stream(`ETM_S_${ID}\nx\ny\nz\n${END} 0\n`), 1)
     expect(output.state.ended).toBe(true)
     expect(output.budget.result().lines).toEqual(["y", "z"])
   })
 
   it("keeps escapes when asked", () => {
     const output = framed(true)
-    output.feed(stream(`ETM_S_${ID}\r\n\x1b[31mred\x1b[0m\r\nETM_E_${ID} 0\r\n`))
+    output.feed(stream(`ETM_S_${ID}\r\n\x1b[31mred\x1b[0m\r\n${END} 0\r\n`))
     expect(output.budget.result().lines).toEqual(["\x1b[31mred\x1b[0m"])
   })
 })
@@ -120,8 +124,10 @@ describe("HeadTail", () => {
 })
 
 describe("command handles", () => {
+  const KEY = Buffer.alloc(32, 7)
   const handle = {
     id: ID,
+    secret: SECRET,
     socket: "/tmp/tmux-0/default",
     generation: "12.34",
     pane_id: "%3",
@@ -130,18 +136,19 @@ describe("command handles", () => {
     source: "pipe" as const,
     offset: 10,
     started: true,
+    fetched_by: null,
     returned_lines: 2,
     typed_at: 1
   }
 
   it("round-trips", async () => {
-    expect(await Effect.runPromise(decodeHandle(encodeHandle(handle)))).toEqual(handle)
+    expect(await Effect.runPromise(decodeHandle(KEY, encodeHandle(KEY, handle)))).toEqual(handle)
   })
 
   it("refuses anything else, forged ids included, without echoing it", async () => {
-    const bad = ["", "nonsense", encodeHandle(handle).slice(0, -4), "cmd1." + Buffer.from(JSON.stringify({ ...handle, id: "../../etc/passwd" })).toString("base64url")]
+    const bad = ["", "nonsense", encodeHandle(KEY, handle).slice(0, -4), "cmd1." + Buffer.from(JSON.stringify({ ...handle, id: "../../etc/passwd" })).toString("base64url")]
     for (const text of bad) {
-      const result = await Effect.runPromise(Effect.either(decodeHandle(text)))
+      const result = await Effect.runPromise(Effect.either(decodeHandle(KEY, text)))
       expect(Either.isLeft(result)).toBe(true)
       if (Either.isLeft(result)) expect(result.left.reason).not.toContain("passwd")
     }

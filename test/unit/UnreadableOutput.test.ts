@@ -7,7 +7,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { encodeHandle } from "../../src/operations/CommandHandle.js"
+import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import { encodeHandle, handleKey } from "../../src/operations/CommandHandle.js"
+import { logDirectory } from "../../src/operations/RunLogs.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
 import { allTools } from "../../src/tools/registry.js"
 import { servicesLayer } from "../support/PrivateTmux.js"
@@ -22,9 +27,16 @@ const ANSWERS: Record<string, string> = {
   "record marks without the query's token": "\x1esrv\x1f1\x1f2\x1f3.3a\x1f/tmp/x\n\x1eses\x1f$0\x1fmain\x1f1\x1f0\x1f1\x1f@0\x1f%0\n"
 }
 
-const handle = encodeHandle({
+// A handle signed with the world's key and its log present, so wait_for_command gets past the
+// handle checks to the tmux calls.
+const TMPDIR = mkdtempSync(join(tmpdir(), "etm-unreadable-"))
+afterAll(() => rmSync(TMPDIR, { recursive: true, force: true }))
+const LOGS = Effect.runSync(logDirectory(TMPDIR, process.getuid?.() ?? 0))
+closeSync(openSync(join(LOGS, "0123456789abcdef.log"), "a"))
+const handle = encodeHandle(Effect.runSync(handleKey(LOGS)), {
   id: "0123456789abcdef",
-  socket: socketPathFor(),
+  secret: "0123456789abcdef0123456789abcdef",
+  socket: socketPathFor("default", TMPDIR),
   generation: "1.2",
   pane_id: "%0",
   pane_pid: 1,
@@ -32,6 +44,7 @@ const handle = encodeHandle({
   source: "pipe",
   offset: 0,
   started: true,
+  fetched_by: null,
   returned_lines: 0,
   typed_at: 0
 })
@@ -41,7 +54,7 @@ describe("tools over a Tmux that answers what tmux never prints", () => {
     it.effect(`no tool reports a defect when every tmux call prints ${label}`, () =>
       Effect.gen(function* () {
         const stub = Layer.succeed(Tmux, Tmux.of({ run: () => Effect.succeed(answer) }))
-        const layer = servicesLayer(fakeConfig({ flags: { safety: "destructive", allowServerStart: "1" } }), stub)
+        const layer = servicesLayer(fakeConfig({ tmpdir: TMPDIR, flags: { safety: "destructive", allowServerStart: "1" } }), stub)
         const calls = validCallsOfEveryTool(handle)
         expect(Object.keys(calls).sort()).toEqual(allTools.map((tool) => tool.name).sort())
         const defects: Array<string> = []

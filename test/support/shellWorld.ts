@@ -1,0 +1,39 @@
+/**
+ * A private world whose pane %0 runs a shell at its prompt, with a run_command shortcut, and the
+ * places run_command keeps its state (logs, handles), for the command tests.
+ */
+import { existsSync, readdirSync } from "node:fs"
+import { join } from "node:path"
+import type { PrivateTmux } from "./PrivateTmux.js"
+import { waitFor } from "./liveTmux.js"
+import { okResult, runTool } from "./runTool.js"
+
+export const BASH = "HISTFILE=/dev/null bash --norc --noprofile"
+
+/** A session "run" in `w` whose pane %0 runs `shell`, waited for until its prompt shows. */
+export const shellWorld = async (w: PrivateTmux, shell = BASH) => {
+  w.tmuxOk("new-session", "-d", "-s", "run", "-x", "120", "-y", "30", shell)
+  const program = shell.split(" ").find((word) => !word.includes("="))!
+  await waitFor("the program to start", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_current_command}").trim() === program)
+  if (program !== "sleep") await waitFor("the shell's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").trim() !== "")
+  const layer = w.layer()
+  const run = async (command: string, args: Record<string, unknown> = {}) =>
+    okResult(await runTool(layer, "run_command", { pane_id: "%0", command, timeout: 10, ...args }))
+  return { w, layer, run }
+}
+
+/** The world's run logs (in its TMUX_TMPDIR). */
+export const logDirectoryOf = (w: PrivateTmux) => join(w.tmpdir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`)
+export const logsOf = (w: PrivateTmux) => (existsSync(logDirectoryOf(w)) ? readdirSync(logDirectoryOf(w)).filter((name) => name.includes(".log")) : [])
+
+/** The fields of a handle (its payload is base64url JSON after the `cmd1.` prefix). */
+export const handleFields = (handle: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(handle.slice("cmd1.".length), "base64url").toString("utf8"))
+/** The run id inside a handle (the name of its log). */
+export const idOf = (handle: string): string => handleFields(handle).id as string
+/** A handle with some fields changed (and its signature, if any, left as it was). */
+export const tamperedHandle = (handle: string, changes: Record<string, unknown>): string =>
+  "cmd1." + Buffer.from(JSON.stringify({ ...handleFields(handle), ...changes })).toString("base64url")
+
+/** A pane's variable, e.g. `pane_pipe`. */
+export const paneValue = (w: PrivateTmux, pane: string, variable: string) => w.tmuxOk("display-message", "-p", "-t", pane, `#{${variable}}`).trim()

@@ -1,0 +1,146 @@
+/**
+ * The pure parts of run_command's hardening (issue 10): terminal controls stripped from output
+ * (8-bit C1 included), the end marker that needs the run's secret, the framing script and typed
+ * line that never show the secret, signed handles, the pane claim's atomic check, and the
+ * recorder command as tmux's pipe-pane will expand it.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { describe, expect, it } from "vitest"
+import { decodeHandle, encodeHandle } from "../../src/operations/CommandHandle.js"
+import { FramedOutput, framingScript, typedLine } from "../../src/operations/CommandFraming.js"
+import { HeadTail } from "../../src/operations/OutputBudget.js"
+import { claimCommand } from "../../src/operations/PaneClaim.js"
+import { recorderCommand } from "../../src/operations/RunLogs.js"
+import { plainLine } from "../../src/operations/TerminalText.js"
+import { newMarks } from "../../src/tmux/Format.js"
+
+const ID = "0123456789abcdef"
+const SECRET = "00112233445566778899aabbccddeeff"
+
+describe("plainLine without keep_escapes", () => {
+  it("drops 8-bit C1 controls and the strings they open, up to ST or BEL", () => {
+    expect(plainLine("a\u009d52;c;aGk=\u009cb")).toBe("ab")
+    expect(plainLine("a\u009d0;title\u0007b")).toBe("ab")
+    expect(plainLine("a\u0090q\u009cb\u0098sos\u009cc\u009epm\u009cd\u009fapc\u009ce")).toBe("abcde")
+    expect(plainLine("a\u009b31mb\u009b2Jc")).toBe("abc")
+    expect(plainLine("a\u0085b\u0084c\u008dd")).toBe("abcd")
+    // A 7-bit string may end with the 8-bit ST as well.
+    expect(plainLine("a\x1b]52;c;x\u009cb")).toBe("ab")
+  })
+
+  it("leaves no control a terminal would act on, whatever the input", () => {
+    let text = ""
+    for (let code = 0; code < 0xa0; code++) if (code !== 0x0a) text += String.fromCharCode(code) + "x"
+    // eslint-disable-next-line no-control-regex
+    expect(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/.test(plainLine(text))).toBe(false)
+    expect(plainLine("tab\there é ✓")).toBe("tab\there é ✓")
+  })
+})
+
+describe("the end marker", () => {
+  const framed = () => new FramedOutput({ id: ID, secret: SECRET }, () => new HeadTail(), false, { started: false, offset: 0 })
+
+  it("needs the run's secret: a line with the id alone, or another secret, is output", () => {
+    const output = framed()
+    output.feed(Buffer.from(`ETM_S_${ID}\r\nETM_E_${ID} 0\r\nETM_E_${ID}_ 0\r\nETM_E_${ID}_${"f".repeat(32)} 0\r\nlast\r\n`))
+    expect(output.state).toEqual({ started: true, ended: false, exitStatus: null })
+    output.feed(Buffer.from(`ETM_E_${ID}_${SECRET} 4\r\n`))
+    expect(output.state).toEqual({ started: true, ended: true, exitStatus: 4 })
+    expect(output.budget.result().lines).toEqual([`ETM_E_${ID} 0`, `ETM_E_${ID}_ 0`, `ETM_E_${ID}_${"f".repeat(32)} 0`, "last"])
+  })
+
+  it("keeps the last lines before the start, to show what happened to a line that did not run", () => {
+    const output = framed()
+    output.feed(Buffer.from(`$ junk eval "$(tmux show-buffer …)"\r\nbash: junk: command not found\r\n`))
+    expect(output.state.started).toBe(false)
+    expect(output.preamble).toEqual([`$ junk eval "$(tmux show-buffer …)"`, "bash: junk: command not found"])
+  })
+})
+
+describe("the framing", () => {
+  it("types a line without the secret or a marker, and a script whose text holds no marker", () => {
+    const line = typedLine({ id: ID, socketPath: "/s", tmuxProgram: "tmux", suppressHistory: true })
+    expect(line).not.toContain(SECRET)
+    expect(line).not.toContain("ETM_")
+    expect(line).toContain("set +xv")
+    for (const shell of ["bash", "sh", "zsh"]) {
+      const script = framingScript({ id: ID, secret: SECRET }, "echo 'it''s'", shell)
+      expect(script).toContain(SECRET)
+      expect(script).not.toContain(`ETM_E_${ID}_${SECRET}`)
+      expect(script).not.toContain(`ETM_S_${ID}`)
+      expect(script.startsWith("{ ")).toBe(true)
+      expect(script.endsWith("; }")).toBe(true)
+    }
+    expect(framingScript({ id: ID, secret: SECRET }, "true", "dash")).toContain("command eval 'true'")
+    expect(framingScript({ id: ID, secret: SECRET }, "true", "zsh")).not.toContain("command eval")
+  })
+})
+
+describe("signed handles", () => {
+  const key = Buffer.alloc(32, 1)
+  const handle = {
+    id: ID,
+    secret: SECRET,
+    socket: "/tmp/tmux-0/default",
+    generation: "12.34",
+    pane_id: "%3",
+    pane_pid: 99,
+    shell: "bash",
+    source: "pipe" as const,
+    offset: 10,
+    started: true,
+    fetched_by: null,
+    returned_lines: 2,
+    typed_at: 1
+  }
+  const payload = (text: string) => JSON.parse(Buffer.from(text.slice(5), "base64url").toString("utf8"))
+  const reencode = (fields: Record<string, unknown>) => "cmd1." + Buffer.from(JSON.stringify(fields)).toString("base64url")
+
+  it("refuse a changed field, a missing or foreign signature", async () => {
+    const good = encodeHandle(key, handle)
+    const refused = [
+      reencode({ ...payload(good), pane_id: "%4" }),
+      reencode({ ...payload(good), offset: 0 }),
+      reencode({ ...payload(good), mac: undefined }),
+      encodeHandle(Buffer.alloc(32, 2), handle)
+    ]
+    for (const text of refused) expect(Either.isLeft(await Effect.runPromise(Effect.either(decodeHandle(key, text))))).toBe(true)
+    expect(await Effect.runPromise(decodeHandle(key, good))).toEqual(handle)
+  })
+})
+
+describe("the claim", () => {
+  it("types only if the pane is still as seen, and prints the state back otherwise", () => {
+    const seen = { pane_id: "%3", pid: 42, dead: false, in_mode: false, alternate: false, pipe: false, command: "bash", claim: "", pipe_owner: "" }
+    const marks = newMarks()
+    const [verb, flag, , , condition, claimed, refused] = claimCommand(marks, {
+      paneId: "%3",
+      id: ID,
+      seen,
+      recorder: "rec",
+      typing: [["send-keys", "-t", "%3", "Enter"]]
+    })
+    expect([verb, flag]).toEqual(["if-shell", "-F"])
+    for (const part of ["#{==:#{@etm-run},}", "#{==:#{pane_pipe},0}", "#{==:#{pane_pid},42}", "#{==:#{pane_current_command},bash}"]) {
+      expect(condition).toContain(part)
+    }
+    // The claim comes first, the typing last; the refusal only prints.
+    expect(claimed!.indexOf("@etm-run")).toBeLessThan(claimed!.indexOf("pipe-pane"))
+    expect(claimed!.indexOf("pipe-pane")).toBeLessThan(claimed!.indexOf("send-keys"))
+    expect(refused!.startsWith('"display-message" "-p"')).toBe(true)
+  })
+})
+
+describe("the recorder", () => {
+  it("arrives at sh as written after tmux's format and strftime expansion, and never names the secret", () => {
+    const command = recorderCommand({ id: ID, log: "/tmp/50%#dir/x.log", paneId: "%3", socketPath: "/tmp/s%ock", tmuxProgram: "tmux" })
+    expect(command).not.toContain(SECRET)
+    // What tmux does to it: strftime (%% -> %), then ## -> #.
+    const expanded = command.replaceAll("%%", "%").replaceAll("##", "#")
+    expect(expanded).toContain("'/tmp/50%#dir/x.log'")
+    expect(expanded).toContain("'-t' '%3'")
+    expect(expanded).toContain("#{==:#{@etm-pipe},0123456789abcdef}")
+    expect(expanded).toContain(`grep -q -F 'ETM_E_${ID}_'`)
+  })
+})
