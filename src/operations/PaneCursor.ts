@@ -456,7 +456,7 @@ export const CapturedSince = Schema.Struct({
   }),
   missed: Schema.Boolean.annotations({
     description:
-      "Output may have been lost: it scrolled past the pane's history-limit, or history was cleared (e.g. by `clear`), so content is everything the pane still holds."
+      "Output may have been lost: it scrolled past the pane's history-limit, history was cleared (e.g. by `clear`), or the cursor's place can no longer be told for sure (the pane's width changed, or the output repeated); content is then everything the pane still holds."
   }),
   alternate_on: Schema.Boolean.annotations({
     description: "A full-screen program holds the screen: content is its current screen, not new lines."
