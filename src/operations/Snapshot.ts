@@ -47,24 +47,41 @@ export type PaneState = Format.Decoded<typeof paneViewFields> & {
 /** Where a capture starts: a `-S` line (0 = top screen row, negative = history) or "-" for the oldest row. */
 export type CaptureStart = number | "-"
 
+/** Rows read on their own, from absolute row `firstRow` on. */
+export interface RowWindow {
+  readonly firstRow: number
+  readonly rows: ReadonlyArray<string>
+}
+
 /**
  * A pane's state and the rows from `firstRow` to the bottom of its screen. Rows are numbered
  * absolutely: row 0 is the oldest history row, the cursor is on row `history_size + cursor_y`.
+ * `windows` are further rows read in the same command list, when asked for (see `readPaneView`).
  */
-export interface PaneView {
+export interface PaneView extends RowWindow {
   readonly state: PaneState
-  readonly firstRow: number
-  /** One entry per row, as capture-pane prints it (trailing spaces dropped). */
-  readonly rows: ReadonlyArray<string>
+  readonly windows?: ReadonlyArray<RowWindow>
+}
+
+/** A `capture-pane -S start -E end` of its own, in screen-relative lines (0 = top screen row, negative = history). */
+export interface WindowRequest {
+  readonly start: number
+  readonly end: number
 }
 
 /** The absolute row of the bottom screen row. */
 export const lastRow = (state: PaneState): number => state.history_size + state.height - 1
 
-/** The row `capture-pane -S start` begins at, clamped as tmux 3.3a clamps it (cmd-capture-pane.c). */
-const firstRowOf = (state: PaneState, start: CaptureStart): number => {
-  if (start === "-" || (start < 0 && -start > state.history_size)) return 0
-  return Math.min(state.history_size + start, lastRow(state))
+/** The row a `capture-pane -S`/`-E` line names, clamped as tmux 3.3a clamps it (cmd-capture-pane.c). */
+const rowOfLine = (state: PaneState, line: CaptureStart): number => {
+  if (line === "-" || (line < 0 && -line > state.history_size)) return 0
+  return Math.min(state.history_size + line, lastRow(state))
+}
+
+/** The rows a window request covers now (tmux swaps an end above the start). */
+const windowRowsOf = (state: PaneState, request: WindowRequest): readonly [number, number] => {
+  const [top, bottom] = [rowOfLine(state, request.start), rowOfLine(state, request.end)]
+  return top <= bottom ? [top, bottom] : [bottom, top]
 }
 
 const unreadable = (detail: string) => new Failed({ command: "display-message ; capture-pane", reason: "unparseable", exitCode: null, stderr: detail })
@@ -72,14 +89,42 @@ const unreadable = (detail: string) => new Failed({ command: "display-message ; 
 /** Ends the record inside its display-message: the captured text after it can neither extend the record's last field nor pass for a record (the mark is random). */
 const textMark = (marks: Format.Marks): string => `${marks.record}txt`
 
-/** The command list that prints the pane's state, then its rows from `start` to the bottom of the screen. */
-export const paneViewCommands = (paneId: string, start: CaptureStart, escapes: boolean, marks: Format.Marks): ReadonlyArray<TmuxCommand> => [
+/** Printed before each window's rows, so they cannot run into the rows before them. */
+const windowMark = (marks: Format.Marks): string => `${marks.record}win`
+
+/**
+ * The command list that prints the pane's state, then its rows from `start` to the bottom of the
+ * screen, then each window's rows after a mark of its own.
+ */
+export const paneViewCommands = (
+  paneId: string,
+  start: CaptureStart,
+  escapes: boolean,
+  marks: Format.Marks,
+  windows: ReadonlyArray<WindowRequest> = []
+): ReadonlyArray<TmuxCommand> => [
   ["display-message", "-p", "-t", paneId, `${paneViewRecord.format(marks)}${textMark(marks)}`],
-  ["capture-pane", "-p", "-t", paneId, "-S", String(start), ...(escapes ? ["-e"] : [])]
+  ["capture-pane", "-p", "-t", paneId, "-S", String(start), ...(escapes ? ["-e"] : [])],
+  ...windows.flatMap((window): ReadonlyArray<TmuxCommand> => [
+    ["display-message", "-p", "-t", paneId, windowMark(marks)],
+    ["capture-pane", "-p", "-t", paneId, "-S", String(window.start), "-E", String(window.end), ...(escapes ? ["-e"] : [])]
+  ])
 ]
 
-/** Reads what `paneViewCommands` printed (with the same `escapes`). */
-export const parsePaneView = (raw: string, marks: Format.Marks, start: CaptureStart, escapes = false): Either.Either<PaneView, Failed> =>
+/** Captured text as rows (controls stripped as `escapes` says); `expected` is how many tmux printed for the range asked. */
+const capturedRows = (text: string, expected: number, escapes: boolean): Either.Either<Array<string>, Failed> => {
+  const rows = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((line) => stripControls(line, escapes).trimEnd())
+  return rows.length === expected ? Either.right(rows) : Either.left(unreadable(`expected ${expected} captured rows, got ${rows.length}`))
+}
+
+/** Reads what `paneViewCommands` printed (with the same `escapes` and windows). */
+export const parsePaneView = (
+  raw: string,
+  marks: Format.Marks,
+  start: CaptureStart,
+  escapes = false,
+  windows: ReadonlyArray<WindowRequest> = []
+): Either.Either<PaneView, Failed> =>
   Either.gen(function* () {
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)
@@ -87,27 +132,34 @@ export const parsePaneView = (raw: string, marks: Format.Marks, start: CaptureSt
     const [row] = yield* paneViewRecord.decodeAll(Format.parseOutput(raw.slice(0, at), marks))
     if (row === undefined) return yield* Either.left(unreadable("no pane record"))
     const state: PaneState = { ...row, generation: generationOf({ pid: row.server_pid, start_time: row.server_start_time }) }
-    const text = raw.slice(at + mark.length)
-    const rows = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((line) => stripControls(line, escapes).trimEnd())
-    const firstRow = firstRowOf(state, start)
-    const expected = lastRow(state) - firstRow + 1
-    if (rows.length !== expected) return yield* Either.left(unreadable(`expected ${expected} captured rows, got ${rows.length}`))
-    return { state, firstRow, rows }
+    const [text = "", ...windowTexts] = raw.slice(at + mark.length).split(`${windowMark(marks)}\n`)
+    if (windowTexts.length !== windows.length) return yield* Either.left(unreadable(`expected ${windows.length} row windows, got ${windowTexts.length}`))
+    const firstRow = rowOfLine(state, start)
+    const rows = yield* capturedRows(text, lastRow(state) - firstRow + 1, escapes)
+    if (windows.length === 0) return { state, firstRow, rows }
+    const read: Array<RowWindow> = []
+    for (const [i, request] of windows.entries()) {
+      const [top, bottom] = windowRowsOf(state, request)
+      read.push({ firstRow: top, rows: yield* capturedRows(windowTexts[i]!, bottom - top + 1, escapes) })
+    }
+    return { state, firstRow, rows, windows: read }
   })
 
 /**
- * Reads the pane's state and its rows from `start` to the bottom of the screen in one invocation.
- * `escapes` keeps colours and attributes as escape sequences (capture-pane -e).
+ * Reads the pane's state and its rows from `start` to the bottom of the screen in one invocation,
+ * and the rows of each window asked for (their lines are relative to the screen's top at that
+ * instant, like `start`). `escapes` keeps colours and attributes as escape sequences (capture-pane -e).
  */
 export const readPaneView = (
   socket: ResolvedSocket,
   paneId: string,
   start: CaptureStart,
-  escapes = false
+  escapes = false,
+  windows: ReadonlyArray<WindowRequest> = []
 ): Effect.Effect<PaneView, TmuxError, Tmux> => {
   const marks = Format.newMarks()
-  return runTree(socket, paneViewCommands(paneId, start, escapes, marks), { kind: "pane", id: paneId }).pipe(
-    Effect.flatMap((raw) => parsePaneView(raw, marks, start, escapes))
+  return runTree(socket, paneViewCommands(paneId, start, escapes, marks, windows), { kind: "pane", id: paneId }).pipe(
+    Effect.flatMap((raw) => parsePaneView(raw, marks, start, escapes, windows))
   )
 }
 

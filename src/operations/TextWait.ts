@@ -56,7 +56,8 @@ export const TextWaitResult = Schema.Struct({
   tail: Schema.String.annotations({ description: "The newest lines of everything new the wait saw, oldest first." }),
   ...boundedTextFields,
   missed: Schema.Boolean.annotations({
-    description: "Output may have been lost between two looks (it scrolled past history-limit, or history was cleared)."
+    description:
+      "Output may have been lost after since or between two looks, as capture_since's missed says; the tail then holds everything the pane held at that look."
   }),
   elapsed_ms: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
   ...timeoutFields,

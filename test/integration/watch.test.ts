@@ -43,11 +43,14 @@ const printer = async (w: PrivateTmux, options: { readonly historyLimit?: number
 const session = (w: PrivateTmux, flags: ConfigFlags = {}) => {
   const runtime = ManagedRuntime.make(servicesLayer<TmuxRecorder>(w.config({ flags }), RecordingTmux.layer(defaultTmuxLayer)))
   defer(() => void runtime.dispose())
-  const invocations = () => runtime.runSync(Effect.flatMap(TmuxRecorder, (recorder) => recorder.invocations)).length
+  /** The command names of each invocation so far. */
+  const recorded = () => runtime.runSync(Effect.flatMap(TmuxRecorder, (recorder) => recorder.invocations)).map((invocation) => invocation.commands)
+  const invocations = () => recorded().length
   const call = (name: string, args: Record<string, unknown>) => runtime.runPromise(callTool(toolNamed(name), args))
   return {
     call,
     invocations,
+    recorded,
     /**
      * Starts wait_for_text and resolves once its first look is over (its second one has begun),
      * with the call's result still to come (wrapped: an async function would wait for a promise it returns).
@@ -204,6 +207,26 @@ describe("capture_since", () => {
     w.tmuxOk("clear-history", "-t", paneId)
     const cleared = okResult(await s.call("capture_since", { pane_id: paneId, cursor: again }))
     expect(cleared).toMatchObject({ missed: true, content: screenOf(w, paneId) })
+  })
+
+  it("finds its place after drops far up a long history, reading the places it may be on in windows of the same invocation", async () => {
+    const w = world()
+    // history-limit 1000: tmux drops 100 rows at a time, so the anchor is 0, 100, 200, ... rows higher.
+    const { paneId, run } = await printer(w, { historyLimit: 1000 })
+    const s = session(w)
+    await run("seq 1 1200", (screen) => screen.endsWith("\n1200"))
+    const { cursor } = okResult(await s.call("capture_since", { pane_id: paneId }))
+    await run("seq 2001 2150", (screen) => screen.endsWith("\n2150"))
+    const before = s.invocations()
+    expect(okResult(await s.call("capture_since", { pane_id: paneId, cursor, max_lines: 1000 }))).toMatchObject({
+      content: numbers(2001, 2150),
+      missed: false
+    })
+    // The history size changed since the cursor, so the first invocation's windows were computed for
+    // other rows; the second reads them.
+    const reads = s.recorded().slice(before)
+    expect(reads.length).toBeLessThanOrEqual(2)
+    expect(reads.some((commands) => commands.filter((name) => name === "capture-pane").length > 1)).toBe(true)
   })
 
   it("shows a full-screen program's screen, and reads on after it exits", async () => {
