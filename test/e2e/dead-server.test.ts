@@ -3,39 +3,14 @@
  * a socket with no server is reported as such, never as an empty server or "not found", and
  * nothing but start_server brings a server into existence.
  */
-import { closeSync, openSync } from "node:fs"
-import { join } from "node:path"
-import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { encodeHandle, handleKey } from "../../src/operations/CommandHandle.js"
-import { logDirectory } from "../../src/operations/RunLogs.js"
+import { pendingHandle } from "../support/pendingHandle.js"
 import { errorOf, ok, type Served, serve, textOf, type World, makeWorld } from "./harness.js"
 
 type Args = Record<string, unknown>
 
-/**
- * A wait_for_command handle for a command on the world's (dead) socket: signed with the world's key,
- * its command not reported ended yet (its log exists), as the server would have left it.
- */
-const handleOn = (world: World) => {
-  const dir = Effect.runSync(logDirectory(world.dir, process.getuid?.() ?? 0))
-  closeSync(openSync(join(dir, "0123456789abcdef.log"), "a"))
-  return encodeHandle(Effect.runSync(handleKey(dir)), {
-    id: "0123456789abcdef",
-    secret: "0123456789abcdef0123456789abcdef",
-    socket: world.socketPath,
-    generation: "1.1",
-    pane_id: "%0",
-    pane_pid: 1,
-    shell: "bash",
-    source: "pipe",
-    offset: 0,
-    started: true,
-    fetched_by: null,
-    returned_lines: 0,
-    typed_at: 0
-  })
-}
+/** A handle of a command still running on the world's (dead) socket. */
+const handleOn = (world: World) => pendingHandle(world.dir, world.socketPath, "1.1")
 
 /** Arguments that reach tmux for every tool except start_server (kill_server needs destructive). */
 const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Args | ((world: World) => Args)>> = {

@@ -7,17 +7,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { closeSync, mkdtempSync, openSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { encodeHandle, handleKey } from "../../src/operations/CommandHandle.js"
-import { logDirectory } from "../../src/operations/RunLogs.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
 import { allTools } from "../../src/tools/registry.js"
 import { servicesLayer } from "../support/PrivateTmux.js"
 import { validCallsOfEveryTool } from "../support/everyTool.js"
 import { fakeConfig, resultText, socketPathFor } from "../support/fakeWorld.js"
+import { pendingHandle } from "../support/pendingHandle.js"
 import { toolNamed } from "../support/runTool.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 
@@ -27,27 +26,9 @@ const ANSWERS: Record<string, string> = {
   "record marks without the query's token": "\x1esrv\x1f1\x1f2\x1f3.3a\x1f/tmp/x\n\x1eses\x1f$0\x1fmain\x1f1\x1f0\x1f1\x1f@0\x1f%0\n"
 }
 
-// A handle signed with the world's key and its log present, so wait_for_command gets past the
-// handle checks to the tmux calls.
 const TMPDIR = mkdtempSync(join(tmpdir(), "etm-unreadable-"))
 afterAll(() => rmSync(TMPDIR, { recursive: true, force: true }))
-const LOGS = Effect.runSync(logDirectory(TMPDIR, process.getuid?.() ?? 0))
-closeSync(openSync(join(LOGS, "0123456789abcdef.log"), "a"))
-const handle = encodeHandle(Effect.runSync(handleKey(LOGS)), {
-  id: "0123456789abcdef",
-  secret: "0123456789abcdef0123456789abcdef",
-  socket: socketPathFor("default", TMPDIR),
-  generation: "1.2",
-  pane_id: "%0",
-  pane_pid: 1,
-  shell: "bash",
-  source: "pipe",
-  offset: 0,
-  started: true,
-  fetched_by: null,
-  returned_lines: 0,
-  typed_at: 0
-})
+const handle = pendingHandle(TMPDIR, socketPathFor("default", TMPDIR), "1.2")
 
 describe("tools over a Tmux that answers what tmux never prints", () => {
   for (const [label, answer] of Object.entries(ANSWERS)) {
