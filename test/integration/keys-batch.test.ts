@@ -123,7 +123,7 @@ describe("send_keys_batch", () => {
     w.tmuxOk("set-option", "-g", "remain-on-exit", "on")
     w.tmuxOk("new-window", "-d", "-t", "rec:", "true")
     await waitFor("the pane to die", () => w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_dead}").trim() === "1")
-    expect(errorMeta(await runTool(layer, "send_keys_batch", { pane_id: "%1", operations })).code).toBe("invalid_input")
+    expect(errorMeta(await runTool(layer, "send_keys_batch", { pane_id: "%1", operations })).code).toBe("conflict") // issue 10 item 19: a dead pane is a state, not bad arguments
     expect(rec.read()).toBe("ok")
   })
 
