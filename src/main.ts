@@ -1,8 +1,6 @@
 /**
  * The CLI entry and the only place that composes live layers.
  */
-import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -42,11 +40,7 @@ const main = async () => {
 
   if (command === "doctor") {
     const report = await Effect.runPromise(
-      doctor(allTools).pipe(
-        Effect.provide(liveLayer(config.right)),
-        Effect.provide(NodeCommandExecutor.layer),
-        Effect.provide(NodeFileSystem.layer)
-      )
+      doctor(allTools).pipe(Effect.provide(liveLayer(config.right)))
     )
     process.stdout.write(`${report.text}\n`) // stdout-ok: not in MCP mode
     process.exit(report.healthy ? 0 : 1)

@@ -1,7 +1,6 @@
 /**
  * `effect-tmux-mcp doctor`: a human-readable report of what the server would do if started now.
  */
-import * as Command from "@effect/platform/Command"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { hint } from "../domain/Errors.js"
@@ -10,9 +9,9 @@ import { Config } from "../services/Config.js"
 import { InvocationContext } from "../services/InvocationContext.js"
 import { SocketResolver } from "../services/SocketResolver.js"
 import { visibleTools } from "../mcp/ToolList.js"
+import { runToEnd } from "../tmux/TmuxProcess.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { VERSION } from "../Version.js"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 
 export interface DoctorReport {
   readonly text: string
@@ -24,17 +23,16 @@ const line = (label: string, value: string) => `${`${label}:`.padEnd(15)}${value
 
 export const doctor = (
   tools: ReadonlyArray<AnyTool>
-): Effect.Effect<DoctorReport, never, ToolServices | CommandExecutor.CommandExecutor> =>
+): Effect.Effect<DoctorReport, never, ToolServices> =>
   Effect.gen(function* () {
     const config = yield* Config
     const context = yield* InvocationContext
     const socket = yield* Effect.orDie((yield* SocketResolver).resolve())
     const lines = [`effect-tmux-mcp ${VERSION} doctor`]
 
-    const version = yield* Command.make(config.tmuxBin, "-V").pipe(
-      Command.env(config.tmuxEnvironment, { extendEnv: false }),
-      Command.string,
-      Effect.map((out) => Option.some(out.trim())),
+    // A binary that hangs (or ignores SIGTERM) is ended at the deadline, as every tmux call is.
+    const version = yield* runToEnd(config.tmuxBin, ["-V"], { env: config.tmuxEnvironment }).pipe(
+      Effect.flatMap((run) => (run.exitCode === 0 ? Effect.succeed(Option.some(run.stdout.trim())) : Effect.fail("exit"))),
       Effect.timeout("5 seconds"),
       Effect.orElseSucceed(() => Option.none<string>())
     )

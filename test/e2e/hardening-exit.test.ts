@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { isRunning, makeWorld, serve, type World, within } from "./harness.js"
+import { isRunning, makeWorld, runCli, serve, type World, within } from "./harness.js"
 
 const EXIT_BOUND_MS = 8_000
 
@@ -62,4 +62,18 @@ describe("a tmux that ignores SIGTERM (item 12)", () => {
       await server.close()
     })
   }
+
+  it("doctor ends a tmux -V that never answers at its deadline, says tmux is not runnable and leaves no process", async () => {
+    const tmux = stubbornTmux(world, "stubborn-doctor")
+    const started = Date.now()
+    const run = await runCli(world, ["doctor"], { LIBTMUX_TMUX_BIN: tmux.bin })
+    // 5 s deadline, 0.5 s + 0.5 s to end the process group; runCli itself gives up at 20 s.
+    expect(Date.now() - started).toBeLessThan(12_000)
+    expect(run.status).toBe(1)
+    expect(run.stdout).toMatch(/NOT FOUND or not runnable/)
+    const pids = tmux.pids()
+    leftovers.push(...pids)
+    expect(pids.length).toBeGreaterThanOrEqual(2)
+    expect(await eventually(() => pids.every((pid) => !isRunning(pid)))).toBe(true)
+  })
 })
