@@ -20,8 +20,8 @@ export {
   loadConfig,
   SAFETY_LEVELS,
   type SafetyLevel
-} from "./services/Config.js"
-export { type Caller, InvocationContext, type InvocationContextShape, makeInvocationContext } from "./services/InvocationContext.js"
+} from "./context/Config.js"
+export { type Caller, InvocationContext, type InvocationContextShape, makeInvocationContext } from "./context/InvocationContext.js"
 export { makeOwnership, OWNER_OPTION, Ownership, type OwnershipShape } from "./services/Ownership.js"
 export { makePolicy, Policy, type PolicyShape } from "./services/Policy.js"
 export {
@@ -31,7 +31,7 @@ export {
   type SocketSelector,
   SocketResolver,
   type SocketResolverShape
-} from "./services/SocketResolver.js"
+} from "./context/SocketResolver.js"
 
 export { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "./tmux/Tmux.js"
 export { TmuxExec } from "./tmux/TmuxExec.js"

@@ -4,9 +4,9 @@
  * will actually query; outside tmux it says plainly that there is no "self".
  */
 import * as Option from "effect/Option"
-import type { ConfigShape } from "../services/Config.js"
-import type { InvocationContextShape } from "../services/InvocationContext.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ConfigShape } from "../context/Config.js"
+import type { InvocationContextShape } from "../context/InvocationContext.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 
 export const INSTRUCTIONS_MAX_BYTES = 2048
 

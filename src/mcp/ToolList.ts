@@ -2,7 +2,7 @@
  * The tools/list entries for the tools this safety level enables.
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import type { SafetyLevel } from "../services/Config.js"
+import type { SafetyLevel } from "../context/Config.js"
 import { makePolicy } from "../services/Policy.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { toolJsonSchema } from "./JsonSchema.js"

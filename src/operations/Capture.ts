@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import { stripControls } from "../domain/ControlText.js"
 import type { TmuxError } from "../domain/Errors.js"
 import type { Capture } from "../domain/Model.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import { runTree } from "./Query.js"
 

@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
 import { Tmux } from "../tmux/Tmux.js"
 import { deleteTmuxBuffer } from "./Buffers.js"

@@ -45,7 +45,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import { type CaptureStart, type PaneState, type PaneView, readPaneView, trimTrailingBlank, type WindowRequest } from "./Snapshot.js"
 

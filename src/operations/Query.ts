@@ -4,7 +4,7 @@
 import * as Effect from "effect/Effect"
 import { type Failed, NotFound, type ObjectKind, type TmuxError } from "../domain/Errors.js"
 import { generationOf, type ServerIdentity } from "../domain/Model.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
 import { serverRecord } from "../tmux/Records.js"
 import { Tmux, type RunOptions, type TmuxCommand } from "../tmux/Tmux.js"

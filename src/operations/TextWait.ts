@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { InvalidInput, type TmuxError } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import {
   boundedTextFields,

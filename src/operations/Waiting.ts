@@ -7,7 +7,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Config } from "../services/Config.js"
+import { Config } from "../context/Config.js"
 import { reportProgress } from "../services/Progress.js"
 
 export const DEFAULT_WAIT_SECONDS = 10

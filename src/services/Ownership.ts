@@ -14,7 +14,7 @@ import { decode, query } from "../operations/Query.js"
 import { runInBatches } from "../tmux/CommandBatches.js"
 import * as Format from "../tmux/Format.js"
 import { Tmux } from "../tmux/Tmux.js"
-import type { ResolvedSocket } from "./SocketResolver.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 
 /** Kill-and-list rounds at most, when sessions close under our feet. */
 const RELEASE_ROUNDS = 3

@@ -11,7 +11,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { TmuxError } from "../domain/Errors.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { escapeArgvArgument } from "./Literal.js"
 import { type RunOptions, Tmux, type TmuxCommand } from "./Tmux.js"
 

@@ -3,7 +3,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Config } from "../services/Config.js"
+import { Config } from "../context/Config.js"
 import type { Tmux } from "./Tmux.js"
 import { TmuxControl } from "./TmuxControl.js"
 import { TmuxExec } from "./TmuxExec.js"

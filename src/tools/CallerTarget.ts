@@ -7,8 +7,8 @@ import * as Option from "effect/Option"
 import { InvalidInput, type ToolError } from "../domain/Errors.js"
 import type { Pane } from "../domain/Model.js"
 import { getPane } from "../operations/Hierarchy.js"
-import { InvocationContext } from "../services/InvocationContext.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import { InvocationContext } from "../context/InvocationContext.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import type { ToolServices } from "./Tool.js"
 
 /**

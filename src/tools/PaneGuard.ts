@@ -5,8 +5,8 @@
 import * as Effect from "effect/Effect"
 import { Denied } from "../domain/Errors.js"
 import { refuseCallerPane } from "../operations/Guards.js"
-import type { InvocationContext } from "../services/InvocationContext.js"
-import type { ResolvedSocket } from "../services/SocketResolver.js"
+import type { InvocationContext } from "../context/InvocationContext.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 
 export const refuseCallerPaneUnlessForced = (
   socket: ResolvedSocket,

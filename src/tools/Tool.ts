@@ -6,10 +6,10 @@
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ToolError } from "../domain/Errors.js"
-import type { Config, SafetyLevel } from "../services/Config.js"
-import type { InvocationContext } from "../services/InvocationContext.js"
+import type { Config, SafetyLevel } from "../context/Config.js"
+import type { InvocationContext } from "../context/InvocationContext.js"
 import type { Ownership } from "../services/Ownership.js"
-import type { SocketResolver } from "../services/SocketResolver.js"
+import type { SocketResolver } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 
 /** The tier a tool needs: readonly < mutating < destructive (LIBTMUX_SAFETY enables up to one). */

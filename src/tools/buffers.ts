@@ -22,7 +22,7 @@ import {
   pasteBuffer,
   showBuffer
 } from "../operations/Buffers.js"
-import { SocketResolver } from "../services/SocketResolver.js"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { forceArgument, generationArgument } from "./Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"
 import { Page, pageArguments, paginate } from "./Paging.js"

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/Channels.js"
 import { effectiveTimeout } from "../operations/Waiting.js"
 import { timeoutArgument } from "./Arguments.js"
-import { SocketResolver } from "../services/SocketResolver.js"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { defineTool, socketArguments } from "./Tool.js"
 
 export const waitForChannelTool = defineTool({

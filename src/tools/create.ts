@@ -6,8 +6,8 @@ import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
 import { createSession, createWindow, respawnPane, splitWindow, type SpawnedPane } from "../operations/Create.js"
 import { MAX_NAME_LENGTH } from "../operations/Names.js"
 import type { SpawnRequest } from "../operations/Spawn.js"
-import { Config } from "../services/Config.js"
-import { SocketResolver } from "../services/SocketResolver.js"
+import { Config } from "../context/Config.js"
+import { SocketResolver } from "../context/SocketResolver.js"
 import {
   commandArgument,
   environmentArgument,

@@ -15,7 +15,7 @@ import {
   unsetEnvironment
 } from "../operations/Environment.js"
 import { ENVIRONMENT_NAME } from "../operations/Spawn.js"
-import { type ResolvedSocket, SocketResolver } from "../services/SocketResolver.js"
+import { type ResolvedSocket, SocketResolver } from "../context/SocketResolver.js"
 import { generationArgument } from "./Arguments.js"
 import { callerPaneId } from "./CallerTarget.js"
 import { resolveChecked } from "./Resolve.js"

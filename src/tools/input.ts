@@ -14,7 +14,7 @@ import {
   sendKeysBatch
 } from "../operations/Input.js"
 import { pasteText, TextPasted } from "../operations/Paste.js"
-import { Config } from "../services/Config.js"
+import { Config } from "../context/Config.js"
 import { forceArgument, generationArgument } from "./Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"
 import { resolveChecked } from "./Resolve.js"

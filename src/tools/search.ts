@@ -20,7 +20,7 @@ import {
   searchPanes
 } from "../operations/Search.js"
 import { MAX_PATTERNS } from "../operations/TextMatcher.js"
-import { SocketResolver } from "../services/SocketResolver.js"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { patternArguments } from "./Arguments.js"
 import { pageArguments } from "./Paging.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { discoverServers, killServer, serverInfo, startServer } from "../operations/Servers.js"
-import { SocketResolver } from "../services/SocketResolver.js"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { Page, pageArguments, paginate } from "./Paging.js"
 import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Teardown } from "../domain/Model.js"
 import { killPane, killSession, killWindow } from "../operations/Teardown.js"
-import { SocketResolver } from "../services/SocketResolver.js"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { generationArgument } from "./Arguments.js"
 import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
 

@@ -6,7 +6,7 @@ import { CapturedSince, captureSince, DEFAULT_SINCE_MAX_LINES } from "../operati
 import { PaneSnapshot, snapshotPane } from "../operations/Snapshot.js"
 import { DEFAULT_WAIT_TAIL_LINES, MAX_MATCHED_LINES, TextWaitResult, waitForText } from "../operations/TextWait.js"
 import { effectiveTimeout } from "../operations/Waiting.js"
-import { SocketResolver } from "../services/SocketResolver.js"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { patternArguments, timeoutArgument } from "./Arguments.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { ResolvedSocket } from "../../src/services/SocketResolver.js"
+import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { BATCH_BUDGET, commandListBytes, splitToFit, TMUX_ARGV_LIMIT } from "../../src/tmux/CommandBatches.js"
 import type { TmuxCommand } from "../../src/tmux/Tmux.js"
 import { invocationArgv } from "../../src/tmux/TmuxExec.js"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type ConfigFlags, type ConfigShape, DEFAULT_WAIT_MAX_SECONDS, loadConfig } from "../../src/services/Config.js"
+import { type ConfigFlags, type ConfigShape, DEFAULT_WAIT_MAX_SECONDS, loadConfig } from "../../src/context/Config.js"
 
 const load = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}) => loadConfig({ env, flags, uid: 1000 })
 const ok = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}): ConfigShape => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type { ResolvedSocket } from "../../src/services/SocketResolver.js"
+import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { commandLine } from "../../src/tmux/ControlProtocol.js"
 import { FakeTmux, type FakeWorld } from "../../src/tmux/FakeTmux.js"
 

@@ -3,8 +3,8 @@ import * as Option from "effect/Option"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeInvocationContext } from "../../src/services/InvocationContext.js"
-import type { ResolvedSocket } from "../../src/services/SocketResolver.js"
+import { makeInvocationContext } from "../../src/context/InvocationContext.js"
+import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 
 const at = (path: string): ResolvedSocket => ({ name: null, path, rule: "socket_path argument", flags: ["-S", path], label: path })
 const MINE = "/tmp/tmux-1/default"

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeSocketResolver } from "../../src/services/SocketResolver.js"
+import { makeSocketResolver } from "../../src/context/SocketResolver.js"
 import { fakeConfig, FAKE_TMPDIR, UID } from "../support/fakeWorld.js"
 
 const dir = join(FAKE_TMPDIR, `tmux-${UID}`)

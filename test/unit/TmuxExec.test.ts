@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { ResolvedSocket } from "../../src/services/SocketResolver.js"
+import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { invocationArgv } from "../../src/tmux/TmuxExec.js"
 
 const socket: ResolvedSocket = { name: "x", path: "/tmp/tmux-1/x", rule: "LIBTMUX_SOCKET", flags: ["-L", "x"], label: "x" }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Option from "effect/Option"
-import { parseTmuxVariable } from "../../src/services/TmuxVariable.js"
+import { parseTmuxVariable } from "../../src/context/internal/TmuxVariable.js"
 
 describe("parseTmuxVariable", () => {
   it("reads socket path, server pid and session index", () => {

@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import { describe, expect, it } from "vitest"
 import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/TextMatcher.js"
 import { effectiveTimeout, pollUntil } from "../../src/operations/Waiting.js"
-import { Config, loadConfig } from "../../src/services/Config.js"
+import { Config, loadConfig } from "../../src/context/Config.js"
 import { Progress, type ProgressReport } from "../../src/services/Progress.js"
 
 const configWith = (waitMax: string) => {

@@ -12,7 +12,7 @@ import { realpathSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { InvalidInput } from "../domain/Errors.js"
 import { Config, type ConfigShape } from "./Config.js"
-import { parseTmuxVariable } from "./TmuxVariable.js"
+import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 
 export type SocketRule =
   | "socket_path argument"

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import { realpathSync } from "node:fs"
 import { Config } from "./Config.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
-import { parseTmuxVariable } from "./TmuxVariable.js"
+import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 
 export interface Caller {
   readonly socketPath: string
