@@ -15,7 +15,7 @@ import { Policy } from "./services/Policy.js"
 import { SocketResolver } from "./context/SocketResolver.js"
 import { TmuxLive } from "./tmux/TmuxLive.js"
 import { allTools } from "./tools/registry.js"
-import { VERSION } from "./Version.js"
+import { VERSION } from "./domain/Version.js"
 
 const liveLayer = (config: ConfigShape) =>
   Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.layer).pipe(

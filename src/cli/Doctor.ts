@@ -11,7 +11,7 @@ import { SocketResolver } from "../context/SocketResolver.js"
 import { visibleTools } from "../mcp/ToolList.js"
 import { runToEnd } from "../tmux/TmuxProcess.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
-import { VERSION } from "../Version.js"
+import { VERSION } from "../domain/Version.js"
 
 export interface DoctorReport {
   readonly text: string

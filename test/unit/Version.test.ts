@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
-import { VERSION } from "../../src/Version.js"
+import { VERSION } from "../../src/domain/Version.js"
 
 describe("VERSION", () => {
   it("equals package.json's version", () => {
