@@ -19,7 +19,7 @@ import { Tmux, type TmuxCommand } from "../tmux/Tmux.js"
 import { NonNegativeInt } from "../domain/Model.js"
 import { refusePasteEnd } from "./BracketedPaste.js"
 import { typablePane } from "./Input.js"
-import { decode, query } from "./Query.js"
+import { decode, query } from "../tmux/Query.js"
 
 /** What every buffer of this server's tools starts with in tmux. */
 export const BUFFER_PREFIX = "etm."

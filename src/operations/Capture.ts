@@ -7,7 +7,7 @@ import type { TmuxError } from "../domain/Errors.js"
 import type { Capture } from "../domain/Model.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
-import { runTree } from "./Query.js"
+import { runTree } from "../tmux/Query.js"
 
 /** A tmux capture line: 0 is the first visible line, negative numbers reach into history, "-" is the far end. */
 export type CaptureLine = number | "-"

@@ -18,7 +18,7 @@ import * as Format from "../tmux/Format.js"
 import { paneIdsRecord } from "../tmux/Records.js"
 import { Tmux, type TmuxCommand } from "../tmux/Tmux.js"
 import { getSession, type SessionTarget } from "./Hierarchy.js"
-import { decode, type QueryTarget, runTree } from "./Query.js"
+import { decode, type QueryTarget, runTree } from "../tmux/Query.js"
 import { ENVIRONMENT_NAME } from "./Spawn.js"
 
 /**

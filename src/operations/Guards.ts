@@ -9,7 +9,7 @@ import { InvocationContext } from "../context/InvocationContext.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { paneIdsRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
-import { decode, queryTree } from "./Query.js"
+import { decode, queryTree } from "../tmux/Query.js"
 
 const refuse = (reason: string) => Effect.fail(new Denied({ kind: "self", reason }))
 

@@ -13,7 +13,7 @@ import { commandLine } from "../tmux/ControlProtocol.js"
 import type * as Format from "../tmux/Format.js"
 import { clientRecord, paneIdsRecord, paneRecord, placementRecord, sessionRecord, windowRecord } from "../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "../tmux/Query.js"
 
 export interface Listing<A> {
   readonly server: ServerIdentity

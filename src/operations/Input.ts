@@ -14,7 +14,7 @@ import type { ResolvedSocket } from "../context/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
 import { Tmux, type TmuxCommand } from "../tmux/Tmux.js"
 import { NonNegativeInt } from "../domain/Model.js"
-import { decode, queryTree } from "./Query.js"
+import { decode, queryTree } from "../tmux/Query.js"
 
 /** tmux's named keys (key-string.c), compared case-insensitively as tmux does. */
 const NAMED_KEYS = new Set(

@@ -32,7 +32,7 @@ import {
   runBuffersCommand,
   STALE_UNFETCHED_S
 } from "./PaneClaim.js"
-import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../tmux/Query.js"
 import { createLog, logDirectory, logExists, logPath, recorderCommand, removeLog } from "./RunLogs.js"
 import { type EffectiveTimeout, timeoutFields } from "./Waiting.js"
 

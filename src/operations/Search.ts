@@ -28,7 +28,7 @@ import { runInBatches } from "../tmux/CommandBatches.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
 import { paginate } from "../tools/Paging.js"
 import { listPanes, type Scope } from "./Hierarchy.js"
-import { noCurrentTargetIsNotFound } from "./Query.js"
+import { noCurrentTargetIsNotFound } from "../tmux/Query.js"
 import { compileMatcher, type PatternSpec } from "./TextMatcher.js"
 
 export const DEFAULT_HISTORY_LINES = 1000

@@ -16,7 +16,7 @@ import type * as Format from "../tmux/Format.js"
 import { paneIdsRecord, sessionRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import { allPanesCommand } from "./Hierarchy.js"
-import { type CommandsWith, decode, decodeServerIdentity, query, serverIdentityCommand } from "./Query.js"
+import { type CommandsWith, decode, decodeServerIdentity, query, serverIdentityCommand } from "../tmux/Query.js"
 import { refuseOccupiedSocketPath } from "./SocketPath.js"
 
 /**

@@ -20,7 +20,7 @@ import { paneRecord, placementRecord, sessionIdRecord, windowRecord } from "../t
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
 import { clientsCommand, decodeSessions, sessionsCommands, toPanes } from "./Hierarchy.js"
 import { checkName, storedExactly } from "./Names.js"
-import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "../tmux/Query.js"
 
 type Requirements = Tmux | InvocationContext
 

@@ -14,7 +14,7 @@ import { Generation, generationOf } from "../domain/Model.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import * as Format from "../tmux/Format.js"
 import type { Tmux, TmuxCommand } from "../tmux/Tmux.js"
-import { runTree } from "./Query.js"
+import { runTree } from "../tmux/Query.js"
 
 const paneViewFields = {
   server_pid: Format.int("pid"),

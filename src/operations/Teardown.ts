@@ -18,7 +18,7 @@ import type { Tmux } from "../tmux/Tmux.js"
 import { ensureGeneration } from "./Generation.js"
 import { refuseCallerPane, refuseCallerWithin } from "./Guards.js"
 import { dedupeBy, eachPaneCommand } from "./Hierarchy.js"
-import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "./Query.js"
+import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../tmux/Query.js"
 
 export type TeardownKind = "session" | "window" | "pane"
 

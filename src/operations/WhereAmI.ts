@@ -12,7 +12,7 @@ import { InvocationContext } from "../context/InvocationContext.js"
 import { type SocketSelector, SocketResolver } from "../context/SocketResolver.js"
 import { paneIdsRecord } from "../tmux/Records.js"
 import type { Tmux } from "../tmux/Tmux.js"
-import { decode } from "./Query.js"
+import { decode } from "../tmux/Query.js"
 import { type SurveyFocus, surveyServers } from "./Servers.js"
 
 interface CallerLookup {

@@ -5,9 +5,9 @@ import * as Effect from "effect/Effect"
 import { type Failed, NotFound, type ObjectKind, type TmuxError } from "../domain/Errors.js"
 import { generationOf, type ServerIdentity } from "../domain/Model.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
-import * as Format from "../tmux/Format.js"
-import { serverRecord } from "../tmux/Records.js"
-import { Tmux, type RunOptions, type TmuxCommand } from "../tmux/Tmux.js"
+import * as Format from "./Format.js"
+import { serverRecord } from "./Records.js"
+import { Tmux, type RunOptions, type TmuxCommand } from "./Tmux.js"
 
 /** Builds a command list whose formats use the given marks. */
 export type CommandsWith = (marks: Format.Marks) => ReadonlyArray<TmuxCommand>

@@ -11,9 +11,9 @@
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { StringDecoder } from "node:string_decoder"
-import { type Block, BlockReader, commandLine, quoteArgument } from "./ControlProtocol.js"
-import type { TmuxCommand } from "./Tmux.js"
-import { spawnInGroup, terminate } from "./TmuxProcess.js"
+import { type Block, BlockReader, commandLine, quoteArgument } from "../ControlProtocol.js"
+import type { TmuxCommand } from "../Tmux.js"
+import { spawnInGroup, terminate } from "../TmuxProcess.js"
 
 /** Why a request got no answer. `sent` is false when tmux cannot have run any of its commands. */
 export class ControlClientLost extends Error {
