@@ -37,7 +37,7 @@ export { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "./tmux/
 export { TmuxExec } from "./tmux/TmuxExec.js"
 export { TmuxControl } from "./tmux/TmuxControl.js"
 export { TmuxLive } from "./tmux/TmuxLive.js"
-export { type RecordedInvocation, RecordingTmux, TmuxRecorder, type TmuxRecorderShape } from "./tmux/RecordingTmux.js"
+export { type RecordedInvocation, RecordingTmux, TmuxRecorder, type TmuxRecorderShape } from "./testing/RecordingTmux.js"
 export {
   type FakeClient,
   type FakeInvocation,
@@ -54,7 +54,7 @@ export {
   type FakeWindowSpec,
   type FakeWinlink,
   type FakeWorld
-} from "./tmux/FakeTmux.js"
+} from "./testing/FakeTmux.js"
 export { literalizeFormat } from "./tmux/Literal.js"
 
 export { capturePane, type CaptureLine, type CaptureOptions } from "./operations/Capture.js"

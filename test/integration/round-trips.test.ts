@@ -15,7 +15,7 @@ import { CONTEXT_ROWS, cursorOf, encodeCursor } from "../../src/operations/PaneC
 import { paneViewCommands, parsePaneView } from "../../src/operations/Snapshot.js"
 import * as Format from "../../src/tmux/Format.js"
 import { callTool } from "../../src/mcp/CallTool.js"
-import { RecordingTmux, TmuxRecorder } from "../../src/tmux/RecordingTmux.js"
+import { RecordingTmux, TmuxRecorder } from "../../src/testing/RecordingTmux.js"
 import { allTools } from "../../src/tools/registry.js"
 import { defaultTmuxLayer, makePrivateTmux, type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
 import { callerEnv, serverIdentity, useWorlds } from "../support/liveTmux.js"

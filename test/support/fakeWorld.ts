@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { callTool } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { type ConfigFlags, type ConfigShape, loadConfig } from "../../src/context/Config.js"
-import { FakeTmux, FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../../src/tmux/FakeTmux.js"
+import { FakeTmux, FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { servicesLayer } from "./PrivateTmux.js"
 import { toolNamed } from "./runTool.js"
 

@@ -11,7 +11,7 @@ import { checkArguments, MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, withProtoKey } 
 import { errorResult } from "../../src/mcp/CallTool.js"
 import { redactArguments } from "../../src/services/Audit.js"
 import { makeSocketResolver } from "../../src/context/SocketResolver.js"
-import { FakeTmux } from "../../src/tmux/FakeTmux.js"
+import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import { errorMeta, toolNamed } from "../support/runTool.js"
 import { call, fakeConfig, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { FakeTmux } from "../../src/tmux/FakeTmux.js"
+import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import { errorMeta, okResult } from "../support/runTool.js"
 import { call, fakeLayer, fakeState, resultText, socketPathFor } from "../support/fakeWorld.js"
 

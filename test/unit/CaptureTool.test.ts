@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { FakeTmux, type FakeWorld } from "../../src/tmux/FakeTmux.js"
+import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { errorMeta, okResult } from "../support/runTool.js"
 import { call, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
 

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FakeTmux, type FakeWorld } from "../../src/tmux/FakeTmux.js"
+import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { errorMeta, okResult } from "../support/runTool.js"
 import { call, callerEnv, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
 

@@ -9,7 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import { Tmux } from "./Tmux.js"
+import { Tmux } from "../tmux/Tmux.js"
 
 /** One `run` call as it was made. */
 export interface RecordedInvocation {

@@ -10,8 +10,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { classifyFailure } from "./Classify.js"
-import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
+import { classifyFailure } from "../tmux/Classify.js"
+import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "../tmux/Tmux.js"
 
 export interface FakePane {
   readonly id: string
