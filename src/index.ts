@@ -57,7 +57,7 @@ export {
 } from "./testing/FakeTmux.js"
 export { literalizeFormat } from "./tmux/Literal.js"
 
-export { capturePane, type CaptureLine, type CaptureOptions } from "./operations/Capture.js"
+export { capturePane, type CaptureLine, type CaptureOptions } from "./operations/watching/Capture.js"
 export {
   getPane,
   getPaneWindow,
@@ -69,7 +69,7 @@ export {
   listWindows,
   type Scope,
   type SessionTarget
-} from "./operations/Hierarchy.js"
+} from "./operations/hierarchy/Hierarchy.js"
 export {
   discoverServers,
   killServer,
@@ -79,8 +79,8 @@ export {
   serverInfo,
   startServer,
   type StartServerResult
-} from "./operations/Servers.js"
-export { whereAmI } from "./operations/WhereAmI.js"
+} from "./operations/servers/Servers.js"
+export { whereAmI } from "./operations/servers/WhereAmI.js"
 export {
   DEFAULT_ENVIRONMENT_MAX_BYTES,
   EnvironmentListing,
@@ -93,9 +93,9 @@ export {
   setEnvironment,
   showEnvironment,
   unsetEnvironment
-} from "./operations/Environment.js"
-export { isSpecialKey, KeysBatchSent, KeysSent, MAX_KEYS_BYTES, sendKeys, sendKeysBatch, type SendKeysRequest } from "./operations/Input.js"
-export { checkName, MAX_NAME_LENGTH, type NameKind, storedExactly } from "./operations/Names.js"
+} from "./operations/environment/Environment.js"
+export { isSpecialKey, KeysBatchSent, KeysSent, MAX_KEYS_BYTES, sendKeys, sendKeysBatch, type SendKeysRequest } from "./operations/input/Input.js"
+export { checkName, MAX_NAME_LENGTH, type NameKind, storedExactly } from "./operations/layout/Names.js"
 export {
   isLayout,
   LAYOUT_NAMES,
@@ -118,8 +118,8 @@ export {
   type WindowDirection,
   type WindowSelection,
   zoomPane
-} from "./operations/Shape.js"
-export { killPane, killSession, killWindow, type TeardownKind, type TeardownOptions } from "./operations/Teardown.js"
+} from "./operations/layout/Shape.js"
+export { killPane, killSession, killWindow, type TeardownKind, type TeardownOptions } from "./operations/lifecycle/Teardown.js"
 export {
   type CreatedSession,
   type CreatedWindow,
@@ -133,12 +133,12 @@ export {
   type SplitDirection,
   splitWindow,
   type SplitWindowRequest
-} from "./operations/Create.js"
+} from "./operations/lifecycle/Create.js"
 
 export { allTools } from "./tools/registry.js"
 export type { AnyTool, Tier, Tool, ToolServices } from "./tools/Tool.js"
 export { callTool } from "./mcp/CallTool.js"
-export { pasteText, TextPasted } from "./operations/Paste.js"
+export { pasteText, TextPasted } from "./operations/input/Paste.js"
 export {
   BufferContent,
   BufferDeleted,
@@ -150,13 +150,13 @@ export {
   loadBuffer,
   pasteBuffer,
   showBuffer
-} from "./operations/Buffers.js"
-export { ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "./operations/Channels.js"
-export { PaneSnapshot, snapshotPane } from "./operations/Snapshot.js"
-export { CapturedSince, captureSince } from "./operations/PaneCursor.js"
-export { TextWaitResult, waitForText } from "./operations/TextWait.js"
-export { SearchResult, searchPanes } from "./operations/Search.js"
-export { type CommandHandle, decodeHandle, encodeHandle } from "./operations/CommandHandle.js"
-export { CommandResult, runCommand, waitForCommand } from "./operations/RunCommand.js"
-export { effectiveTimeout, type EffectiveTimeout, pollUntil } from "./operations/Waiting.js"
+} from "./operations/input/Buffers.js"
+export { ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "./operations/watching/Channels.js"
+export { PaneSnapshot, snapshotPane } from "./operations/watching/Snapshot.js"
+export { CapturedSince, captureSince } from "./operations/watching/PaneCursor.js"
+export { TextWaitResult, waitForText } from "./operations/watching/TextWait.js"
+export { SearchResult, searchPanes } from "./operations/watching/Search.js"
+export { type CommandHandle, decodeHandle, encodeHandle } from "./operations/commands/CommandHandle.js"
+export { CommandResult, runCommand, waitForCommand } from "./operations/commands/RunCommand.js"
+export { effectiveTimeout, type EffectiveTimeout, pollUntil } from "./operations/bounds/Waiting.js"
 export { Progress, type ProgressReport, reportProgress } from "./services/Progress.js"

@@ -4,7 +4,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { hint } from "../domain/Errors.js"
-import { serverInfo } from "../operations/Servers.js"
+import { serverInfo } from "../operations/servers/Servers.js"
 import { Config } from "../context/Config.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"

@@ -4,7 +4,7 @@
 import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import type { ToolError } from "../domain/Errors.js"
-import { whereAmI } from "../operations/WhereAmI.js"
+import { whereAmI } from "../operations/servers/WhereAmI.js"
 import type { ToolServices } from "../tools/Tool.js"
 
 export const SELF_URI = "tmux://self"

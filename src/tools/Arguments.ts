@@ -3,8 +3,8 @@
  * match text or bound output.
  */
 import * as Schema from "effect/Schema"
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/OutputBudget.js"
-import { DEFAULT_WAIT_SECONDS } from "../operations/Waiting.js"
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
+import { DEFAULT_WAIT_SECONDS } from "../operations/bounds/Waiting.js"
 import { optional } from "./Tool.js"
 
 const MAX_ARGV_ITEMS = 32

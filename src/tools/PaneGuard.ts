@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import { Denied } from "../domain/Errors.js"
-import { refuseCallerPane } from "../operations/Guards.js"
+import { refuseCallerPane } from "../operations/hierarchy/Guards.js"
 import type { InvocationContext } from "../context/InvocationContext.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 

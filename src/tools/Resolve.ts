@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { ToolError } from "../domain/Errors.js"
-import { ensureGeneration } from "../operations/Generation.js"
+import { ensureGeneration } from "../operations/servers/Generation.js"
 import { type ResolvedSocket, SocketResolver, type SocketSelector } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 

@@ -21,11 +21,12 @@ import {
   MAX_BUFFER_BYTES,
   pasteBuffer,
   showBuffer
-} from "../operations/Buffers.js"
+} from "../operations/input/Buffers.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { forceArgument, generationArgument } from "./Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"
-import { Page, pageArguments, paginate } from "./Paging.js"
+import { paginate } from "../operations/bounds/Paging.js"
+import { Page, pageArguments } from "./Paging.js"
 import { resolveChecked } from "./Resolve.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 

@@ -1,8 +1,8 @@
 /** tmux wait-for channels: wait_for_channel, signal_channel. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/Channels.js"
-import { effectiveTimeout } from "../operations/Waiting.js"
+import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/watching/Channels.js"
+import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { timeoutArgument } from "./Arguments.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { defineTool, socketArguments } from "./Tool.js"

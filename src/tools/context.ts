@@ -1,7 +1,7 @@
 /** where_am_i: the invocation context, the first call an agent should make. */
 import * as Schema from "effect/Schema"
 import { WhereAmI } from "../domain/Model.js"
-import { whereAmI } from "../operations/WhereAmI.js"
+import { whereAmI } from "../operations/servers/WhereAmI.js"
 import { defineTool, socketArguments } from "./Tool.js"
 
 export const whereAmITool = defineTool({

@@ -13,8 +13,8 @@ import {
   setEnvironment,
   showEnvironment,
   unsetEnvironment
-} from "../operations/Environment.js"
-import { ENVIRONMENT_NAME } from "../operations/Spawn.js"
+} from "../operations/environment/Environment.js"
+import { ENVIRONMENT_NAME } from "../operations/lifecycle/Spawn.js"
 import { type ResolvedSocket, SocketResolver } from "../context/SocketResolver.js"
 import { generationArgument } from "./Arguments.js"
 import { callerPaneId } from "./CallerTarget.js"

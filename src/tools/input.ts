@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
-import { MAX_BUFFER_BYTES } from "../operations/Buffers.js"
+import { MAX_BUFFER_BYTES } from "../operations/input/Buffers.js"
 import {
   KeysBatchSent,
   KeysSent,
@@ -12,8 +12,8 @@ import {
   MAX_KEYS_BYTES,
   sendKeys,
   sendKeysBatch
-} from "../operations/Input.js"
-import { pasteText, TextPasted } from "../operations/Paste.js"
+} from "../operations/input/Input.js"
+import { pasteText, TextPasted } from "../operations/input/Paste.js"
 import { Config } from "../context/Config.js"
 import { forceArgument, generationArgument } from "./Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"

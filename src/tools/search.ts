@@ -18,8 +18,8 @@ import {
   SEARCH_TIME_BOX_MS,
   SearchResult,
   searchPanes
-} from "../operations/Search.js"
-import { MAX_PATTERNS } from "../operations/TextMatcher.js"
+} from "../operations/watching/Search.js"
+import { MAX_PATTERNS } from "../operations/watching/TextMatcher.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { patternArguments } from "./Arguments.js"
 import { pageArguments } from "./Paging.js"

@@ -2,9 +2,10 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
-import { discoverServers, killServer, serverInfo, startServer } from "../operations/Servers.js"
+import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { Page, pageArguments, paginate } from "./Paging.js"
+import { paginate } from "../operations/bounds/Paging.js"
+import { Page, pageArguments } from "./Paging.js"
 import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 
 export const listServersTool = defineTool({

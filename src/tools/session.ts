@@ -4,10 +4,11 @@ import * as Schema from "effect/Schema"
 import { InvalidInput } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import { Session } from "../domain/Model.js"
-import { getSession, listSessions } from "../operations/Hierarchy.js"
+import { getSession, listSessions } from "../operations/hierarchy/Hierarchy.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { callerPaneId } from "./CallerTarget.js"
-import { Page, pageArguments, paginate } from "./Paging.js"
+import { paginate } from "../operations/bounds/Paging.js"
+import { Page, pageArguments } from "./Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 export const listSessionsTool = defineTool({

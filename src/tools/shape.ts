@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Pane, Session, Window } from "../domain/Model.js"
-import { MAX_NAME_LENGTH } from "../operations/Names.js"
+import { MAX_NAME_LENGTH } from "../operations/layout/Names.js"
 import {
   LAYOUT_NAMES,
   MovedWindow,
@@ -21,7 +21,7 @@ import {
   SwappedPanes,
   swapPanes,
   zoomPane
-} from "../operations/Shape.js"
+} from "../operations/layout/Shape.js"
 import { generationArgument } from "./Arguments.js"
 import { resolveChecked } from "./Resolve.js"
 import { defineTool, Int, NonNegativeInt, optional, socketArguments } from "./Tool.js"

@@ -3,10 +3,11 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { SessionId, WindowId } from "../domain/Ids.js"
 import { Window } from "../domain/Model.js"
-import { getPaneWindow, getWindow, listWindows } from "../operations/Hierarchy.js"
+import { getPaneWindow, getWindow, listWindows } from "../operations/hierarchy/Hierarchy.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { callerPaneId } from "./CallerTarget.js"
-import { Page, pageArguments, paginate } from "./Paging.js"
+import { paginate } from "../operations/bounds/Paging.js"
+import { Page, pageArguments } from "./Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 export const listWindowsTool = defineTool({

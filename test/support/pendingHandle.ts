@@ -6,8 +6,8 @@
 import { closeSync, openSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
-import { encodeHandle, handleKey } from "../../src/operations/CommandHandle.js"
-import { logDirectory } from "../../src/operations/RunLogs.js"
+import { encodeHandle, handleKey } from "../../src/operations/commands/CommandHandle.js"
+import { logDirectory } from "../../src/operations/commands/internal/RunLogs.js"
 
 export const pendingHandle = (tmpdir: string, socketPath: string, generation: string): string => {
   const dir = Effect.runSync(logDirectory(tmpdir, process.getuid?.() ?? 0))

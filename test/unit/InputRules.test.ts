@@ -6,10 +6,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { parseShellEnvironment } from "../../src/operations/Environment.js"
-import { isSpecialKey } from "../../src/operations/Input.js"
-import { checkName } from "../../src/operations/Names.js"
-import { isLayout } from "../../src/operations/Shape.js"
+import { parseShellEnvironment } from "../../src/operations/environment/Environment.js"
+import { isSpecialKey } from "../../src/operations/input/Input.js"
+import { checkName } from "../../src/operations/layout/Names.js"
+import { isLayout } from "../../src/operations/layout/Shape.js"
 import { classifyFailure } from "../../src/tmux/Classify.js"
 
 describe("isSpecialKey", () => {

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join, relative } from "node:path"
-import { resolveStartDirectory, spawnArguments } from "../../src/operations/Spawn.js"
+import { resolveStartDirectory, spawnArguments } from "../../src/operations/lifecycle/Spawn.js"
 
 const made: Array<string> = []
 /** A fresh directory under the system tmpdir, removed after the test. */

@@ -17,8 +17,8 @@ import {
   type PaneFacts,
   splitAtColumn,
   unreadPlaces
-} from "../../src/operations/PaneCursor.js"
-import type { PaneState, PaneView } from "../../src/operations/Snapshot.js"
+} from "../../src/operations/watching/PaneCursor.js"
+import type { PaneState, PaneView } from "../../src/operations/watching/Snapshot.js"
 
 const height = 3
 

@@ -1,0 +1,78 @@
+/**
+ * Blocking waits done right: a timeout clamped to the configured ceiling (and reported as
+ * `effective_timeout`), polling that starts fast and backs off, progress reported about once a
+ * second to a client that asked for it, and interruption (an MCP cancel) that ends the wait at once.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { Config } from "../../context/Config.js"
+import { reportProgress } from "../../services/Progress.js"
+
+export const DEFAULT_WAIT_SECONDS = 10
+
+/** The output fields that say how long the wait was allowed to be. */
+export const timeoutFields = {
+  effective_timeout: Schema.Number.annotations({ description: "Seconds the wait was allowed: the requested timeout clamped to the server's ceiling." }),
+  timeout_clamped: Schema.Boolean.annotations({ description: "The requested timeout was above the ceiling and was lowered to it." })
+}
+
+export interface EffectiveTimeout {
+  readonly seconds: number
+  readonly clamped: boolean
+}
+
+/** The timeout a wait uses: the request (or the default), never above LIBTMUX_MCP_WAIT_MAX_SECONDS. */
+export const effectiveTimeout = (requested: number | undefined): Effect.Effect<EffectiveTimeout, never, Config> =>
+  Effect.map(Config, (config) => {
+    const wanted = requested ?? Math.min(DEFAULT_WAIT_SECONDS, config.waitMaxSeconds)
+    return wanted > config.waitMaxSeconds
+      ? { seconds: config.waitMaxSeconds, clamped: true }
+      : { seconds: wanted, clamped: false }
+  })
+
+export interface PollOptions {
+  readonly timeout: EffectiveTimeout
+  /** First pause between polls; it grows by half each time up to `maxInterval`. Default 50 ms. */
+  readonly firstInterval?: Duration.DurationInput
+  /** Default 500 ms. */
+  readonly maxInterval?: Duration.DurationInput
+  /** Shown to the client with each progress report, e.g. "waiting for %3". */
+  readonly message?: string
+}
+
+export interface PollResult<A> {
+  /** The value `check` found, or none when the time ran out. */
+  readonly value: Option.Option<A>
+  readonly elapsedMs: number
+}
+
+/**
+ * Runs `check` until it yields a value or the timeout passes; `check` runs at least once, and once
+ * more at the deadline so a wait never ends "timed out" without a last look.
+ */
+export const pollUntil = <A, E, R>(check: Effect.Effect<Option.Option<A>, E, R>, options: PollOptions): Effect.Effect<PollResult<A>, E, R> =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    const deadline = started + options.timeout.seconds * 1000
+    const maxInterval = Duration.toMillis(options.maxInterval ?? 500)
+    let interval = Duration.toMillis(options.firstInterval ?? 50)
+    let reported = 0
+    while (true) {
+      const value = yield* check
+      const now = Date.now()
+      if (Option.isSome(value) || now >= deadline) return { value, elapsedMs: now - started }
+      const elapsedSeconds = Math.floor((now - started) / 1000)
+      if (elapsedSeconds > reported) {
+        reported = elapsedSeconds
+        yield* reportProgress({
+          progress: elapsedSeconds,
+          total: options.timeout.seconds,
+          ...(options.message === undefined ? {} : { message: options.message })
+        })
+      }
+      yield* Effect.sleep(Math.min(interval, Math.max(0, deadline - now)))
+      interval = Math.min(maxInterval, interval * 1.5)
+    }
+  })

@@ -1,0 +1,113 @@
+/**
+ * The handle run_command returns when its wait ran out while the command still runs: everything a
+ * later wait_for_command needs, carried by the caller (no state in this process, so a restarted MCP
+ * server can carry on). It is opaque to the caller and signed (HMAC-SHA256 with a key kept in the
+ * private log directory, so every server process of this user accepts the handles of the others):
+ * a handle that was made up or changed is refused before anything is looked at. It holds the run's
+ * end secret, which is why a handle should stay with the agent and never be typed into a pane.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import * as fs from "node:fs"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { Failed, InvalidInput } from "../../domain/Errors.js"
+
+const PREFIX = "cmd1."
+
+export const OutputSource = Schema.Literal("pipe", "scrollback").annotations({
+  description:
+    "pipe: the command's whole output, recorded by tmux pipe-pane. scrollback: read from the pane's history (the pane already had a pipe-pane of its own, or the recording stopped early), so the start of a long output may have scrolled away."
+})
+export type OutputSource = typeof OutputSource.Type
+
+const HandleFields = Schema.Struct({
+  id: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{16}$/)),
+  /** The end marker's secret (see CommandFraming). */
+  secret: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{32}$/)),
+  socket: Schema.String,
+  generation: Schema.String,
+  pane_id: Schema.String.pipe(Schema.pattern(/^%\d+$/)),
+  pane_pid: Schema.NullOr(Schema.Number),
+  shell: Schema.String,
+  source: OutputSource,
+  /** Bytes of the log already read (pipe source). */
+  offset: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
+  /** Whether the start marker was seen. */
+  started: Schema.Boolean,
+  /** When the command's buffer was found fetched without a start marker yet (ms since the epoch). */
+  fetched_by: Schema.NullOr(Schema.Number),
+  /** Output lines already handed to the caller. */
+  returned_lines: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
+  /** When the command was typed (ms since the epoch). */
+  typed_at: Schema.Number
+})
+export type CommandHandle = typeof HandleFields.Type
+
+const Signed = Schema.Struct({ ...HandleFields.fields, mac: Schema.String })
+const codec = Schema.compose(Schema.StringFromBase64Url, Schema.parseJson(Signed))
+
+/** The bytes a handle's signature covers: its fields as JSON, in schema order. */
+const signedText = (handle: CommandHandle): string => JSON.stringify(Schema.encodeSync(HandleFields)(handle))
+
+const sign = (key: Buffer, handle: CommandHandle): string => createHmac("sha256", key).update(signedText(handle)).digest("base64url")
+
+export const encodeHandle = (key: Buffer, handle: CommandHandle): string =>
+  PREFIX + Schema.encodeSync(codec)({ ...Schema.encodeSync(HandleFields)(handle), mac: sign(key, handle) })
+
+const notOurs = () =>
+  new InvalidInput({
+    reason: "handle is not a handle from run_command or wait_for_command, or was changed (pass the handle field of their result unchanged)."
+  })
+
+export const decodeHandle = (key: Buffer, text: string): Effect.Effect<CommandHandle, InvalidInput> => {
+  const decoded = text.startsWith(PREFIX) ? Schema.decodeUnknownEither(codec)(text.slice(PREFIX.length)) : Either.left(null)
+  if (Either.isLeft(decoded)) return Effect.fail(notOurs())
+  const { mac, ...fields } = decoded.right
+  const expected = Buffer.from(sign(key, fields))
+  const given = Buffer.from(mac)
+  return expected.length === given.length && timingSafeEqual(expected, given) ? Effect.succeed(fields) : Effect.fail(notOurs())
+}
+
+const KEY_FILE = "handle.key"
+const KEY_BYTES = 32
+
+/**
+ * The signing key in the private directory `dir`, made on first use. It is written to a temporary
+ * name and linked into place, so a racing server process either wins or reads the winner's key,
+ * never half of one.
+ */
+export const handleKey = (dir: string): Effect.Effect<Buffer, Failed> =>
+  Effect.try({
+    try: () => {
+      const path = join(dir, KEY_FILE)
+      const read = () => {
+        const key = fs.readFileSync(path)
+        if (key.length !== KEY_BYTES) throw new Error(`${path} is not a handle key; remove it and retry`)
+        return key
+      }
+      try {
+        return read()
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
+      }
+      const temporary = join(dir, `${KEY_FILE}.${process.pid}.${randomBytes(4).toString("hex")}`)
+      fs.writeFileSync(temporary, randomBytes(KEY_BYTES), { mode: 0o600, flag: "wx" })
+      try {
+        fs.linkSync(temporary, path)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      } finally {
+        fs.rmSync(temporary, { force: true })
+      }
+      return read()
+    },
+    catch: (error) =>
+      new Failed({
+        command: "handle key",
+        reason: "spawn",
+        exitCode: null,
+        stderr: `cannot prepare the handle key: ${error instanceof Error ? error.message : String(error)}`
+      })
+  })

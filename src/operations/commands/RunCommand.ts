@@ -1,0 +1,290 @@
+/**
+ * run_command and wait_for_command: a command typed into a pane's own shell (see CommandFraming),
+ * the pane claimed in tmux for it (see PaneClaim), its whole output recorded by `pipe-pane` into a
+ * private log (see RunLogs), the wait done here (see CommandWait), and an honest outcome: completed
+ * with the exit status, timed_out with a handle to keep waiting (optionally after C-c), pane_died,
+ * or not_started when the shell did not run the line. Cancelling the call (an MCP cancel) stops the
+ * wait, not the command; the recording is then stopped and its log removed.
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Conflict, Denied, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
+import { PaneId } from "../../domain/Ids.js"
+import { generationOf, Int, NonNegativeInt } from "../../domain/Model.js"
+import { Config } from "../../context/Config.js"
+import type { InvocationContext } from "../../context/InvocationContext.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import * as Format from "../../tmux/Format.js"
+import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
+import { deleteTmuxBuffer } from "../input/Buffers.js"
+import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
+import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
+import { finishRun, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
+import { lookupPane } from "../hierarchy/Hierarchy.js"
+import { BudgetFields, HeadTail } from "../bounds/OutputBudget.js"
+import {
+  type ClaimState,
+  claimCommand,
+  claimStateRecord,
+  isClaimValue,
+  refusedClaimRecord,
+  runBufferRecord,
+  runBuffersCommand,
+  STALE_UNFETCHED_S
+} from "./internal/PaneClaim.js"
+import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
+import { createLog, logDirectory, logExists, logPath, recorderCommand, removeLog } from "./internal/RunLogs.js"
+import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
+
+/** A command's text travels in a tmux buffer; this keeps one call's payload reasonable. */
+export const MAX_COMMAND_BYTES = 262_144
+/** A claim whose command seems stopped is looked at twice, this far apart, before it is taken over. */
+const STALE_CONFIRM_MS = 300
+
+export const CommandOutcome = Schema.Literal("completed", "timed_out", "pane_died", "not_started").annotations({
+  description:
+    "completed: the command finished (exit_status is set). timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the command (its line went into an unfinished quote, a program reading input, or was mangled by text already there); the command was withdrawn and will not run later; output shows the pane's last lines."
+})
+
+export const CommandResult = Schema.Struct({
+  pane_id: PaneId,
+  outcome: CommandOutcome,
+  exit_status: Schema.NullOr(Int).annotations({ description: "The command's exit status; null unless completed." }),
+  output: Schema.String.annotations({
+    description:
+      "What the command printed (stdout and stderr as the terminal showed them), new since the last call for this command; escapes and other terminal controls stripped unless keep_escapes. For not_started: what the pane showed instead."
+  }),
+  ...BudgetFields,
+  earlier_lines: NonNegativeInt.annotations({ description: "Output lines returned by earlier calls for the same command." }),
+  started: Schema.Boolean.annotations({
+    description: "The shell began running the command. false after a timeout means the shell has not taken the line yet (a not_started answer follows if it does not)."
+  }),
+  interrupt_sent: Schema.Boolean.annotations({ description: "C-c was sent because the wait ran out (interrupt_on_timeout)." }),
+  command_stopped: Schema.NullOr(Schema.Boolean).annotations({
+    description:
+      "After the C-c: whether the command stopped (the shell is back in the foreground). Also true, without a C-c of ours, when another run_command found the command stopped (as after a C-c typed by someone else) and took the pane over. null otherwise."
+  }),
+  handle: Schema.NullOr(Schema.String).annotations({
+    description:
+      "Pass to wait_for_command to keep waiting for this command; null once it ended. It stays valid while the pane and its tmux server live, until wait_for_command reports the end."
+  }),
+  elapsed_ms: NonNegativeInt.annotations({ description: "Milliseconds since the command was typed (across calls)." }),
+  shell: Schema.String,
+  output_source: OutputSource,
+  ...timeoutFields
+})
+export type CommandResult = typeof CommandResult.Type
+
+export interface OutputOptions {
+  readonly maxLines: number
+  readonly maxBytes: number
+  readonly keepEscapes: boolean
+}
+
+export interface RunRequest extends OutputOptions {
+  readonly command: string
+  readonly timeout: EffectiveTimeout
+  readonly interruptOnTimeout: boolean
+  /** Run even in a pane a person is watching. */
+  readonly force: boolean
+}
+
+export interface WaitRequest extends OutputOptions {
+  readonly timeout: EffectiveTimeout
+  readonly interruptOnTimeout: boolean
+}
+
+type Services = Tmux | Config | InvocationContext
+
+const invalid = (reason: string) => Effect.fail(new InvalidInput({ reason }))
+const conflict = (kind: Conflict["kind"], reason: string) => new Conflict({ kind, reason })
+
+/** Why the pane's state refuses a command now, if it does (claims aside). */
+const stateConflict = (paneId: string, state: ClaimState): Conflict | undefined => {
+  if (state.dead) return conflict("dead", `pane ${paneId} is dead (its program exited).`)
+  if (state.in_mode) return conflict("copy_mode", `pane ${paneId} is in copy mode (or another tmux mode): keys would go to that mode.`)
+  if (state.alternate) {
+    return conflict("full_screen", `pane ${paneId} shows a full-screen program (${state.command}); run_command needs a shell at its prompt.`)
+  }
+  const verdict = judgeShell(state.command)
+  if (verdict._tag === "OtherShell") {
+    return conflict("unsupported_shell", `pane ${paneId} runs ${verdict.shell}, whose syntax run_command cannot frame safely (it supports bash, zsh, sh, dash, ksh).`)
+  }
+  if (verdict._tag === "NotAShell") {
+    return state.claim === ""
+      ? conflict("busy", `pane ${paneId} is busy: its foreground program is ${verdict.program || "unknown"}, not a shell at its prompt.`)
+      : pending(paneId)
+  }
+  return undefined
+}
+
+const pending = (paneId: string) => conflict("run_pending", `pane ${paneId} is taken by another run_command, whose command has not ended.`)
+
+const readState = (socket: ResolvedSocket, paneId: string) =>
+  Effect.gen(function* () {
+    const output = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", claimStateRecord.format(m)]], { kind: "pane", id: paneId })
+    const state = (yield* decode(claimStateRecord, output)).find((row) => row.pane_id === paneId)
+    if (state === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    return state
+  })
+
+/**
+ * Judges the claim another run left on the pane: the state to claim over (the claim is stale), or
+ * the refusal (it is not).
+ */
+const judgeClaim = (socket: ResolvedSocket, paneId: string, state: ClaimState, buffers: ReadonlyArray<{ name: string; created: number }>) =>
+  Effect.gen(function* () {
+    if (!isClaimValue(state.claim)) return yield* Effect.fail(pending(paneId))
+    const buffer = buffers.find((row) => row.name === commandBufferName(state.claim))
+    if (buffer !== undefined) {
+      // Typed but never fetched: a live run_command withdraws it long before this.
+      if (Date.now() / 1000 - buffer.created < STALE_UNFETCHED_S) return yield* Effect.fail(pending(paneId))
+      yield* deleteTmuxBuffer(socket, buffer.name)
+      return state
+    }
+    // Fetched, and the shell is in the foreground: the command ended without its end (a C-c drops
+    // the rest of the framing), or runs shell builtins only. Seen so twice, it counts as stopped.
+    yield* Effect.sleep(STALE_CONFIRM_MS)
+    const again = yield* readState(socket, paneId)
+    const refusal = stateConflict(paneId, again)
+    if (refusal !== undefined) return yield* Effect.fail(refusal)
+    if (again.claim !== state.claim) return yield* Effect.fail(pending(paneId))
+    return again
+  })
+
+/** The keys that empty the shell's edit line first: a terminal's reply or half-typed text would run in front of our line. */
+const clearLineKeys = (shell: string): ReadonlyArray<string> =>
+  // End first so C-u (kill backwards) takes the whole line wherever the cursor was; zsh's C-u
+  // kills the whole line already, and its vi mode would read End's escape as a mode switch.
+  shell === "zsh" ? ["C-u"] : ["End", "C-u"]
+
+export const runCommand = (
+  socket: ResolvedSocket,
+  paneId: string,
+  request: RunRequest
+): Effect.Effect<CommandResult, ToolError, Services> =>
+  Effect.gen(function* () {
+    const config = yield* Config
+    const { command } = request
+    if (command.trim() === "") return yield* invalid("command is empty; pass the shell command to run.")
+    if (command.includes("\0")) return yield* invalid("command must not contain NUL characters.")
+    if (Buffer.byteLength(command, "utf8") > MAX_COMMAND_BYTES) {
+      return yield* invalid(`command must be at most ${MAX_COMMAND_BYTES} bytes; put a long script in a file and run that.`)
+    }
+
+    const looked = yield* lookupPane(socket, paneId, (m) => [["display-message", "-p", "-t", paneId, claimStateRecord.format(m)], runBuffersCommand(m)])
+    const { pane, server, output } = looked
+    let state: ClaimState | undefined = (yield* decode(claimStateRecord, output)).find((row) => row.pane_id === paneId)
+    if (state === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    const refusal = stateConflict(paneId, state)
+    if (refusal?.kind === "dead") return yield* Effect.fail(refusal)
+    // The caller's own pane is refused by the tool (refuseCallerPaneUnlessForced), as for send_keys.
+    if (!request.force && pane.is_attended) return yield* Effect.fail(watched(paneId))
+    if (refusal !== undefined) return yield* Effect.fail(refusal)
+    if (state.claim !== "") state = yield* judgeClaim(socket, paneId, state, yield* decode(runBufferRecord, output))
+    const shell = judgeShell(state.command)
+    if (shell._tag !== "Frameable") return yield* Effect.fail(pending(paneId))
+
+    const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
+    const key = yield* handleKey(dir)
+    const id = newRunId()
+    const secret = newRunSecret()
+    // A pipe of the pane's own is left alone (tmux allows one); a leftover recorder of ours is replaced.
+    const ownPipe = !state.pipe || (state.pipe_owner !== "" && isClaimValue(state.pipe_owner))
+    const source = ownPipe ? "pipe" : "scrollback"
+    const log = logPath(dir, id)
+    yield* createLog(log)
+    const handle: CommandHandle = {
+      id,
+      secret,
+      socket: socket.path,
+      generation: generationOf(server),
+      pane_id: paneId,
+      pane_pid: pane.pid,
+      shell: shell.shell,
+      source,
+      offset: 0,
+      started: false,
+      fetched_by: null,
+      returned_lines: 0,
+      typed_at: Date.now()
+    }
+    const run: Run = {
+      socket,
+      log,
+      key,
+      handle,
+      framed: new FramedOutput({ id, secret }, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, { started: false, offset: 0 })
+    }
+
+    const tmuxProgram = tmuxProgramFor(config.tmuxBin)
+    const typing: ReadonlyArray<TmuxCommand> = [
+      ["load-buffer", "-b", commandBufferName(id), "-"],
+      ["send-keys", "-t", paneId, ...clearLineKeys(shell.shell)],
+      ["send-keys", "-t", paneId, "-l", "--", typedLine({ id, socketPath: socket.path, tmuxProgram, suppressHistory: config.suppressHistory })],
+      ["send-keys", "-t", paneId, "Enter"]
+    ]
+    const recorder = ownPipe ? recorderCommand({ id, log, paneId, socketPath: socket.path, tmuxProgram }) : null
+    const marks = Format.newMarks()
+    const claimed = yield* (yield* Tmux)
+      .run(socket, [claimCommand(marks, { paneId, id, seen: state, recorder, typing })], { stdin: framingScript({ id, secret }, command, shell.shell) })
+      // Failed or cancelled part-way: whatever of the claim, pipe and buffer was set is taken back.
+      .pipe(Effect.onError(() => releaseRun(run, { buffer: true })))
+    const refused = (yield* decode(refusedClaimRecord, Format.parseOutput(claimed, marks))).find((row) => row.pane_id === paneId)
+    if (refused !== undefined) {
+      // Another run_command (or a program, or a person) got there between our look and our claim.
+      yield* removeLog(log)
+      return yield* Effect.fail(stateConflict(paneId, refused) ?? pending(paneId))
+    }
+    return yield* finishRun(run, request)
+  })
+
+const watched = (paneId: string) =>
+  new Denied({
+    kind: "watched",
+    reason: `Refusing to run a command in ${paneId}: a person's tmux client shows that pane right now, and typing there would mix with what they do.`
+  })
+
+/**
+ * Reads a handle a caller gives back: signed by a server of this user, and not spent (a handle of a
+ * command that was reported ended, or whose record expired, is refused as well).
+ */
+export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, Config> =>
+  Effect.gen(function* () {
+    const config = yield* Config
+    const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
+    const handle = yield* decodeHandle(yield* handleKey(dir), text)
+    if (!(yield* logExists(logPath(dir, handle.id)))) {
+      return yield* invalid("handle's command has already ended and its result was returned (a handle works until then), or its record expired.")
+    }
+    return handle
+  })
+
+export const waitForCommand = (
+  socket: ResolvedSocket,
+  handle: CommandHandle,
+  request: WaitRequest
+): Effect.Effect<CommandResult, ToolError, Services> =>
+  Effect.gen(function* () {
+    const config = yield* Config
+    const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
+      Effect.catchTag("NoServer", () => Effect.succeed(undefined))
+    )
+    const server = output === undefined ? undefined : yield* decodeServerIdentity(output)
+    if (server !== undefined && generationOf(server) !== handle.generation) {
+      return yield* Effect.fail(new NotFound({ kind: "server", target: handle.generation, socket: socket.label }))
+    }
+    const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
+    const run: Run = {
+      socket,
+      log: logPath(dir, handle.id),
+      key: yield* handleKey(dir),
+      handle,
+      framed: new FramedOutput(handle, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, {
+        started: handle.started,
+        offset: handle.source === "pipe" ? handle.offset : 0
+      })
+    }
+    // A server that is gone took the pane with it.
+    return yield* finishRun(run, request, server === undefined)
+  })

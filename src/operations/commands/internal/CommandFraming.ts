@@ -1,0 +1,236 @@
+/**
+ * How run_command frames a command in a pane's own shell so that its start, end and exit status can
+ * be read back with certainty, even from a command that tries to fake them.
+ *
+ * Nothing but one short line travels through the terminal. The line typed into the pane asks the
+ * shell to fetch a tmux buffer (`tmux show-buffer`, which also deletes it) and `eval` it in the shell
+ * itself, so `cd` and `export` persist. The buffer holds a small script, parsed whole before any of
+ * it runs: print the start marker, `eval` the command (a single-quoted word, so a syntax error in it
+ * fails only that eval), print the end marker with the eval's status.
+ *
+ * The end marker carries a per-run secret besides the run id. The secret exists only in that script:
+ * the buffer is gone before the command starts, the script is never an argv, never in the
+ * environment, never on the screen before the end (the typed line turns the shell's xtrace and
+ * verbose off around the fetch and the script turns them back on just for the command). A command
+ * can read the run id off the screen, but only a line with the secret ends a wait. The markers also
+ * never appear as such in the script's text (format and arguments of its printf are apart), so a
+ * script printed by mistake (text left in the line editor, a tracer) cannot end a wait either.
+ */
+import { randomBytes } from "node:crypto"
+import { HeadTail } from "../../bounds/OutputBudget.js"
+import { keepEscapesLine, plainLine } from "./TerminalText.js"
+
+/** Shells whose syntax the framing is written in (POSIX `printf`, `eval`, `$(…)`, `$?`, `case`). */
+const FRAMEABLE_SHELLS = new Set(["bash", "zsh", "sh", "dash", "ksh", "ksh93", "mksh", "pdksh", "ash", "yash", "posh", "busybox"])
+/** Shells with other syntax: refused by name rather than fed text they would misread. */
+const OTHER_SHELLS = new Set(["fish", "nu", "pwsh", "powershell", "xonsh", "elvish", "tcsh", "csh", "ion", "murex", "rc", "es"])
+
+export type ShellVerdict =
+  | { readonly _tag: "Frameable"; readonly shell: string }
+  | { readonly _tag: "OtherShell"; readonly shell: string }
+  | { readonly _tag: "NotAShell"; readonly program: string }
+
+/** Judges a pane's foreground program (`pane_current_command`; a login shell shows as "-bash"). */
+export const judgeShell = (currentCommand: string): ShellVerdict => {
+  const name = currentCommand.replace(/^-/, "").split("/").pop() ?? ""
+  if (FRAMEABLE_SHELLS.has(name)) return { _tag: "Frameable", shell: name }
+  if (OTHER_SHELLS.has(name)) return { _tag: "OtherShell", shell: name }
+  return { _tag: "NotAShell", program: name }
+}
+
+/** A fresh id for one command: 16 hex digits, unguessable, but visible on the pane's screen. */
+export const newRunId = (): string => randomBytes(8).toString("hex")
+
+export const isRunId = (value: string): boolean => /^[0-9a-f]{16}$/.test(value)
+
+/** A fresh end secret: 32 hex digits that only the framing script and the run's handle hold. */
+export const newRunSecret = (): string => randomBytes(16).toString("hex")
+
+export const isRunSecret = (value: string): boolean => /^[0-9a-f]{32}$/.test(value)
+
+/** What identifies one run's markers. */
+export interface RunMarks {
+  readonly id: string
+  readonly secret: string
+}
+
+/** The tmux buffer that holds a command's script until its shell fetches it. */
+export const commandBufferName = (id: string): string => `etm.run.${id}`
+
+const startMarker = (id: string) => `ETM_S_${id}`
+/** The part of the end marker that is not secret: what a recorder can look for without knowing the secret. */
+export const endMarkerPrefix = (id: string): string => `ETM_E_${id}_`
+const endMarker = ({ id, secret }: RunMarks) => `${endMarkerPrefix(id)}${secret}`
+
+/** Quotes a word for any POSIX shell. */
+export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
+
+/** The shell variable that carries the shell's `$-` across the fetch (its xtrace and verbose flags). */
+const FLAGS_VARIABLE = "_etm_f"
+
+export interface TypedLineOptions {
+  readonly id: string
+  /** The tmux server's socket, so the shell fetches from the right server even if $TMUX was changed. */
+  readonly socketPath: string
+  /** The tmux program as the pane's shell should run it. */
+  readonly tmuxProgram: string
+  /** A leading space keeps the line out of history in shells set to ignore such lines. */
+  readonly suppressHistory: boolean
+}
+
+/**
+ * The one line typed into the pane (followed by Enter). It holds neither marker nor the secret.
+ * xtrace would print the fetched script as eval's argument, and verbose would echo it: both are
+ * turned off, quietly, before the fetch.
+ */
+export const typedLine = ({ id, socketPath, suppressHistory, tmuxProgram }: TypedLineOptions): string => {
+  const buffer = commandBufferName(id)
+  // If the buffer is gone, `false` makes the line fail visibly (tmux's message is in the output) instead of running anything.
+  const fetch = `${shellQuote(tmuxProgram)} -S ${shellQuote(socketPath)} show-buffer -b ${buffer} \\; delete-buffer -b ${buffer} || echo false`
+  return `${suppressHistory ? " " : ""}{ ${FLAGS_VARIABLE}=$-; set +xv; } 2>/dev/null; eval "$(${fetch})"`
+}
+
+/**
+ * The script the typed line fetches and evals: one brace group, so the shell parses all of it
+ * before the command runs (and a command that changes aliases or options cannot change the rest).
+ * `command eval` keeps an error of a special builtin in the command (a syntax error, `set -o bogus`)
+ * from aborting the whole group in shells that follow POSIX there (dash); zsh reads `command` as
+ * "an external program", and does not abort there, so it gets a plain `eval`.
+ */
+export const framingScript = (marks: RunMarks, command: string, shell: string): string => {
+  const evaluate = shell === "zsh" ? "eval" : "command eval"
+  const flags = `$${FLAGS_VARIABLE}`
+  return [
+    `{ printf 'ETM_S_%s\\n' ${marks.id}`,
+    `case ${flags} in *v*) set -v;; esac`,
+    `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac`,
+    `${evaluate} ${shellQuote(command)}`,
+    `printf 'ETM_E_%s %s\\n' ${marks.id}_${marks.secret} "$?"; }`
+  ].join("; ")
+}
+
+/** Where a framed command's output stands after the text seen so far. */
+export interface FrameState {
+  readonly started: boolean
+  readonly ended: boolean
+  readonly exitStatus: number | null
+}
+
+/** Lines kept from before the start marker: what the pane showed when a command did not start. */
+const PREAMBLE_LINES = 20
+
+/**
+ * Reads a pane's output stream (raw bytes from `pipe-pane`, or rendered lines from a capture) and
+ * keeps the lines between the markers within the output budget. Only complete lines are read; the
+ * byte offset of the first unread byte lets a later call carry on where this one stopped.
+ */
+export class FramedOutput {
+  private pending: Buffer = Buffer.alloc(0)
+  private consumed: number
+  private startedFlag: boolean
+  private endedFlag = false
+  private status: number | null = null
+  private toSkip: number
+  private current: HeadTail
+  private before: Array<string> = []
+  private readonly endPattern: RegExp
+  private readonly endText: string
+
+  constructor(
+    private readonly marks: RunMarks,
+    private readonly makeBudget: () => HeadTail,
+    private readonly keepEscapes: boolean,
+    state: { readonly started: boolean; readonly offset: number; readonly skipLines?: number }
+  ) {
+    this.startedFlag = state.started
+    this.consumed = state.offset
+    this.toSkip = state.skipLines ?? 0
+    this.current = makeBudget()
+    this.endText = endMarker(marks)
+    this.endPattern = new RegExp(`${this.endText} (\\d+)`)
+  }
+
+  get state(): FrameState {
+    return { started: this.startedFlag, ended: this.endedFlag, exitStatus: this.status }
+  }
+
+  get budget(): HeadTail {
+    return this.current
+  }
+
+  /** The last lines seen before the start marker (plain text). */
+  get preamble(): ReadonlyArray<string> {
+    return this.before
+  }
+
+  /** Bytes of the stream read so far (complete lines only). */
+  get offset(): number {
+    return this.consumed
+  }
+
+  /** Bytes fed but not yet part of a complete line. */
+  get pendingLength(): number {
+    return this.pending.length
+  }
+
+  /** Feeds more of the stream. */
+  feed(bytes: Buffer): void {
+    if (this.endedFlag) return
+    this.pending = this.pending.length === 0 ? bytes : Buffer.concat([this.pending, bytes])
+    let lineStart = 0
+    for (;;) {
+      const newline = this.pending.indexOf(0x0a, lineStart)
+      if (newline < 0) break
+      this.line(this.pending.subarray(lineStart, newline).toString("utf8"))
+      this.consumed += newline + 1 - lineStart
+      lineStart = newline + 1
+      if (this.endedFlag) break
+    }
+    this.pending = this.pending.subarray(lineStart)
+  }
+
+  /**
+   * Reads a whole new snapshot of the stream (a capture of the pane's history) from the start,
+   * skipping as many output lines as before.
+   */
+  rescan(bytes: Buffer, skipLines: number): void {
+    this.pending = Buffer.alloc(0)
+    this.consumed = 0
+    this.startedFlag = false
+    this.endedFlag = false
+    this.status = null
+    this.toSkip = skipLines
+    this.current = this.makeBudget()
+    this.before = []
+    this.feed(bytes)
+  }
+
+  private line(raw: string): void {
+    const plain = plainLine(raw)
+    const end = this.endPattern.exec(plain)
+    if (end !== null) {
+      // A start scrolled out of a pane's history cannot hide the end.
+      this.startedFlag = true
+      this.endedFlag = true
+      this.status = Number(end[1])
+      // Output without a final newline shares the marker's line: it is output all the same.
+      const before = plain.slice(0, end.index)
+      if (before !== "") this.output(this.keepEscapes ? keepEscapesLine(raw).slice(0, raw.indexOf(this.endText)) : before)
+      return
+    }
+    if (!this.startedFlag) {
+      if (plain.includes(startMarker(this.marks.id))) this.startedFlag = true
+      else {
+        this.before.push(plain)
+        if (this.before.length > PREAMBLE_LINES) this.before.shift()
+      }
+      return
+    }
+    this.output(this.keepEscapes ? keepEscapesLine(raw) : plain)
+  }
+
+  private output(line: string): void {
+    if (this.toSkip > 0) this.toSkip--
+    else this.current.push(line)
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * Waiting for a framed command (see CommandFraming) to end, for run_command and wait_for_command:
+ * polling its log (or the pane's history when there is no log of ours), tmux once a second for the
+ * pane's life, and, until the command starts, whether the shell took the line at all. A wait ends
+ * with the command's end, the pane's death (also when the whole tmux server is gone: the output so
+ * far is kept), the verdict that the line did not run, or the timeout; the claim, the recording and
+ * the log are cleaned up on every path that ends the run.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { ResolvedSocket } from "../../../context/SocketResolver.js"
+import * as Format from "../../../tmux/Format.js"
+import { Tmux } from "../../../tmux/Tmux.js"
+import { deleteTmuxBuffer } from "../../input/Buffers.js"
+import { type CommandHandle, encodeHandle } from "../CommandHandle.js"
+import { commandBufferName, type FramedOutput, judgeShell } from "./CommandFraming.js"
+import { HeadTail, joinBounded } from "../../bounds/OutputBudget.js"
+import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
+import { decode, queryTree, runTree } from "../../../tmux/Query.js"
+import type { CommandResult, OutputOptions, WaitRequest } from "../RunCommand.js"
+import { readLog, removeLog } from "./RunLogs.js"
+import { type EffectiveTimeout, pollUntil } from "../../bounds/Waiting.js"
+
+/** How often the pane itself is checked while waiting (the log is read far more often). */
+const PANE_CHECK_MS = 1000
+/** After C-c, how long to watch for the command to stop. */
+const INTERRUPT_GRACE_MS = 2000
+/** A shell at its prompt fetches the typed line's buffer within milliseconds; one that has not after this will not. */
+const START_GRACE_MS = 2000
+/** The buffer fetched, the start marker follows at once; when it has not after this, the line ran without the framing. */
+const FETCH_GRACE_MS = 1000
+
+/** Everything one wait needs, whether it follows the typing or a handle. */
+export interface Run {
+  readonly socket: ResolvedSocket
+  /** The run's log; in scrollback mode it stays empty and only says the run is not reported yet. */
+  readonly log: string
+  /** Signs the handle a timed-out wait returns. */
+  readonly key: Buffer
+  /** The run as the next handle will carry it (source and fetched_by change while waiting). */
+  handle: CommandHandle
+  readonly framed: FramedOutput
+}
+
+/** The tmux program as a pane's shell (or a recorder) should call it: our configured binary when it is a path. */
+export const tmuxProgramFor = (tmuxBin: string) => (tmuxBin.includes("/") ? tmuxBin : "tmux")
+
+const liveRecord = Format.record("liv", {
+  pane_id: Format.string("pane_id"),
+  pid: Format.nullableInt("pane_pid"),
+  dead: Format.bool("pane_dead"),
+  command: Format.string("pane_current_command"),
+  claim: Format.string("@etm-run"),
+  stopped: Format.string("@etm-stopped")
+})
+
+/** The pane as it is now: alive with the run's pid, or gone (dead, respawned, closed, its server gone). */
+const paneNow = (run: Run) =>
+  queryTree(run.socket, (m) => [["list-panes", "-t", run.handle.pane_id, "-F", liveRecord.format(m)]], {
+    kind: "pane",
+    id: run.handle.pane_id
+  }).pipe(
+    Effect.flatMap((output) => decode(liveRecord, output)),
+    Effect.map((rows) => rows.find((row) => row.pane_id === run.handle.pane_id)),
+    Effect.map((row) => (row === undefined || row.dead || row.pid !== run.handle.pane_pid ? undefined : row)),
+    Effect.catchTags({ NotFound: () => Effect.succeed(undefined), NoServer: () => Effect.succeed(undefined) })
+  )
+
+type ReadStatus = "reading" | "recorder_stopped" | "pane_gone"
+
+/** Reads what is new: the log (pipe), or the pane's whole history (scrollback). */
+const readNew = (run: Run) =>
+  run.handle.source === "pipe"
+    ? Effect.gen(function* () {
+        for (;;) {
+          const read = yield* readLog(run.log, run.framed.offset + run.framed.pendingLength)
+          if (read === null) return "recorder_stopped" as ReadStatus
+          if (read.bytes.length > 0) run.framed.feed(read.bytes)
+          if (run.framed.state.ended) return "reading" as ReadStatus
+          if (read.bytes.length === 0) return (read.finished ? "recorder_stopped" : "reading") as ReadStatus
+        }
+      })
+    : runTree(run.socket, [["capture-pane", "-p", "-J", "-t", run.handle.pane_id, "-S", "-", "-E", "-"]], {
+        kind: "pane",
+        id: run.handle.pane_id
+      }).pipe(
+        Effect.map((text) => {
+          run.framed.rescan(Buffer.from(text.endsWith("\n") ? text : `${text}\n`, "utf8"), run.handle.returned_lines)
+          return "reading" as ReadStatus
+        }),
+        Effect.catchTags({ NotFound: () => Effect.succeed<ReadStatus>("pane_gone"), NoServer: () => Effect.succeed<ReadStatus>("pane_gone") })
+      )
+
+/**
+ * ended: the end marker with the secret. died: the pane is gone. not_started: the shell did not run
+ * the framing. taken_over: another run_command judged the command stopped and claimed the pane.
+ */
+type Ending = "ended" | "died" | "not_started" | "taken_over"
+
+/** Takes the command's buffer back if the shell has not fetched it: true when it is withdrawn (it can never run now). */
+const withdraw = (run: Run) =>
+  deleteTmuxBuffer(run.socket, commandBufferName(run.handle.id)).pipe(Effect.catchAll(() => Effect.succeed(false)))
+
+/** Until the start marker shows: whether the shell took the line (see START_GRACE_MS, FETCH_GRACE_MS). */
+const startVerdict = (run: Run) =>
+  Effect.gen(function* () {
+    const now = Date.now()
+    if (run.handle.fetched_by === null) {
+      if (now - run.handle.typed_at < START_GRACE_MS) return Option.none<Ending>()
+      if (yield* withdraw(run)) return Option.some<Ending>("not_started")
+      run.handle = { ...run.handle, fetched_by: now }
+      return Option.none<Ending>()
+    }
+    return now - run.handle.fetched_by >= FETCH_GRACE_MS ? Option.some<Ending>("not_started") : Option.none<Ending>()
+  })
+
+/** Polls until the command ends, the pane dies, the line proves not to run, or the time is up (none). */
+const waitForEnd = (run: Run, timeout: EffectiveTimeout) => {
+  let lastPaneCheck = Date.now()
+  const lastWords = Effect.map(readNew(run).pipe(Effect.catchAll(() => Effect.void)), () => (run.framed.state.ended ? "ended" : "died") as Ending)
+  return pollUntil(
+    Effect.gen(function* () {
+      const status = yield* readNew(run)
+      if (run.framed.state.ended) return Option.some<Ending>("ended")
+      if (status === "pane_gone") return Option.some<Ending>("died")
+      if (status === "recorder_stopped") {
+        // The recorder is gone without the end: the pane died (or its server), or a line that looked
+        // like the end, or someone else's pipe, stopped it. The rest is in the pane's history.
+        if ((yield* paneNow(run)) === undefined) return Option.some(yield* lastWords)
+        run.handle = { ...run.handle, source: "scrollback" }
+        lastPaneCheck = Date.now()
+        return Option.none<Ending>()
+      }
+      if (Date.now() - lastPaneCheck < PANE_CHECK_MS) return Option.none<Ending>()
+      lastPaneCheck = Date.now()
+      const pane = yield* paneNow(run)
+      // The last words of a pane that died may still be in the log.
+      if (pane === undefined) return Option.some(yield* lastWords)
+      if (run.framed.state.started) {
+        const takenOver = pane.stopped === run.handle.id || (pane.claim !== "" && pane.claim !== run.handle.id)
+        return takenOver ? Option.some<Ending>("taken_over") : Option.none<Ending>()
+      }
+      return yield* startVerdict(run)
+    }),
+    // A log is a local file, cheap to look at often; a history capture is a tmux process each time.
+    run.handle.source === "pipe"
+      ? { timeout, firstInterval: 10, maxInterval: 100, message: `waiting for the command in ${run.handle.pane_id}` }
+      : { timeout, message: `waiting for the command in ${run.handle.pane_id}` }
+  )
+}
+
+/** Undoes what the run set up, each part only if it is still the run's: its pipe, its claim, its buffer, its log. */
+export const releaseRun = (run: Run, options: { readonly buffer: boolean }) =>
+  Effect.gen(function* () {
+    const tmux = yield* Tmux
+    const { id, pane_id } = run.handle
+    yield* tmux.run(run.socket, [...closePipeCommands(pane_id, id), ...releaseClaimCommands(pane_id, id)]).pipe(Effect.ignore)
+    if (options.buffer) yield* withdraw(run)
+    yield* removeLog(run.log)
+  })
+
+/** Waits, interrupts if asked, and shapes the result; the run is released on every path that ends it. */
+export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
+  Effect.gen(function* () {
+    const release = () => releaseRun(run, { buffer: !run.framed.state.started })
+    let ending: Ending | undefined
+    if (serverGone) {
+      // Nothing to wait for: read what the log holds and report the pane gone with its server.
+      yield* readNew(run).pipe(Effect.catchAll(() => Effect.void))
+      ending = run.framed.state.ended ? "ended" : "died"
+    } else {
+      const waited = yield* waitForEnd(run, request.timeout).pipe(Effect.onInterrupt(release))
+      ending = Option.getOrUndefined(waited.value)
+    }
+    let interruptSent = false
+    let stopped: boolean | null = null
+    if (ending === undefined && request.interruptOnTimeout) {
+      const pane = yield* paneNow(run)
+      if (pane === undefined) ending = "died"
+      else if (!run.framed.state.started) {
+        // C-c would hit whatever keeps the shell from our line; withdrawing the line is the stop.
+        if (yield* withdraw(run)) ending = "not_started"
+      } else {
+        // Our command runs in that same pane process (started, not ended, same pid): C-c is for it.
+        interruptSent = true
+        yield* (yield* Tmux).run(run.socket, [["send-keys", "-t", run.handle.pane_id, "C-c"]]).pipe(Effect.ignore)
+        const grace = yield* waitForEnd(run, { seconds: INTERRUPT_GRACE_MS / 1000, clamped: false }).pipe(Effect.onInterrupt(release))
+        ending = Option.getOrUndefined(grace.value)
+        if (ending === undefined) {
+          // bash and zsh drop the rest of the typed line when C-c kills its command, end marker included:
+          // the shell back in the foreground is the sign that the command stopped.
+          const after = yield* paneNow(run)
+          stopped = after !== undefined && judgeShell(after.command)._tag !== "NotAShell"
+          if (after === undefined) ending = "died"
+        } else stopped = true
+      }
+    }
+    if (ending === "taken_over") stopped = true
+    const state = run.framed.state
+    const outcome: CommandResult["outcome"] =
+      ending === "ended" && !interruptSent
+        ? "completed"
+        : ending === "died"
+          ? "pane_died"
+          : ending === "not_started"
+            ? "not_started"
+            : "timed_out"
+    const keepWaiting = outcome === "timed_out" && stopped !== true
+    if (!keepWaiting) yield* release()
+    const bounded = outcome === "not_started" ? preambleOf(run, request) : run.framed.budget.result()
+    const handle: CommandHandle = {
+      ...run.handle,
+      offset: run.handle.source === "pipe" ? run.framed.offset : 0,
+      started: state.started,
+      returned_lines: run.handle.returned_lines + bounded.lines_total
+    }
+    const result: CommandResult = {
+      pane_id: run.handle.pane_id,
+      outcome,
+      exit_status: state.ended ? state.exitStatus : null,
+      output: joinBounded(bounded),
+      lines_total: bounded.lines_total,
+      elided_lines: bounded.elided_lines,
+      elided_after_line: bounded.elided_after_line,
+      truncated: bounded.truncated,
+      cut_lines: bounded.cut_lines,
+      earlier_lines: run.handle.returned_lines,
+      started: state.started,
+      interrupt_sent: interruptSent,
+      command_stopped: stopped,
+      handle: keepWaiting ? encodeHandle(run.key, handle) : null,
+      elapsed_ms: Math.max(0, Date.now() - run.handle.typed_at),
+      shell: run.handle.shell,
+      output_source: run.handle.source,
+      effective_timeout: request.timeout.seconds,
+      timeout_clamped: request.timeout.clamped
+    }
+    return result
+  })
+
+/** What the pane showed in place of a command that did not start, within the output budget. */
+const preambleOf = (run: Run, options: OutputOptions) => {
+  const budget = new HeadTail(options.maxLines, options.maxBytes)
+  for (const line of run.framed.preamble) budget.push(line)
+  return budget.result()
+}

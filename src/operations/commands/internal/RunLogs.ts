@@ -1,0 +1,176 @@
+/**
+ * Where run_command keeps what a command leaves behind while it runs, in a directory only this user
+ * can enter, next to tmux's own (`$TMUX_TMPDIR`, default /tmp): one log per command, written by the
+ * pane's `pipe-pane` (so the whole output is kept, not only what fits the screen or the history),
+ * and the key that signs handles (see CommandHandle). Logs are named by the command's id alone, so a
+ * handle can never point us at any other file, and a log exists exactly as long as its command has
+ * not been reported ended: a wait that sees the end, the pane die or the command not start removes
+ * it, and so does a cancel. (A command read from the pane's history gets an empty log, for that.)
+ *
+ * The recorder needs no one to stop it. `tee` copies what the pane prints into the log at once (no
+ * buffering) and on to `grep`, which watches for the end marker's id; when it shows, the recorder
+ * closes its own pipe through tmux, with everything up to the end already in the log, and releases
+ * the pane's run claim (see PaneClaim). The id is no secret, so a command can show a line that looks
+ * like its end and stop the recording early: the wait then reads the rest from the pane's history,
+ * and only the real end (with the secret) ends it. A log never grows past LOG_LIMIT_BLOCKS (the
+ * recorder's file-size limit; tee goes on feeding grep). When the recorder stops for any reason, it
+ * renames the log `<id>.log.ended`; ended logs untouched for an hour, and the empty logs of
+ * history-read commands untouched for a day, are swept the next time a command runs.
+ */
+import * as fs from "node:fs"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import { Failed } from "../../../domain/Errors.js"
+import { commandLine } from "../../../tmux/ControlProtocol.js"
+import { literalizeFormat } from "../../../tmux/Literal.js"
+import { endMarkerPrefix, isRunId, shellQuote } from "./CommandFraming.js"
+import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
+
+/** Bytes read from a log per poll, so one poll never holds a huge file in memory. */
+const READ_CHUNK = 1024 * 1024
+
+/** The recorder's file-size limit, in the shell's `ulimit -f` blocks (512 bytes in POSIX sh: 128 MiB; bash's own sh mode: 256 MiB). */
+export const LOG_LIMIT_BLOCKS = 262_144
+
+const failure = (detail: string) => new Failed({ command: "run log", reason: "spawn", exitCode: null, stderr: detail })
+
+/** Ended logs older than this are removed (a wait would find the pane gone long ago). */
+const ENDED_LOG_MAX_AGE_MS = 60 * 60 * 1000
+/** Empty logs (commands read from the pane's history) older than this are removed. */
+const EMPTY_LOG_MAX_AGE_MS = 24 * 60 * 60 * 1000
+const LOG = ".log"
+const ENDED = ".ended"
+
+const sweep = (dir: string) => {
+  const now = Date.now()
+  for (const name of fs.readdirSync(dir)) {
+    const ended = name.endsWith(`${LOG}${ENDED}`)
+    if (!ended && !name.endsWith(LOG)) continue
+    const path = join(dir, name)
+    try {
+      const stat = fs.statSync(path)
+      const age = now - stat.mtimeMs
+      if (ended ? age > ENDED_LOG_MAX_AGE_MS : stat.size === 0 && age > EMPTY_LOG_MAX_AGE_MS) fs.rmSync(path, { force: true })
+    } catch {
+      // Removed meanwhile by another server process: nothing to do.
+    }
+  }
+}
+
+/**
+ * The log directory, made on first use: owned by us, mode 0700, not a symlink (shared /tmp). Old
+ * logs are swept here.
+ */
+export const logDirectory = (base: string, uid: number): Effect.Effect<string, Failed> =>
+  Effect.try({
+    try: () => {
+      const dir = join(base, `effect-tmux-mcp-${uid}`)
+      try {
+        fs.mkdirSync(dir, { mode: 0o700 })
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+      }
+      const stat = fs.lstatSync(dir)
+      if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
+        throw new Error(`${dir} is not a private directory of uid ${uid}; remove it and retry`)
+      }
+      sweep(dir)
+      return dir
+    },
+    catch: (error) => failure(`cannot prepare the output log directory: ${error instanceof Error ? error.message : String(error)}`)
+  })
+
+export const logPath = (dir: string, id: string): string => {
+  if (!isRunId(id)) throw new Error(`not a run id: ${id}`)
+  return join(dir, `${id}${LOG}`)
+}
+
+/** Creates the empty log before the pipe opens, so "no file" always means "reported or lost", never "no output yet". */
+export const createLog = (path: string): Effect.Effect<void, Failed> =>
+  Effect.try({
+    try: () => fs.closeSync(fs.openSync(path, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600)),
+    catch: (error) => failure(`cannot create the output log: ${error instanceof Error ? error.message : String(error)}`)
+  })
+
+export interface RecorderOptions {
+  readonly log: string
+  readonly id: string
+  readonly paneId: string
+  readonly socketPath: string
+  /** The tmux program as the recorder (a child of the tmux server) should run it. */
+  readonly tmuxProgram: string
+}
+
+/**
+ * The `pipe-pane` command that records into the log and stops at the end (see the top of this
+ * module). tmux expands formats and strftime escapes in a pipe-pane command, so its `#` and `%` are
+ * doubled to arrive as written.
+ */
+export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: RecorderOptions): string => {
+  const tmux = (commands: ReadonlyArray<ReadonlyArray<string>>) =>
+    `${shellQuote(tmuxProgram)} -S ${shellQuote(socketPath)} ${commands.map((command) => command.map(shellQuote).join(" ")).join(" \\; ")} </dev/null`
+  const ended = tmux([...closePipeCommands(paneId, id), ...releaseClaimCommands(paneId, id)])
+  // Stopped some other way (the pane or server died, someone else's pipe replaced ours): the pipe is no longer ours.
+  const stopped = tmux(forgetPipeCommands(paneId, id))
+  const script = [
+    // Past the size limit, writes to the log fail (and tee carries on for grep) instead of killing tee.
+    "trap '' XFSZ",
+    `ulimit -f ${LOG_LIMIT_BLOCKS} 2>/dev/null`,
+    `tee -a ${shellQuote(log)} | { if LC_ALL=C grep -q -F ${shellQuote(endMarkerPrefix(id))}; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`,
+    `mv -f ${shellQuote(log)} ${shellQuote(`${log}${ENDED}`)} 2>/dev/null`
+  ].join("; ")
+  return literalizeFormat(script).replaceAll("%", "%%")
+}
+
+/** Forgets that the pane's pipe is the recorder of run `id` (without closing whatever pipe it has now). */
+const forgetPipeCommands = (paneId: string, id: string): ReadonlyArray<ReadonlyArray<string>> => [
+  ["if-shell", "-F", "-t", paneId, `#{==:#{@etm-pipe},${id}}`, commandLine([["set-option", "-p", "-u", "-t", paneId, "@etm-pipe"]])]
+]
+
+export interface LogRead {
+  /** The bytes from the offset on (at most one chunk). */
+  readonly bytes: Buffer
+  /** The recorder has stopped: nothing will be added. */
+  readonly finished: boolean
+}
+
+const openLog = (path: string): { readonly fd: number; readonly finished: boolean } | null => {
+  for (const [candidate, finished] of [
+    [path, false],
+    [`${path}${ENDED}`, true]
+  ] as const) {
+    try {
+      return { fd: fs.openSync(candidate, "r"), finished }
+    } catch {
+      // Not under this name.
+    }
+  }
+  return null
+}
+
+/** Reads the log from `offset` on, or null when the log is gone (its command was reported ended, or it expired). */
+export const readLog = (path: string, offset: number): Effect.Effect<LogRead | null> =>
+  Effect.sync(() => {
+    const opened = openLog(path)
+    if (opened === null) return null
+    try {
+      const size = fs.fstatSync(opened.fd).size
+      const length = Math.max(0, Math.min(READ_CHUNK, size - offset))
+      const buffer = Buffer.alloc(length)
+      const read = length === 0 ? 0 : fs.readSync(opened.fd, buffer, 0, length, offset)
+      return { bytes: buffer.subarray(0, read), finished: opened.finished && offset + read >= size }
+    } finally {
+      fs.closeSync(opened.fd)
+    }
+  })
+
+/** Whether the log still exists under either name: its command has not been reported ended. */
+export const logExists = (path: string): Effect.Effect<boolean> =>
+  Effect.sync(() => fs.existsSync(path) || fs.existsSync(`${path}${ENDED}`))
+
+/** Removes the log under either name (the writer may rename it as it goes). */
+export const removeLog = (path: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    fs.rmSync(path, { force: true })
+    fs.rmSync(`${path}${ENDED}`, { force: true })
+  })

@@ -1,0 +1,383 @@
+/**
+ * Typing into a pane with `send-keys`. The caller's keys reach tmux as one argv element, after
+ * `--`, so they are never split on spaces, never read as flags and never parsed by a shell.
+ *
+ * Without `literal`, tmux first looks the whole string up as a key name (case-insensitively: "C-c",
+ * "Up", "end", "F5", "^C", "0x41"); anything else is typed as text. With `literal` it is always text.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
+import { PaneId } from "../../domain/Ids.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import * as Format from "../../tmux/Format.js"
+import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
+import { NonNegativeInt } from "../../domain/Model.js"
+import { decode, queryTree } from "../../tmux/Query.js"
+
+/** tmux's named keys (key-string.c), compared case-insensitively as tmux does. */
+const NAMED_KEYS = new Set(
+  [
+    ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
+    "IC",
+    "Insert",
+    "DC",
+    "Delete",
+    "Home",
+    "End",
+    "NPage",
+    "PageDown",
+    "PgDn",
+    "PPage",
+    "PageUp",
+    "PgUp",
+    "Tab",
+    "BTab",
+    "Space",
+    "BSpace",
+    "Enter",
+    "Escape",
+    "Up",
+    "Down",
+    "Left",
+    "Right",
+    "KP/",
+    "KP*",
+    "KP-",
+    "KP+",
+    "KP.",
+    "KPEnter",
+    ...Array.from({ length: 10 }, (_, i) => `KP${i}`)
+  ].map((name) => name.toLowerCase())
+)
+
+/** ASCII keys that keep a Ctrl modifier as it is (key-string.c). */
+const CTRL_KEEPS = "!#()+,-.0123456789:;<=>'\r\t"
+
+/**
+ * Whether tmux would read `keys` as one special key: a named key (Escape, Up, F5, Enter, Tab, …)
+ * or any key with a modifier (C-c, M-x, S-Up, ^D). A lone printable character ("y") is text.
+ * This decides the default of `enter`: after a special key an Enter is never what was meant.
+ */
+export const isSpecialKey = (keys: string): boolean => {
+  let rest = keys
+  let ctrl = false
+  let modified = false
+  if (rest.length > 1 && rest.startsWith("^")) {
+    ctrl = modified = true
+    rest = rest.slice(1)
+  }
+  while (rest.length > 2 && rest[1] === "-" && "CcMmSs".includes(rest[0]!)) {
+    if ("Cc".includes(rest[0]!)) ctrl = true
+    modified = true
+    rest = rest.slice(2)
+  }
+  if (rest === "") return false
+  if ([...rest].length > 1) return NAMED_KEYS.has(rest.toLowerCase())
+  const code = rest.codePointAt(0)!
+  if (!modified || code < 0x20) return false
+  // tmux turns C-<ASCII> into a control character only for these; other C-<ASCII> are typed as text.
+  if (ctrl && code <= 0x7f && !CTRL_KEEPS.includes(rest)) {
+    return (code >= 97 && code <= 122) || (code >= 64 && code <= 95) || code === 32 || code === 63
+  }
+  return true
+}
+
+/** tmux refuses a command line over about 16 KiB; longer text goes in pieces of this size. */
+const CHUNK_BYTES = 8192
+export const MAX_KEYS_BYTES = 65_536
+
+/** Splits text into pieces of at most `limit` UTF-8 bytes without cutting a character. */
+const chunksOf = (text: string, limit: number): Array<string> => {
+  const chunks: Array<string> = []
+  let current = ""
+  let size = 0
+  for (const character of text) {
+    const bytes = Buffer.byteLength(character, "utf8")
+    if (size + bytes > limit) {
+      chunks.push(current)
+      current = ""
+      size = 0
+    }
+    current += character
+    size += bytes
+  }
+  if (current !== "") chunks.push(current)
+  return chunks
+}
+
+export interface SendKeysRequest {
+  readonly keys: string
+  /** Type the keys as text, never as key names. Default false. */
+  readonly literal?: boolean | undefined
+  /** Press Enter afterwards. Default: true, except after a lone special key (see `isSpecialKey`). */
+  readonly enter?: boolean | undefined
+}
+
+export const KeysSent = Schema.Struct({
+  pane_id: PaneId,
+  literal: Schema.Boolean,
+  special_key: Schema.Boolean.annotations({
+    description: "The keys were one special key (C-c, Escape, Up, F5, …), which is why Enter defaulted to false."
+  }),
+  enter_sent: Schema.Boolean,
+  keys_length: Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+    description: "Characters sent before the Enter (the keys themselves are not returned)."
+  }),
+  pane_in_mode: Schema.Boolean.annotations({
+    description: "The pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
+  })
+})
+export type KeysSent = typeof KeysSent.Type
+
+const paneStateRecord = Format.record("pst", {
+  pane_id: Format.string("pane_id"),
+  dead: Format.bool("pane_dead"),
+  in_mode: Format.bool("pane_in_mode")
+})
+
+/** A pane that can receive input: it exists and its program is alive. */
+export interface TypablePane {
+  readonly pane_id: string
+  /** In copy mode or another tmux mode: keys go to that mode, not to the program. */
+  readonly in_mode: boolean
+}
+
+/**
+ * Looks the pane up before anything is sent: a dead pane is refused (tmux would drop input sent
+ * there without a word), a missing one is NotFound.
+ */
+export const typablePane = (
+  socket: ResolvedSocket,
+  paneId: string,
+  sent: "typed" | "pasted" = "typed"
+): Effect.Effect<TypablePane, TmuxError | Conflict, Tmux> =>
+  Effect.gen(function* () {
+    const state = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneStateRecord.format(m)]], {
+      kind: "pane",
+      id: paneId
+    })
+    const pane = (yield* decode(paneStateRecord, state)).find((row) => row.pane_id === paneId)
+    if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    if (pane.dead) {
+      return yield* Effect.fail(
+        new Conflict({ kind: "dead", reason: `pane ${paneId} is dead (its program exited): nothing ${sent} there would arrive.` })
+      )
+    }
+    return { pane_id: pane.pane_id, in_mode: pane.in_mode }
+  })
+
+/** What one send-keys request becomes, checked before anything is sent. */
+export interface KeysPlan {
+  readonly literal: boolean
+  readonly special: boolean
+  readonly enter: boolean
+  /** Characters typed before the Enter. */
+  readonly length: number
+  /** Payload bytes (the keys' UTF-8 length). */
+  readonly bytes: number
+  /** The command lists to run in order: one, or several pieces for long text. */
+  readonly invocations: ReadonlyArray<ReadonlyArray<TmuxCommand>>
+}
+
+/** Checks a request and builds its commands; the reason is returned when it cannot be sent. */
+export const planKeys = (paneId: string, request: SendKeysRequest): Either.Either<KeysPlan, string> => {
+  const { keys } = request
+  const literal = request.literal ?? false
+  // Node refuses argv with NUL bytes in an exception that quotes the argument.
+  if (keys.includes("\0")) return Either.left("keys must not contain NUL characters.")
+  const bytes = Buffer.byteLength(keys, "utf8")
+  if (bytes > MAX_KEYS_BYTES) return Either.left(`keys must be at most ${MAX_KEYS_BYTES} bytes.`)
+  const special = !literal && isSpecialKey(keys)
+  const enter = request.enter ?? !special
+  if (keys === "" && !enter) return Either.left("nothing to send: keys is empty and enter is false.")
+  const invocations: Array<Array<TmuxCommand>> =
+    keys === ""
+      ? [[]]
+      : bytes <= CHUNK_BYTES
+        ? [[["send-keys", "-t", paneId, ...(literal ? ["-l"] : []), "--", keys]]]
+        : chunksOf(keys, CHUNK_BYTES).map((chunk) => [["send-keys", "-t", paneId, "-l", "--", chunk]])
+  if (enter) invocations[invocations.length - 1]!.push(["send-keys", "-t", paneId, "Enter"])
+  return Either.right({ literal, special, enter, length: [...keys].length, bytes, invocations })
+}
+
+/**
+ * Sends keys, then Enter as a key of its own. A dead pane is refused before anything is sent (tmux
+ * would drop the keys without a word). Text longer than one tmux command allows goes in pieces,
+ * in order, typed literally (text that long cannot be a key name, so nothing changes meaning).
+ */
+export const sendKeys = (
+  socket: ResolvedSocket,
+  paneId: string,
+  request: SendKeysRequest
+): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
+  Effect.gen(function* () {
+    const plan = yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
+    const pane = yield* typablePane(socket, paneId)
+    const tmux = yield* Tmux
+    for (const commands of plan.invocations) yield* tmux.run(socket, commands)
+    return {
+      pane_id: paneId,
+      literal: plan.literal,
+      special_key: plan.special,
+      enter_sent: plan.enter,
+      keys_length: plan.length,
+      pane_in_mode: pane.in_mode
+    }
+  })
+
+export const MAX_BATCH_OPERATIONS = 64
+export const MAX_BATCH_DELAY_MS = 2000
+
+/**
+ * Room for one invocation's argv: tmux 3.3a takes a client's whole command line in one message of
+ * at most 16 KiB (socket path and global flags included), so the batch packs its commands below that.
+ */
+const INVOCATION_BYTES = 12_288
+
+const argvBytes = (commands: ReadonlyArray<TmuxCommand>): number =>
+  commands.reduce((sum, command) => sum + command.reduce((n, arg) => n + Buffer.byteLength(arg, "utf8") + 1, 2), 0)
+
+/** Operations sent together by the same invocations: they succeed or fail together. */
+export interface BatchStep {
+  readonly operations: ReadonlyArray<number>
+  readonly invocations: ReadonlyArray<ReadonlyArray<TmuxCommand>>
+}
+
+/**
+ * Groups planned operations into steps. With `packed`, consecutive one-invocation operations share
+ * an invocation while it stays under tmux's size limit (so a batch of short keys is one round trip);
+ * an operation that needs several pieces is a step of its own. Without `packed`, every operation is
+ * its own step (there is a pause between them).
+ */
+export const batchSteps = (plans: ReadonlyArray<KeysPlan>, packed: boolean): Array<BatchStep> => {
+  const steps: Array<{ operations: Array<number>; invocations: Array<Array<TmuxCommand>> }> = []
+  let open: { operations: Array<number>; invocations: Array<Array<TmuxCommand>> } | undefined
+  plans.forEach((plan, index) => {
+    const single = plan.invocations.length === 1 ? plan.invocations[0]! : undefined
+    if (packed && single !== undefined && open !== undefined && argvBytes(open.invocations[0]!) + argvBytes(single) <= INVOCATION_BYTES) {
+      open.operations.push(index)
+      open.invocations[0]!.push(...single)
+      return
+    }
+    const step = { operations: [index], invocations: plan.invocations.map((commands) => [...commands]) }
+    steps.push(step)
+    open = packed && single !== undefined ? step : undefined
+  })
+  return steps
+}
+
+export const BatchOperationResult = Schema.Struct({
+  index: NonNegativeInt,
+  status: Schema.Literal("sent", "failed", "skipped").annotations({
+    description:
+      "sent; failed (tmux refused the invocation that carried it: it may have been sent in part); skipped (not attempted after an earlier failure, stop_on_error)."
+  }),
+  ok: Schema.Boolean.annotations({ description: "status is sent." }),
+  literal: Schema.Boolean,
+  special_key: Schema.Boolean,
+  enter_sent: Schema.Boolean.annotations({ description: "An Enter followed this operation's keys (only when sent)." }),
+  keys_length: NonNegativeInt,
+  error: Schema.NullOr(
+    Schema.Struct({
+      code: Schema.String.annotations({ description: "The error code, as a failed call's _meta carries it (not_found, no_server, failed, timeout)." }),
+      message: Schema.String
+    })
+  )
+})
+export type BatchOperationResult = typeof BatchOperationResult.Type
+
+export const KeysBatchSent = Schema.Struct({
+  pane_id: PaneId,
+  pane_in_mode: Schema.Boolean.annotations({
+    description: "The pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
+  }),
+  operations_total: NonNegativeInt,
+  operations_sent: NonNegativeInt,
+  operations_failed: NonNegativeInt,
+  operations_skipped: NonNegativeInt,
+  invocations: NonNegativeInt.annotations({ description: "tmux round trips the batch took." }),
+  results: Schema.Array(BatchOperationResult)
+})
+export type KeysBatchSent = typeof KeysBatchSent.Type
+
+export interface SendKeysBatchRequest {
+  readonly operations: ReadonlyArray<SendKeysRequest>
+  /** Pause between operations; 0 packs them into as few invocations as possible. */
+  readonly delayMs: number
+  /** Skip the remaining operations after one fails. */
+  readonly stopOnError: boolean
+}
+
+/**
+ * Several send-keys requests to one pane, in order: every operation is checked and the pane looked
+ * up once before anything is sent. Each operation reports its own outcome; the call as a whole fails
+ * only when nothing at all was sent, with the first error.
+ */
+export const sendKeysBatch = (
+  socket: ResolvedSocket,
+  paneId: string,
+  request: SendKeysBatchRequest
+): Effect.Effect<KeysBatchSent, TmuxError | InvalidInput | Conflict, Tmux> =>
+  Effect.gen(function* () {
+    const { operations, delayMs } = request
+    if (operations.length < 1 || operations.length > MAX_BATCH_OPERATIONS) {
+      return yield* Effect.fail(new InvalidInput({ reason: `operations must hold 1 to ${MAX_BATCH_OPERATIONS} entries.` }))
+    }
+    const plans: Array<KeysPlan> = []
+    for (const [index, operation] of operations.entries()) {
+      const plan = planKeys(paneId, operation)
+      if (Either.isLeft(plan)) {
+        return yield* Effect.fail(new InvalidInput({ reason: `operations[${index}]: ${plan.left} Nothing was sent.` }))
+      }
+      plans.push(plan.right)
+    }
+    const total = plans.reduce((sum, plan) => sum + plan.bytes, 0)
+    if (total > MAX_KEYS_BYTES) {
+      return yield* Effect.fail(new InvalidInput({ reason: `the operations' keys must be at most ${MAX_KEYS_BYTES} bytes together.` }))
+    }
+    const pane = yield* typablePane(socket, paneId)
+    const tmux = yield* Tmux
+    const results: Array<BatchOperationResult> = plans.map((plan, index) => ({
+      index,
+      status: "skipped",
+      ok: false,
+      literal: plan.literal,
+      special_key: plan.special,
+      enter_sent: false,
+      keys_length: plan.length,
+      error: null
+    }))
+    let invocations = 0
+    let firstError: TmuxError | undefined
+    for (const [position, step] of batchSteps(plans, delayMs === 0).entries()) {
+      if (position > 0 && delayMs > 0) yield* Effect.sleep(delayMs)
+      const outcome = yield* Effect.either(
+        Effect.forEach(step.invocations, (commands) => Effect.zipRight(Effect.sync(() => invocations++), tmux.run(socket, commands)), {
+          discard: true
+        })
+      )
+      for (const index of step.operations) {
+        results[index] = Either.isRight(outcome)
+          ? { ...results[index]!, status: "sent", ok: true, enter_sent: plans[index]!.enter }
+          : { ...results[index]!, status: "failed", error: { code: errorCode(outcome.left), message: outcome.left.message } }
+      }
+      if (Either.isLeft(outcome)) {
+        firstError ??= outcome.left
+        if (request.stopOnError) break
+      }
+    }
+    const count = (status: BatchOperationResult["status"]) => results.filter((result) => result.status === status).length
+    if (count("sent") === 0 && firstError !== undefined) return yield* Effect.fail(firstError)
+    return {
+      pane_id: paneId,
+      pane_in_mode: pane.in_mode,
+      operations_total: results.length,
+      operations_sent: count("sent"),
+      operations_failed: count("failed"),
+      operations_skipped: count("skipped"),
+      invocations,
+      results
+    }
+  })

@@ -1,0 +1,64 @@
+/**
+ * Pasting text into a pane through a buffer of its own: `load-buffer` from the client's stdin, then
+ * `paste-buffer -d` (and an Enter if asked), in one invocation. The text never appears in an argv or
+ * a temporary file, arrives as one paste (bracketed when the program asked for that), and is never
+ * read as key names. The buffer is removed on every path: `-d` removes it after a paste, and any
+ * failure or interruption deletes it explicitly. A bracketed paste never carries the paste-end
+ * sequence (BracketedPaste.ts).
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { Conflict, InvalidInput, type TmuxError } from "../../domain/Errors.js"
+import { PaneId } from "../../domain/Ids.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import type { Tmux } from "../../tmux/Tmux.js"
+import { NonNegativeInt } from "../../domain/Model.js"
+import { refusePasteEnd } from "./internal/BracketedPaste.js"
+import { checkBufferText, pasteThroughPrivateBuffer } from "./Buffers.js"
+import { typablePane } from "./Input.js"
+
+export const TextPasted = Schema.Struct({
+  pane_id: PaneId,
+  bytes: NonNegativeInt.annotations({ description: "UTF-8 bytes pasted (the text itself is not returned)." }),
+  bracketed: Schema.Boolean.annotations({
+    description: "Bracketed paste was asked for (tmux adds the brackets only when the pane's program turned that mode on)."
+  }),
+  enter_sent: Schema.Boolean,
+  pane_in_mode: Schema.Boolean.annotations({
+    description: "The pane was in copy mode or another tmux mode: the text went to the program all the same, and the pane is still in the mode."
+  })
+})
+export type TextPasted = typeof TextPasted.Type
+
+export interface PasteTextRequest {
+  readonly text: string
+  readonly bracketed: boolean
+  /** Press Enter after the paste (runs what was pasted, in a shell). */
+  readonly enter: boolean
+}
+
+export const pasteText = (
+  socket: ResolvedSocket,
+  paneId: string,
+  request: PasteTextRequest
+): Effect.Effect<TextPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
+  Effect.gen(function* () {
+    const bytes = yield* checkBufferText(request.text)
+    if (request.bracketed) yield* refusePasteEnd(request.text, "text")
+    const pane = yield* typablePane(socket, paneId, "pasted")
+    // tmux pastes past a mode, straight to the program, but an Enter goes to the mode: the text
+    // would sit there unrun while the result said Enter was sent.
+    if (request.enter && pane.in_mode) {
+      return yield* Effect.fail(
+        new Conflict({
+          kind: "copy_mode",
+          reason: `pane ${paneId} is in copy mode (or another tmux mode), where Enter would go to the mode, not the program. Leave the mode first (send_keys "q"), or paste without enter. Nothing was pasted.`
+        })
+      )
+    }
+    yield* pasteThroughPrivateBuffer(socket, paneId, request.text, {
+      bracketed: request.bracketed,
+      after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
+    })
+    return { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
+  })

@@ -1,0 +1,353 @@
+/**
+ * Bringing processes into tmux: a new session, a new window, a split pane, a respawned pane. Each
+ * is one tmux command list that does the work and reads the result back: `-P -F` prints the new
+ * object, and the server identity, the clients and the window links come from the same list, so
+ * the answer describes exactly the object that was made.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { type Denied, type Failed, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
+import type { PaneDetail, ServerIdentity, Session, Window } from "../../domain/Model.js"
+import type { InvocationContext } from "../../context/InvocationContext.js"
+import { Ownership } from "../../services/Ownership.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import * as Format from "../../tmux/Format.js"
+import { literalizeFormat } from "../../tmux/Literal.js"
+import { paneRecord, sessionRecord, windowRecord } from "../../tmux/Records.js"
+import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
+import { ensureGeneration } from "../servers/Generation.js"
+import { refuseCallerPane } from "../hierarchy/Guards.js"
+import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/Hierarchy.js"
+import { checkName, type NameKind } from "../layout/Names.js"
+import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, runTree, serverIdentityCommand } from "../../tmux/Query.js"
+import { probeServer } from "../servers/Servers.js"
+import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
+import { type SpawnRequest, spawnArguments } from "./Spawn.js"
+
+export interface CreateSessionRequest extends SpawnRequest {
+  readonly sessionName?: string | undefined
+  readonly windowName?: string | undefined
+  /** Size of the initial window in cells; tmux's default-size (80x24) otherwise. */
+  readonly width?: number | undefined
+  readonly height?: number | undefined
+  /** Start a server when none runs on the socket; otherwise a dead socket fails with NoServer. */
+  readonly allowServerStart?: boolean | undefined
+  /** The session belongs to this process: the Ownership scope kills it when it closes. */
+  readonly owned?: boolean | undefined
+}
+
+export interface CreatedSession {
+  readonly session: Session
+  readonly server: ServerIdentity
+  /** Whether this call started the tmux server (no server answered the probe before it). */
+  readonly serverStarted: boolean
+  readonly owned: boolean
+}
+
+export interface CreateWindowRequest extends SpawnRequest {
+  readonly windowName?: string | undefined
+  /** Where the window goes in the session; the next free index otherwise. */
+  readonly windowIndex?: number | undefined
+  /** Leave the session's current window as it is (default true). */
+  readonly detached?: boolean | undefined
+  /** Refuse the call if the server is no longer this generation. */
+  readonly generation?: string | undefined
+}
+
+export interface CreatedWindow {
+  readonly window: Window
+  /** The window's only pane. */
+  readonly pane: PaneDetail
+  readonly server: ServerIdentity
+}
+
+/** Where the new pane goes, relative to the pane that is split. */
+export type SplitDirection = "above" | "below" | "left" | "right"
+
+export interface SplitWindowRequest extends SpawnRequest {
+  /** Default "below". */
+  readonly direction?: SplitDirection | undefined
+  /** Cells (e.g. 10) or a percentage of the split pane (e.g. "30%"); half otherwise. */
+  readonly size?: number | `${number}%` | undefined
+  /** Leave the window's active pane as it is (default true). */
+  readonly detached?: boolean | undefined
+  readonly generation?: string | undefined
+}
+
+export interface RespawnPaneRequest extends SpawnRequest {
+  /** Kill the pane's running process first (default true); without it only a dead pane respawns. */
+  readonly kill?: boolean | undefined
+  readonly generation?: string | undefined
+}
+
+export interface SpawnedPane {
+  readonly pane: PaneDetail
+  readonly server: ServerIdentity
+}
+
+const DIRECTION_FLAGS: Record<SplitDirection, ReadonlyArray<string>> = {
+  below: ["-v"],
+  above: ["-v", "-b"],
+  right: ["-h"],
+  left: ["-h", "-b"]
+}
+
+/** Where a pane is: its process's directory, and the one it started in (all a dead pane has). */
+const paneDirectoryRecord = Format.record("dir", {
+  pane_id: Format.string("pane_id"),
+  current: Format.string("pane_current_path"),
+  start: Format.string("pane_start_path")
+})
+
+/**
+ * The directory a split of `paneId` should start in. tmux's own default is the tmux client's
+ * directory (this MCP server's), and a `-c '#{pane_current_path}'` would be expanded for the
+ * session's active pane rather than the split one (tmux 3.3a), so the path is read first.
+ */
+const splitDirectory = (socket: ResolvedSocket, paneId: string): Effect.Effect<string | undefined, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    const output = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneDirectoryRecord.format(m)]], {
+      kind: "pane",
+      id: paneId
+    })
+    const pane = (yield* decode(paneDirectoryRecord, output)).find((row) => row.pane_id === paneId)
+    if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    const directory = pane.current !== "" ? pane.current : pane.start
+    return directory === "" ? undefined : directory
+  })
+
+const tmuxSaid =
+  (pattern: RegExp) =>
+  (error: TmuxError): error is Failed =>
+    error._tag === "Failed" && error.reason === "exit" && pattern.test(error.stderr)
+
+/** tmux's words for failures that are the caller's to fix (names are quoted as tmux stored them). */
+const DUPLICATE_SESSION = /duplicate session: /
+const INDEX_IN_USE = /index \d+ in use/
+const PANE_STILL_ACTIVE = /still active/
+
+const flagIf = (condition: boolean, ...flags: ReadonlyArray<string>): ReadonlyArray<string> => (condition ? flags : [])
+
+/**
+ * The flag that names a new session or window. A name tmux would store differently is refused
+ * first, so the stored name is the one asked for.
+ */
+const nameFlag = (
+  flag: string,
+  kind: NameKind,
+  argument: string,
+  name: string | undefined
+): Effect.Effect<ReadonlyArray<string>, InvalidInput> =>
+  name === undefined ? Effect.succeed([]) : Effect.as(checkName(kind, name, argument), [flag, literalizeFormat(name)])
+
+const firstRow = <A>(rows: ReadonlyArray<A>, what: string): Effect.Effect<A, Failed> =>
+  rows[0] === undefined ? Effect.fail(Format.unreadable(`format ${what}`, `tmux printed no ${what} record`)) : Effect.succeed(rows[0])
+
+/** A pane's start directory, printed next to its pane record. */
+const startDirectoryRecord = Format.record("spd", {
+  pane_id: Format.string("pane_id"),
+  directory: Format.string("pane_start_path")
+})
+
+/** The `-F` format that prints a spawned pane: its record and the directory it started in. */
+const spawnedPaneFormat = (marks: Format.Marks): string => paneRecord.format(marks) + startDirectoryRecord.format(marks)
+
+/**
+ * Runs a command list that spawns a pane and prints it with `spawnedPaneFormat`, reads it back with
+ * the server identity, clients and window links, and returns that pane (`paneId`, or the only pane
+ * the list printed).
+ */
+const spawnAndRead = (
+  socket: ResolvedSocket,
+  commands: (marks: Format.Marks) => ReadonlyArray<TmuxCommand>,
+  target: QueryTarget,
+  paneId?: string
+): Effect.Effect<SpawnedPane & { readonly output: Format.ParsedOutput }, TmuxError, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    const marks = Format.newMarks()
+    const output = Format.parseOutput(
+      yield* runTree(socket, [serverIdentityCommand(marks), ...commands(marks), clientsCommand(marks), placementsCommand(marks)], target),
+      marks
+    )
+    const server = yield* decodeServerIdentity(output)
+    const panes = yield* toPaneDetails(socket, server, output)
+    const starts = yield* decode(startDirectoryRecord, output)
+    const id = paneId ?? (yield* firstRow(starts, "pane")).pane_id
+    const pane = panes.find((candidate) => candidate.pane_id === id)
+    // A pane whose process ends at once may be gone before the read-back (without remain-on-exit).
+    if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: id, socket: socket.label }))
+    // The process was started there a moment ago and has not had a chance to move. Its directory
+    // read now races with the child's own set-up: tmux 3.3a then reports an empty path.
+    const directory = starts.find((start) => start.pane_id === id)?.directory
+    return { pane: directory === undefined || directory === "" ? pane : { ...pane, cwd: directory }, server, output }
+  })
+
+/**
+ * A new session, detached. On a socket with no server this fails with NoServer unless
+ * `allowServerStart`; with it, a probe decides whether this call starts the server, so
+ * `serverStarted` is true only for the call that did (a server started by someone else between
+ * the probe and the call would also be reported as ours).
+ */
+export const createSession = (
+  socket: ResolvedSocket,
+  request: CreateSessionRequest
+): Effect.Effect<CreatedSession, TmuxError | InvalidInput, Tmux | Ownership> =>
+  Effect.gen(function* () {
+    const sessionName = yield* nameFlag("-s", "session name", "session_name", request.sessionName)
+    const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
+    const spawn = yield* spawnArguments(request)
+    const owned = request.owned === true
+    const running = request.allowServerStart === true ? yield* probeServer(socket) : Option.none()
+    const startServer = request.allowServerStart === true && Option.isNone(running)
+    if (startServer) yield* refuseOccupiedSocketPath(socket)
+    const ownership = yield* Ownership
+    // Registered before the session exists, so no moment has a marked session the finalizer would miss.
+    if (owned) yield* ownership.register(socket)
+    const output = yield* query(
+      socket,
+      (m) => [
+        [
+          "new-session",
+          "-d",
+          "-P",
+          "-F",
+          sessionRecord.format(m),
+          ...sessionName,
+          ...windowName,
+          ...(request.width === undefined ? [] : ["-x", String(request.width)]),
+          ...(request.height === undefined ? [] : ["-y", String(request.height)]),
+          ...spawn.flags,
+          ...spawn.argv
+        ],
+        // new-session makes the new session current, so the mark lands on it and nowhere else.
+        ...(owned ? [ownership.markCommand] : []),
+        serverIdentityCommand(m)
+      ],
+      { startServer }
+    ).pipe(
+      Effect.catchIf(tmuxSaid(DUPLICATE_SESSION), (error) =>
+        Effect.fail(
+          new InvalidInput({
+            reason: `a session with that name already exists on ${socket.label} (tmux: ${error.stderr.trim()}). Pick another session_name; list_sessions shows the names in use.`
+          })
+        )
+      )
+    )
+    const session = yield* firstRow(yield* decode(sessionRecord, output), "session")
+    return {
+      session: session as Session,
+      server: yield* decodeServerIdentity(output),
+      serverStarted: startServer,
+      owned
+    }
+  })
+
+/** A new window in an explicitly named session, and its pane. */
+export const createWindow = (
+  socket: ResolvedSocket,
+  sessionId: string,
+  request: CreateWindowRequest
+): Effect.Effect<CreatedWindow, TmuxError | InvalidInput, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
+    const spawn = yield* spawnArguments(request)
+    yield* ensureGeneration(socket, request.generation)
+    // "$1:" means "in session $1, at the next free index" (a bare target may name a window instead).
+    const target = `${sessionId}:${request.windowIndex ?? ""}`
+    const { output, pane, server } = yield* spawnAndRead(
+      socket,
+      (m) => [
+        [
+          "new-window",
+          ...flagIf(request.detached !== false, "-d"),
+          "-P",
+          // Several records from one format: the new pane, its start directory and its window.
+          "-F",
+          spawnedPaneFormat(m) + windowRecord.format(m),
+          ...windowName,
+          ...spawn.flags,
+          "-t",
+          target,
+          ...spawn.argv
+        ]
+      ],
+      { kind: "session", id: sessionId }
+    ).pipe(
+      Effect.catchIf(tmuxSaid(INDEX_IN_USE), () =>
+        Effect.fail(
+          new InvalidInput({
+            reason: `window index ${request.windowIndex} is already taken in session ${sessionId}; omit window_index for the next free one.`
+          })
+        )
+      )
+    )
+    const window = yield* firstRow(yield* decode(windowRecord, output), "window")
+    return { window: window as Window, pane, server }
+  })
+
+/** A new pane next to an existing one, starting in that pane's directory unless told otherwise. */
+export const splitWindow = (
+  socket: ResolvedSocket,
+  paneId: string,
+  request: SplitWindowRequest
+): Effect.Effect<SpawnedPane, TmuxError | InvalidInput, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    const spawn = yield* spawnArguments(request)
+    yield* ensureGeneration(socket, request.generation)
+    const directory = request.startDirectory === undefined ? yield* splitDirectory(socket, paneId) : undefined
+    const { pane, server } = yield* spawnAndRead(
+      socket,
+      (m) => [
+        [
+          "split-window",
+          ...DIRECTION_FLAGS[request.direction ?? "below"],
+          ...flagIf(request.detached !== false, "-d"),
+          ...(request.size === undefined ? [] : ["-l", String(request.size)]),
+          "-P",
+          "-F",
+          spawnedPaneFormat(m),
+          ...(directory === undefined ? [] : ["-c", literalizeFormat(directory)]),
+          ...spawn.flags,
+          "-t",
+          paneId,
+          ...spawn.argv
+        ]
+      ],
+      { kind: "pane", id: paneId }
+    )
+    return { pane, server }
+  })
+
+/**
+ * Restarts a pane's process: the given argv, or the command the pane was started with. Never the
+ * pane this MCP server runs in.
+ */
+export const respawnPane = (
+  socket: ResolvedSocket,
+  paneId: string,
+  request: RespawnPaneRequest
+): Effect.Effect<SpawnedPane, TmuxError | InvalidInput | Denied, Tmux | InvocationContext> =>
+  Effect.gen(function* () {
+    yield* refuseCallerPane(socket, paneId, "respawn")
+    const spawn = yield* spawnArguments(request)
+    yield* ensureGeneration(socket, request.generation)
+    const { pane, server } = yield* spawnAndRead(
+      socket,
+      (m) => [
+        ["respawn-pane", ...flagIf(request.kill !== false, "-k"), ...spawn.flags, "-t", paneId, ...spawn.argv],
+        // respawn-pane prints nothing; `list-panes -t` lists the pane's whole window.
+        ["list-panes", "-t", paneId, "-F", spawnedPaneFormat(m)]
+      ],
+      { kind: "pane", id: paneId },
+      paneId
+    ).pipe(
+      Effect.catchIf(tmuxSaid(PANE_STILL_ACTIVE), () =>
+        Effect.fail(
+          new InvalidInput({
+            reason: `pane ${paneId} is still running its process; pass kill=true to kill it and respawn.`
+          })
+        )
+      )
+    )
+    return { pane, server }
+  })

@@ -1,0 +1,100 @@
+/**
+ * The invocation context in one answer: inside tmux or not, the caller's live pane / window /
+ * session, the socket the tools will query and whether a server runs there, how many servers
+ * exist, and the policy in force. Every state is data, not an error.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
+import type { WhereAmI } from "../../domain/Model.js"
+import { Config } from "../../context/Config.js"
+import { InvocationContext } from "../../context/InvocationContext.js"
+import { type SocketSelector, SocketResolver } from "../../context/SocketResolver.js"
+import { paneIdsRecord } from "../../tmux/Records.js"
+import type { Tmux } from "../../tmux/Tmux.js"
+import { decode } from "../../tmux/Query.js"
+import { type SurveyFocus, surveyServers } from "./Servers.js"
+
+interface CallerLookup {
+  readonly status: WhereAmI["caller_status"]
+  readonly window_id: string | null
+  readonly session_id: string | null
+}
+
+/**
+ * One invocation per socket, all at once, each with the survey's short deadline: every live server
+ * is counted (identity and sessions), the effective socket's answer is that same invocation's, and
+ * the caller's pane is looked up in the invocation that asks the caller's socket. A socket that does
+ * not answer in time is counted apart, and said to be unresponsive when it is the effective one.
+ */
+export const whereAmI = (
+  selector: SocketSelector = {}
+): Effect.Effect<WhereAmI, Failed | NotFound | InvalidInput, Tmux | Config | InvocationContext | SocketResolver> =>
+  Effect.gen(function* () {
+    const config = yield* Config
+    const context = yield* InvocationContext
+    const resolver = yield* SocketResolver
+    const effective = yield* resolver.resolve(selector)
+    const callerInfo = Option.getOrNull(context.caller)
+    const paneId = callerInfo?.paneId ?? null
+
+    const focus: Array<SurveyFocus> = [{ socket: effective }]
+    if (callerInfo !== null && paneId !== null) {
+      focus.push({
+        socket: resolver.fromPath(callerInfo.socketPath, "caller ($TMUX)"),
+        // `display-message -t %N` resolves the pane like `list-panes -t %N` (its window's best
+        // session) but never fails: for a missing pane it prints another pane or empty fields, so
+        // the answer is checked against the id, and the rest of the invocation is not lost.
+        commands: (m) => [["display-message", "-p", "-t", paneId, paneIdsRecord.format(m)]]
+      })
+    }
+    const survey = yield* surveyServers([effective.path], focus)
+    const effectiveProbe = survey.focus[0]!
+    const server = effectiveProbe._tag === "Answered" ? Option.some(effectiveProbe.answer.server) : Option.none()
+
+    const gone = (status: "pane_gone" | "server_gone"): CallerLookup => ({ status, window_id: null, session_id: null })
+    let caller: CallerLookup
+    if (callerInfo === null) {
+      caller = { status: context.uncertain ? "uncertain" : "outside_tmux", window_id: null, session_id: null }
+    } else if (paneId === null) {
+      caller = { status: "uncertain", window_id: null, session_id: null }
+    } else {
+      const probe = survey.focus[1]!
+      if (probe._tag === "Unresponsive") {
+        // Alive or not, nobody can tell: the caller's server did not answer in time.
+        caller = { status: "uncertain", window_id: null, session_id: null }
+      } else if (probe._tag === "NoServer" || probe.answer.server.pid !== callerInfo.serverPid) {
+        // A restarted server reuses pane ids: the pid tells whether this is still the caller's server.
+        caller = gone("server_gone")
+      } else {
+        const row = (yield* decode(paneIdsRecord, probe.answer.output)).find((r) => r.pane_id === paneId)
+        caller = row === undefined ? gone("pane_gone") : { status: "live", window_id: row.window_id, session_id: row.session_id }
+      }
+    }
+
+    return {
+      inside_tmux: callerInfo !== null,
+      caller_status: caller.status,
+      pane_id: caller.status === "live" ? paneId : null,
+      window_id: caller.window_id,
+      session_id: caller.session_id,
+      caller_socket_path: callerInfo?.socketPath ?? null,
+      effective_socket_name: effective.name,
+      effective_socket_path: effective.path,
+      socket_rule: effective.rule,
+      targets_caller_server:
+        callerInfo === null || effectiveProbe._tag === "Unresponsive"
+          ? null
+          : Option.isSome(server) && context.isCallerServer(effective, server.value.pid) === true,
+      server_running: Option.isSome(server),
+      server_unresponsive: effectiveProbe._tag === "Unresponsive",
+      server_pid: Option.isSome(server) ? server.value.pid : null,
+      server_version: Option.isSome(server) ? server.value.version : null,
+      generation: Option.isSome(server) ? server.value.generation : null,
+      live_server_count: survey.live.length,
+      unresponsive_server_count: survey.unresponsive.length,
+      safety_level: config.safety,
+      suppress_history: config.suppressHistory,
+      allow_server_start: config.allowServerStart
+    }
+  })

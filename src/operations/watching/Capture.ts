@@ -1,0 +1,52 @@
+/**
+ * Reading what a pane shows, bounded: the newest lines are kept when the range is too long.
+ */
+import * as Effect from "effect/Effect"
+import { stripControls } from "../../domain/ControlText.js"
+import type { TmuxError } from "../../domain/Errors.js"
+import type { Capture } from "../../domain/Model.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import type { Tmux } from "../../tmux/Tmux.js"
+import { runTree } from "../../tmux/Query.js"
+
+/** A tmux capture line: 0 is the first visible line, negative numbers reach into history, "-" is the far end. */
+export type CaptureLine = number | "-"
+
+export interface CaptureOptions {
+  /** First line; default: the top of the visible screen. */
+  readonly start?: CaptureLine | undefined
+  /** Last line; default: the bottom of the visible screen. */
+  readonly end?: CaptureLine | undefined
+  /** Keep at most this many lines, the newest ones. */
+  readonly maxLines: number
+  /** Join lines that tmux wrapped because they were wider than the pane. */
+  readonly joinWrapped: boolean
+}
+
+export const DEFAULT_CAPTURE_MAX_LINES = 500
+
+export const capturePane = (
+  socket: ResolvedSocket,
+  paneId: string,
+  options: CaptureOptions
+): Effect.Effect<Capture, TmuxError, Tmux> =>
+  Effect.gen(function* () {
+    const command = ["capture-pane", "-p", "-t", paneId]
+    if (options.start !== undefined) command.push("-S", String(options.start))
+    if (options.end !== undefined) command.push("-E", String(options.end))
+    if (options.joinWrapped) command.push("-J")
+    const output = yield* runTree(socket, [command], { kind: "pane", id: paneId })
+    // -J keeps trailing spaces; they carry no meaning for a reader, and blank rows below the
+    // last output are screen, not content.
+    const lines = output.split("\n").map((line) => stripControls(line).trimEnd())
+    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
+    const kept = lines.length > options.maxLines ? lines.slice(lines.length - options.maxLines) : lines
+    return {
+      pane_id: paneId,
+      content: kept.join("\n"),
+      lines_total: lines.length,
+      lines_returned: kept.length,
+      truncated: kept.length < lines.length,
+      truncated_lines: lines.length - kept.length
+    }
+  })

@@ -1,0 +1,103 @@
+/**
+ * Finding caller-given patterns in pane text without letting a hostile pattern hang the server.
+ * Literal patterns are plain substring searches. Regular expressions run inside a `vm` script with
+ * a time box: V8 interrupts even a catastrophically backtracking expression there, and the caller
+ * gets an InvalidInput saying to simplify the pattern. One script run covers a whole batch of lines,
+ * so the time box costs about half a millisecond per batch, not per line.
+ */
+import * as vm from "node:vm"
+import * as Effect from "effect/Effect"
+import { InvalidInput } from "../../domain/Errors.js"
+
+export const MAX_PATTERNS = 20
+export const MAX_PATTERN_LENGTH = 4096
+/** How long one batch of regular-expression matching may run. */
+export const REGEX_TIME_BOX_MS = 250
+
+export interface PatternSpec {
+  readonly patterns: ReadonlyArray<string>
+  readonly regex?: boolean | undefined
+  readonly ignoreCase?: boolean | undefined
+}
+
+/** Where a pattern matched: the line's index in the batch and the first pattern that matched it. */
+export interface LineMatch {
+  readonly line: number
+  readonly pattern: number
+}
+
+export interface Matcher {
+  /** Every line of `lines` that some pattern matches, in order; fails when a regex exceeds the time box. */
+  readonly matchLines: (lines: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<LineMatch>, InvalidInput>
+}
+
+const MATCH_SCRIPT = new vm.Script(`
+  out = [];
+  for (let i = 0; i < lines.length; i++) {
+    for (let p = 0; p < regexes.length; p++) {
+      regexes[p].lastIndex = 0;
+      if (regexes[p].test(lines[i])) { out.push(i, p); break; }
+    }
+  }
+`)
+
+/** Checks and compiles the patterns; a bad one is named by its position, never echoed. */
+export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect.Effect<Matcher, InvalidInput> =>
+  Effect.gen(function* () {
+    if (spec.patterns.length === 0) return yield* Effect.fail(new InvalidInput({ reason: `${argument} must hold at least one pattern.` }))
+    if (spec.patterns.length > MAX_PATTERNS) {
+      return yield* Effect.fail(new InvalidInput({ reason: `${argument} holds ${spec.patterns.length} patterns; at most ${MAX_PATTERNS}.` }))
+    }
+    for (const [index, pattern] of spec.patterns.entries()) {
+      if (pattern === "") return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is empty; it would match every line.` }))
+      if (pattern.length > MAX_PATTERN_LENGTH) {
+        return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is longer than ${MAX_PATTERN_LENGTH} characters.` }))
+      }
+    }
+    if (spec.regex !== true) {
+      const needles = spec.ignoreCase === true ? spec.patterns.map((p) => p.toLowerCase()) : spec.patterns
+      return {
+        matchLines: (lines) =>
+          Effect.sync(() => {
+            const found: Array<LineMatch> = []
+            lines.forEach((text, line) => {
+              const haystack = spec.ignoreCase === true ? text.toLowerCase() : text
+              const pattern = needles.findIndex((needle) => haystack.includes(needle))
+              if (pattern >= 0) found.push({ line, pattern })
+            })
+            return found
+          })
+      }
+    }
+    const regexes: Array<RegExp> = []
+    for (const [index, pattern] of spec.patterns.entries()) {
+      try {
+        regexes.push(new RegExp(pattern, spec.ignoreCase === true ? "i" : ""))
+      } catch (error) {
+        const detail = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "") : "invalid"
+        return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is not a valid regular expression (${detail}).` }))
+      }
+    }
+    const context = vm.createContext({ regexes, lines: [] as ReadonlyArray<string>, out: [] as Array<number> })
+    return {
+      matchLines: (lines) =>
+        Effect.suspend(() => {
+          context.lines = lines
+          try {
+            MATCH_SCRIPT.runInContext(context, { timeout: REGEX_TIME_BOX_MS })
+          } catch {
+            return Effect.fail(
+              new InvalidInput({
+                reason: `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
+              })
+            )
+          } finally {
+            context.lines = []
+          }
+          const flat = context.out as Array<number>
+          const found: Array<LineMatch> = []
+          for (let i = 0; i < flat.length; i += 2) found.push({ line: flat[i]!, pattern: flat[i + 1]! })
+          return Effect.succeed(found)
+        })
+    }
+  })
