@@ -8,9 +8,8 @@ import { serverInfo } from "../operations/servers/Servers.js"
 import { Config } from "../context/Config.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { visibleTools } from "../mcp/ToolList.js"
 import { runToEnd } from "../tmux/TmuxProcess.js"
-import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
 import { VERSION } from "../domain/Version.js"
 
 export interface DoctorReport {

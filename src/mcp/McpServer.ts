@@ -26,14 +26,14 @@ import { InvocationContext } from "../context/InvocationContext.js"
 import type { Policy } from "../services/Policy.js"
 import { Progress } from "../services/Progress.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import { withProtoKey } from "./ArgumentGuard.js"
 import { callTool } from "./CallTool.js"
 import { buildInstructions } from "./Instructions.js"
 import { readResource, resources } from "./Resources.js"
 import { BoundedStdioServerTransport } from "./StdioTransport.js"
-import { describeTool, visibleTools } from "./ToolList.js"
+import { describeTool } from "./ToolList.js"
 
 export type ServerServices = ToolServices | Policy | Audit
 

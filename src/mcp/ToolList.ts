@@ -1,9 +1,7 @@
 /**
- * The tools/list entries for the tools this safety level enables.
+ * A tool as a tools/list entry (which tools a safety level lists is `visibleTools`, in tools/Tool.ts).
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import type { SafetyLevel } from "../context/Config.js"
-import { makePolicy } from "../services/Policy.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { toolJsonSchema } from "./JsonSchema.js"
 
@@ -21,9 +19,3 @@ export const describeTool = (tool: AnyTool): McpTool => ({
     openWorldHint: tool.hints.openWorld ?? false
   }
 })
-
-/** Off-tier tools are absent, not merely marked. */
-export const visibleTools = (tools: ReadonlyArray<AnyTool>, safety: SafetyLevel): ReadonlyArray<AnyTool> => {
-  const policy = makePolicy(safety)
-  return tools.filter((tool) => policy.allows(tool.tier))
-}

@@ -9,6 +9,7 @@ import type { ToolError } from "../domain/Errors.js"
 import type { Config, SafetyLevel } from "../context/Config.js"
 import type { InvocationContext } from "../context/InvocationContext.js"
 import type { Ownership } from "../services/Ownership.js"
+import { makePolicy } from "../services/Policy.js"
 import type { SocketResolver } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 
@@ -50,6 +51,12 @@ export interface Tool<I, O> {
 export type AnyTool = Tool<any, any>
 
 export const defineTool = <I, O>(tool: Tool<I, O>): AnyTool => tool
+
+/** The tools a safety level enables. Off-tier tools are absent from tools/list, not merely marked. */
+export const visibleTools = (tools: ReadonlyArray<AnyTool>, safety: SafetyLevel): ReadonlyArray<AnyTool> => {
+  const policy = makePolicy(safety)
+  return tools.filter((tool) => policy.allows(tool.tier))
+}
 
 /**
  * An optional argument that, when given, must have exactly the stated type (no `undefined`).

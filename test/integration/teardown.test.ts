@@ -3,7 +3,8 @@
  * what went with it, refuses the caller's own context, honours generation and the safety tier.
  */
 import { describe, expect, it } from "vitest"
-import { describeTool, visibleTools } from "../../src/mcp/ToolList.js"
+import { describeTool } from "../../src/mcp/ToolList.js"
+import { visibleTools } from "../../src/tools/Tool.js"
 import { allTools } from "../../src/tools/registry.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { attachControlClient, callerEnv, processAlive, serverIdentity, socketFilesBelow, useWorlds, waitFor } from "../support/liveTmux.js"

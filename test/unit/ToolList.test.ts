@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { describeTool, visibleTools } from "../../src/mcp/ToolList.js"
+import { describeTool } from "../../src/mcp/ToolList.js"
+import { visibleTools } from "../../src/tools/Tool.js"
 import { allTools } from "../../src/tools/registry.js"
 
 const SNAKE = /^[a-z]+(_[a-z]+)*$/
