@@ -13,7 +13,7 @@ import { errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type To
 import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
-import { checkArguments, pathSegment } from "./ArgumentGuard.js"
+import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
 
 /** The `_meta` key that carries `{ code, kind?, hint, retryable, effects }` on error results. */
 export const ERROR_META_KEY = "effect-tmux-mcp/error"

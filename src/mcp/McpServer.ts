@@ -28,11 +28,11 @@ import { Progress } from "../services/Progress.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
-import { withProtoKey } from "./ArgumentGuard.js"
+import { withProtoKey } from "./internal/ArgumentGuard.js"
 import { callTool } from "./CallTool.js"
 import { buildInstructions } from "./Instructions.js"
 import { readResource, resources } from "./Resources.js"
-import { BoundedStdioServerTransport } from "./StdioTransport.js"
+import { BoundedStdioServerTransport } from "./internal/StdioTransport.js"
 import { describeTool } from "./ToolList.js"
 
 export type ServerServices = ToolServices | Policy | Audit

@@ -3,7 +3,7 @@
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { AnyTool } from "../tools/Tool.js"
-import { toolJsonSchema } from "./JsonSchema.js"
+import { toolJsonSchema } from "./internal/JsonSchema.js"
 
 export const describeTool = (tool: AnyTool): McpTool => ({
   name: tool.name,

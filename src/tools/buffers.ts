@@ -23,11 +23,11 @@ import {
   showBuffer
 } from "../operations/input/Buffers.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { forceArgument, generationArgument } from "./Arguments.js"
-import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"
+import { forceArgument, generationArgument } from "./internal/Arguments.js"
+import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { Page, pageArguments } from "./Paging.js"
-import { resolveChecked } from "./Resolve.js"
+import { Page, pageArguments } from "./internal/Paging.js"
+import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const NAMESPACE = `Buffers are this server's own: the name you give is held in tmux as ${BUFFER_PREFIX}<name>, and buffers of other programs are never read or touched.`

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/watching/Channels.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
-import { timeoutArgument } from "./Arguments.js"
+import { timeoutArgument } from "./internal/Arguments.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { defineTool, socketArguments } from "./Tool.js"
 

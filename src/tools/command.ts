@@ -6,9 +6,9 @@ import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/Outpu
 import { CommandResult, MAX_COMMAND_BYTES, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { budgetArguments, generationArgument, timeoutArgument } from "./Arguments.js"
-import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"
-import { resolveChecked } from "./Resolve.js"
+import { budgetArguments, generationArgument, timeoutArgument } from "./internal/Arguments.js"
+import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
+import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 const outputArguments = {

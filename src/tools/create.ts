@@ -14,7 +14,7 @@ import {
   generationArgument,
   startDirectoryArgument,
   suppressHistoryArgument
-} from "./Arguments.js"
+} from "./internal/Arguments.js"
 import { type AnyTool, defineTool, Int, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 
 /** tmux's own ceiling for a window dimension. */

@@ -16,9 +16,9 @@ import {
 } from "../operations/environment/Environment.js"
 import { ENVIRONMENT_NAME } from "../operations/lifecycle/Spawn.js"
 import { type ResolvedSocket, SocketResolver } from "../context/SocketResolver.js"
-import { generationArgument } from "./Arguments.js"
-import { callerPaneId } from "./CallerTarget.js"
-import { resolveChecked } from "./Resolve.js"
+import { generationArgument } from "./internal/Arguments.js"
+import { callerPaneId } from "./internal/CallerTarget.js"
+import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments, type ToolServices } from "./Tool.js"
 
 const EnvironmentName = Schema.String.pipe(

@@ -15,9 +15,9 @@ import {
 } from "../operations/input/Input.js"
 import { pasteText, TextPasted } from "../operations/input/Paste.js"
 import { Config } from "../context/Config.js"
-import { forceArgument, generationArgument } from "./Arguments.js"
-import { refuseCallerPaneUnlessForced } from "./PaneGuard.js"
-import { resolveChecked } from "./Resolve.js"
+import { forceArgument, generationArgument } from "./internal/Arguments.js"
+import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
+import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const keysArgument = Schema.String.annotations({

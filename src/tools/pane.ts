@@ -7,9 +7,9 @@ import { Capture, Pane } from "../domain/Model.js"
 import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
 import { getPane, listPanes } from "../operations/hierarchy/Hierarchy.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { callerPane } from "./CallerTarget.js"
+import { callerPane } from "./internal/CallerTarget.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { Page, pageArguments } from "./Paging.js"
+import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 export const listPanesTool = defineTool({

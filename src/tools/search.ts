@@ -21,8 +21,8 @@ import {
 } from "../operations/watching/Search.js"
 import { MAX_PATTERNS } from "../operations/watching/TextMatcher.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { patternArguments } from "./Arguments.js"
-import { pageArguments } from "./Paging.js"
+import { patternArguments } from "./internal/Arguments.js"
+import { pageArguments } from "./internal/Paging.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 export const searchPanesTool = defineTool({

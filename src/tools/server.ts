@@ -5,7 +5,7 @@ import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domai
 import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { Page, pageArguments } from "./Paging.js"
+import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 
 export const listServersTool = defineTool({

@@ -22,8 +22,8 @@ import {
   swapPanes,
   zoomPane
 } from "../operations/layout/Shape.js"
-import { generationArgument } from "./Arguments.js"
-import { resolveChecked } from "./Resolve.js"
+import { generationArgument } from "./internal/Arguments.js"
+import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 
 const changeArguments = { generation: generationArgument, ...socketArguments }

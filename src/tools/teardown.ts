@@ -5,7 +5,7 @@ import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Teardown } from "../domain/Model.js"
 import { killPane, killSession, killWindow } from "../operations/lifecycle/Teardown.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { generationArgument } from "./Arguments.js"
+import { generationArgument } from "./internal/Arguments.js"
 import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
 
 const resolve = (input: { readonly socket_name?: string; readonly socket_path?: string }) =>

@@ -7,7 +7,7 @@ import { PaneSnapshot, snapshotPane } from "../operations/watching/Snapshot.js"
 import { DEFAULT_WAIT_TAIL_LINES, MAX_MATCHED_LINES, TextWaitResult, waitForText } from "../operations/watching/TextWait.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { patternArguments, timeoutArgument } from "./Arguments.js"
+import { patternArguments, timeoutArgument } from "./internal/Arguments.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const maxLinesArgument = (fallback: number, what: string) =>

@@ -5,9 +5,9 @@ import { SessionId, WindowId } from "../domain/Ids.js"
 import { Window } from "../domain/Model.js"
 import { getPaneWindow, getWindow, listWindows } from "../operations/hierarchy/Hierarchy.js"
 import { SocketResolver } from "../context/SocketResolver.js"
-import { callerPaneId } from "./CallerTarget.js"
+import { callerPaneId } from "./internal/CallerTarget.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { Page, pageArguments } from "./Paging.js"
+import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 export const listWindowsTool = defineTool({

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, paginate } from "../../src/operations/bounds/Paging.js"
-import { pageArguments } from "../../src/tools/Paging.js"
+import { pageArguments } from "../../src/tools/internal/Paging.js"
 
 const items = Array.from({ length: 250 }, (_, i) => i)
 const decode = Schema.decodeUnknownEither(Schema.Struct(pageArguments))

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { PassThrough } from "node:stream"
-import { BoundedStdioServerTransport, LineReader, MAX_REQUEST_LINE_BYTES, recoverId } from "../../src/mcp/StdioTransport.js"
+import { BoundedStdioServerTransport, LineReader, MAX_REQUEST_LINE_BYTES, recoverId } from "../../src/mcp/internal/StdioTransport.js"
 
 const lines = (reader: LineReader, ...chunks: Array<string>) =>
   chunks.flatMap((chunk) => reader.push(Buffer.from(chunk))).map((event) => (event._tag === "Line" ? event.line.toString() : `oversized ${event.bytes}`))

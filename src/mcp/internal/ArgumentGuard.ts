@@ -15,8 +15,8 @@
  * The walk is iterative and stops at the first problem, so its cost is bounded by the request size.
  */
 import * as Either from "effect/Either"
-import { InvalidInput } from "../domain/Errors.js"
-import type { AnyTool } from "../tools/Tool.js"
+import { InvalidInput } from "../../domain/Errors.js"
+import type { AnyTool } from "../../tools/Tool.js"
 
 export const MAX_ARGUMENT_DEPTH = 8
 export const MAX_ARGUMENT_BYTES = 16_384

@@ -3,8 +3,8 @@
  * operations/bounds/Paging.ts).
  */
 import * as Schema from "effect/Schema"
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../operations/bounds/Paging.js"
-import { Int, NonNegativeInt, optional } from "./Tool.js"
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../../operations/bounds/Paging.js"
+import { Int, NonNegativeInt, optional } from "../Tool.js"
 
 export const pageArguments = {
   offset: optional(NonNegativeInt, "Items to skip (default 0)."),

@@ -4,12 +4,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { InvalidInput, type ToolError } from "../domain/Errors.js"
-import type { Pane } from "../domain/Model.js"
-import { getPane } from "../operations/hierarchy/Hierarchy.js"
-import { InvocationContext } from "../context/InvocationContext.js"
-import type { ResolvedSocket } from "../context/SocketResolver.js"
-import type { ToolServices } from "./Tool.js"
+import { InvalidInput, type ToolError } from "../../domain/Errors.js"
+import type { Pane } from "../../domain/Model.js"
+import { getPane } from "../../operations/hierarchy/Hierarchy.js"
+import { InvocationContext } from "../../context/InvocationContext.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import type { ToolServices } from "../Tool.js"
 
 /**
  * The caller's own pane id, as the default for `argument`, checked without asking tmux: there is

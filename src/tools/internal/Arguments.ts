@@ -3,9 +3,9 @@
  * match text or bound output.
  */
 import * as Schema from "effect/Schema"
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
-import { DEFAULT_WAIT_SECONDS } from "../operations/bounds/Waiting.js"
-import { optional } from "./Tool.js"
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../operations/bounds/OutputBudget.js"
+import { DEFAULT_WAIT_SECONDS } from "../../operations/bounds/Waiting.js"
+import { optional } from "../Tool.js"
 
 const MAX_ARGV_ITEMS = 32
 const MAX_ARGV_ITEM_BYTES = 1024
