@@ -3,14 +3,14 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { hint } from "../domain/Errors.js"
-import { serverInfo } from "../operations/servers/Servers.js"
 import { Config } from "../context/Config.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"
+import { hint } from "../domain/Errors.js"
+import { VERSION } from "../domain/Version.js"
+import { serverInfo } from "../operations/servers/Servers.js"
 import { runToEnd } from "../tmux/TmuxProcess.js"
 import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
-import { VERSION } from "../domain/Version.js"
 
 export interface DoctorReport {
   readonly text: string

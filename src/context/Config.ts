@@ -137,7 +137,7 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Co
 
     const transportRaw = pick(flags.transport, "--transport", env.LIBTMUX_MCP_TRANSPORT, "LIBTMUX_MCP_TRANSPORT")
     // exec by default: tmux before 3.7 can crash the whole server when sessions change while a
-    // control-mode client connects (see TmuxControl.ts).
+    // control-mode client connects (see tmux/TmuxControl.ts).
     const transport = transportRaw?.value ?? "exec"
     if (!(TRANSPORTS as ReadonlyArray<string>).includes(transport)) {
       return yield* Either.left(

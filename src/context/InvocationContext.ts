@@ -10,8 +10,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { realpathSync } from "node:fs"
 import { Config } from "./Config.js"
-import type { ResolvedSocket } from "./SocketResolver.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
+import type { ResolvedSocket } from "./SocketResolver.js"
 
 export interface Caller {
   readonly socketPath: string

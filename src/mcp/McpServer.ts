@@ -2,7 +2,7 @@
  * The MCP bridge over the SDK's low-level `Server` (it takes raw JSON Schema, which we generate from
  * Effect schemas). Tool calls run on a `ManagedRuntime`; a client's cancellation interrupts the
  * fiber, and interruption kills any tmux child. The process exits cleanly on stdin EOF, SIGINT and
- * SIGTERM, after the runtime's finalizers ran. Request lines are bounded (StdioTransport.ts).
+ * SIGTERM, after the runtime's finalizers ran. Request lines are bounded (internal/StdioTransport.ts).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
@@ -19,20 +19,20 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { hint } from "../domain/Errors.js"
-import type { Audit } from "../services/Audit.js"
 import { Config } from "../context/Config.js"
 import { InvocationContext } from "../context/InvocationContext.js"
+import { SocketResolver } from "../context/SocketResolver.js"
+import { hint } from "../domain/Errors.js"
+import { SERVER_NAME, VERSION } from "../domain/Version.js"
+import type { Audit } from "../services/Audit.js"
 import type { Policy } from "../services/Policy.js"
 import { Progress } from "../services/Progress.js"
-import { SocketResolver } from "../context/SocketResolver.js"
 import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
-import { SERVER_NAME, VERSION } from "../domain/Version.js"
-import { withProtoKey } from "./internal/ArgumentGuard.js"
 import { callTool } from "./CallTool.js"
 import { buildInstructions } from "./Instructions.js"
-import { readResource, resources } from "./Resources.js"
+import { withProtoKey } from "./internal/ArgumentGuard.js"
 import { BoundedStdioServerTransport } from "./internal/StdioTransport.js"
+import { readResource, resources } from "./Resources.js"
 import { describeTool } from "./ToolList.js"
 
 export type ServerServices = ToolServices | Policy | Audit

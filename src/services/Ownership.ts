@@ -10,11 +10,11 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import { randomBytes } from "node:crypto"
-import { decode, query } from "../tmux/Query.js"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { runInBatches } from "../tmux/CommandBatches.js"
 import * as Format from "../tmux/Format.js"
+import { decode, query } from "../tmux/Query.js"
 import { Tmux } from "../tmux/Tmux.js"
-import type { ResolvedSocket } from "../context/SocketResolver.js"
 
 /** Kill-and-list rounds at most, when sessions close under our feet. */
 const RELEASE_ROUNDS = 3

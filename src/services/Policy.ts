@@ -5,8 +5,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Denied } from "../domain/Errors.js"
 import { Config, type SafetyLevel } from "../context/Config.js"
+import { Denied } from "../domain/Errors.js"
 
 const rank: Record<SafetyLevel, number> = { readonly: 0, mutating: 1, destructive: 2 }
 

@@ -10,8 +10,8 @@
  * each fit, in order.
  */
 import * as Effect from "effect/Effect"
-import type { TmuxError } from "../domain/Errors.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
+import type { TmuxError } from "../domain/Errors.js"
 import { escapeArgvArgument } from "./Literal.js"
 import { type RunOptions, Tmux, type TmuxCommand } from "./Tmux.js"
 

@@ -2,9 +2,9 @@
  * One round trip: run a command list and decode the records it printed.
  */
 import * as Effect from "effect/Effect"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { type Failed, NotFound, type ObjectKind, type TmuxError } from "../domain/Errors.js"
 import { generationOf, type ServerIdentity } from "../domain/Model.js"
-import type { ResolvedSocket } from "../context/SocketResolver.js"
 import * as Format from "./Format.js"
 import { serverRecord } from "./Records.js"
 import { Tmux, type RunOptions, type TmuxCommand } from "./Tmux.js"
@@ -41,7 +41,7 @@ const isNoCurrentTarget = (error: TmuxError): boolean =>
  * Runs a command list that names an object with `-t`. On a server without sessions tmux 3.3a
  * answers any target with "no current target" instead of "can't find …": there, the named object
  * does not exist (NotFound). Server-wide listings do not need this: they use commands that answer
- * on an empty server too (`whenSessionsExist` in Hierarchy.ts).
+ * on an empty server too (`whenSessionsExist` in operations/hierarchy/Hierarchy.ts).
  */
 export const runTree = (
   socket: ResolvedSocket,

@@ -6,8 +6,8 @@
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
-import type { TmuxError } from "../domain/Errors.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
+import type { TmuxError } from "../domain/Errors.js"
 
 /** One tmux command as argv, e.g. `["list-panes", "-a", "-F", format]`. */
 export type TmuxCommand = ReadonlyArray<string>

@@ -5,12 +5,12 @@
  */
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { ToolError } from "../domain/Errors.js"
 import type { Config, SafetyLevel } from "../context/Config.js"
 import type { InvocationContext } from "../context/InvocationContext.js"
+import type { SocketResolver } from "../context/SocketResolver.js"
+import type { ToolError } from "../domain/Errors.js"
 import type { Ownership } from "../services/Ownership.js"
 import { makePolicy } from "../services/Policy.js"
-import type { SocketResolver } from "../context/SocketResolver.js"
 import type { Tmux } from "../tmux/Tmux.js"
 
 /** The tier a tool needs: readonly < mutating < destructive (LIBTMUX_SAFETY enables up to one). */
@@ -40,7 +40,7 @@ export interface Tool<I, O> {
   readonly payloadArguments?: ReadonlyArray<string>
   /**
    * Arguments carrying text the tool bounds itself (text to paste or type, a command), exempt from
-   * the common string limit of mcp/ArgumentGuard.ts. `binary`: the text reaches tmux on standard
+   * the common string limit of mcp/internal/ArgumentGuard.ts. `binary`: the text reaches tmux on standard
    * input as bytes, so it may hold NUL too.
    */
   readonly textArguments?: Readonly<Record<string, "text" | "binary">>

@@ -5,7 +5,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
+import { paginate } from "../operations/bounds/Paging.js"
 import {
   BUFFER_PREFIX,
   BufferContent,
@@ -22,11 +24,9 @@ import {
   pasteBuffer,
   showBuffer
 } from "../operations/input/Buffers.js"
-import { SocketResolver } from "../context/SocketResolver.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
-import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
-import { paginate } from "../operations/bounds/Paging.js"
 import { Page, pageArguments } from "./internal/Paging.js"
+import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 

@@ -1,10 +1,10 @@
 /** tmux wait-for channels: wait_for_channel, signal_channel. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/watching/Channels.js"
-import { effectiveTimeout } from "../operations/bounds/Waiting.js"
-import { timeoutArgument } from "./internal/Arguments.js"
 import { SocketResolver } from "../context/SocketResolver.js"
+import { effectiveTimeout } from "../operations/bounds/Waiting.js"
+import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/watching/Channels.js"
+import { timeoutArgument } from "./internal/Arguments.js"
 import { defineTool, socketArguments } from "./Tool.js"
 
 export const waitForChannelTool = defineTool({

@@ -1,11 +1,11 @@
 /** Running commands in a pane's shell: run_command, wait_for_command. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
-import { CommandResult, MAX_COMMAND_BYTES, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { CommandResult, MAX_COMMAND_BYTES, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
 import { budgetArguments, generationArgument, timeoutArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { resolveChecked } from "./internal/Resolve.js"

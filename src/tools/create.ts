@@ -1,13 +1,13 @@
 /** Creating sessions, windows and panes: create_session, create_window, split_window, respawn_pane. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { PaneId, SessionId } from "../domain/Ids.js"
-import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
-import { createSession, createWindow, respawnPane, splitWindow, type SpawnedPane } from "../operations/lifecycle/Create.js"
-import { MAX_NAME_LENGTH } from "../operations/layout/Names.js"
-import type { SpawnRequest } from "../operations/lifecycle/Spawn.js"
 import { Config } from "../context/Config.js"
 import { SocketResolver } from "../context/SocketResolver.js"
+import { PaneId, SessionId } from "../domain/Ids.js"
+import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
+import { MAX_NAME_LENGTH } from "../operations/layout/Names.js"
+import { createSession, createWindow, respawnPane, splitWindow, type SpawnedPane } from "../operations/lifecycle/Create.js"
+import type { SpawnRequest } from "../operations/lifecycle/Spawn.js"
 import {
   commandArgument,
   environmentArgument,

@@ -1,6 +1,7 @@
 /** The tmux environment: set_environment, unset_environment, show_environment. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { type ResolvedSocket, SocketResolver } from "../context/SocketResolver.js"
 import { InvalidInput, type ToolError } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import {
@@ -15,7 +16,6 @@ import {
   unsetEnvironment
 } from "../operations/environment/Environment.js"
 import { ENVIRONMENT_NAME } from "../operations/lifecycle/Spawn.js"
-import { type ResolvedSocket, SocketResolver } from "../context/SocketResolver.js"
 import { generationArgument } from "./internal/Arguments.js"
 import { callerPaneId } from "./internal/CallerTarget.js"
 import { resolveChecked } from "./internal/Resolve.js"

@@ -1,6 +1,7 @@
 /** Typing and pasting into panes: send_keys, send_keys_batch, paste_text. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { Config } from "../context/Config.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import { MAX_BUFFER_BYTES } from "../operations/input/Buffers.js"
@@ -14,7 +15,6 @@ import {
   sendKeysBatch
 } from "../operations/input/Input.js"
 import { pasteText, TextPasted } from "../operations/input/Paste.js"
-import { Config } from "../context/Config.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { resolveChecked } from "./internal/Resolve.js"

@@ -1,14 +1,14 @@
 /** Pane read tools: the tree's leaves and what they show. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Capture, Pane } from "../domain/Model.js"
-import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
-import { getPane, listPanes } from "../operations/hierarchy/Hierarchy.js"
-import { SocketResolver } from "../context/SocketResolver.js"
-import { callerPane } from "./internal/CallerTarget.js"
 import { paginate } from "../operations/bounds/Paging.js"
+import { getPane, listPanes } from "../operations/hierarchy/Hierarchy.js"
+import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
+import { callerPane } from "./internal/CallerTarget.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 

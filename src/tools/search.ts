@@ -1,6 +1,7 @@
 /** Searching pane text across a server, a session or a window: search_panes. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { SessionId, WindowId } from "../domain/Ids.js"
 import {
@@ -20,7 +21,6 @@ import {
   searchPanes
 } from "../operations/watching/Search.js"
 import { MAX_PATTERNS } from "../operations/watching/TextMatcher.js"
-import { SocketResolver } from "../context/SocketResolver.js"
 import { patternArguments } from "./internal/Arguments.js"
 import { pageArguments } from "./internal/Paging.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"

@@ -1,10 +1,10 @@
 /** Server tools: discover, inspect, start and kill tmux servers. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
-import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
 import { SocketResolver } from "../context/SocketResolver.js"
+import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
+import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 

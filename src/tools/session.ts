@@ -1,13 +1,13 @@
 /** Session read tools. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import { Session } from "../domain/Model.js"
-import { getSession, listSessions } from "../operations/hierarchy/Hierarchy.js"
-import { SocketResolver } from "../context/SocketResolver.js"
-import { callerPaneId } from "./internal/CallerTarget.js"
 import { paginate } from "../operations/bounds/Paging.js"
+import { getSession, listSessions } from "../operations/hierarchy/Hierarchy.js"
+import { callerPaneId } from "./internal/CallerTarget.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 

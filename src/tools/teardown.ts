@@ -1,10 +1,10 @@
 /** Destroying objects: kill_session, kill_window, kill_pane (destructive tier, explicit ids only). */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Teardown } from "../domain/Model.js"
 import { killPane, killSession, killWindow } from "../operations/lifecycle/Teardown.js"
-import { SocketResolver } from "../context/SocketResolver.js"
 import { generationArgument } from "./internal/Arguments.js"
 import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
 

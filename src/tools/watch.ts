@@ -1,12 +1,12 @@
 /** Watching panes: snapshot_pane, capture_since, wait_for_text. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
+import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { CapturedSince, captureSince, DEFAULT_SINCE_MAX_LINES } from "../operations/watching/PaneCursor.js"
 import { PaneSnapshot, snapshotPane } from "../operations/watching/Snapshot.js"
 import { DEFAULT_WAIT_TAIL_LINES, MAX_MATCHED_LINES, TextWaitResult, waitForText } from "../operations/watching/TextWait.js"
-import { effectiveTimeout } from "../operations/bounds/Waiting.js"
-import { SocketResolver } from "../context/SocketResolver.js"
 import { patternArguments, timeoutArgument } from "./internal/Arguments.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 

@@ -1,12 +1,12 @@
 /** Window read tools. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { SocketResolver } from "../context/SocketResolver.js"
 import { SessionId, WindowId } from "../domain/Ids.js"
 import { Window } from "../domain/Model.js"
-import { getPaneWindow, getWindow, listWindows } from "../operations/hierarchy/Hierarchy.js"
-import { SocketResolver } from "../context/SocketResolver.js"
-import { callerPaneId } from "./internal/CallerTarget.js"
 import { paginate } from "../operations/bounds/Paging.js"
+import { getPaneWindow, getWindow, listWindows } from "../operations/hierarchy/Hierarchy.js"
+import { callerPaneId } from "./internal/CallerTarget.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 

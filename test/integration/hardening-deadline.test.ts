@@ -9,11 +9,11 @@ import * as Fiber from "effect/Fiber"
 import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { callTool } from "../../src/mcp/CallTool.js"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
+import { callTool } from "../../src/mcp/CallTool.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
-import { type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
 import { processAlive, useWorlds, waitFor } from "../support/liveTmux.js"
+import { type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
 import { errorMeta, toolNamed } from "../support/runTool.js"
 
 const { world } = useWorlds()

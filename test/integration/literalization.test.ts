@@ -20,18 +20,18 @@ import * as Either from "effect/Either"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 import { afterAll, describe, expect, it } from "vitest"
+import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { escapeControls } from "../../src/domain/ControlText.js"
 import { WindowId } from "../../src/domain/Ids.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { describeTool } from "../../src/mcp/ToolList.js"
 import { shellQuote } from "../../src/operations/commands/internal/CommandFraming.js"
 import { checkName, type NameKind } from "../../src/operations/layout/Names.js"
-import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
 import { allTools } from "../../src/tools/registry.js"
 import { type AnyTool, defineTool, socketArguments } from "../../src/tools/Tool.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, toolNamed } from "../support/runTool.js"
 
 const { world, defer } = useWorlds()
@@ -127,7 +127,7 @@ const windowNameReadBack = async (ctx: Ctx, text: string, windowId: string) => {
 const paneField = async (ctx: Ctx, paneId: string, field: string) =>
   (await listed(ctx, "list_panes")).find((p) => p.pane_id === paneId)?.[field]
 
-/** Whether the documented name rules (operations/Names.ts) take the text: then the tool must too. */
+/** Whether the documented name rules (operations/layout/Names.ts) take the text: then the tool must too. */
 const nameRulesTake = (kind: NameKind) => (text: string) => Either.isRight(Effect.runSync(Effect.either(checkName(kind, text, "name"))))
 
 /** The file a pane program writes, once it is complete (the program writes it, then a ".done" file). */

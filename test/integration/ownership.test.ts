@@ -6,11 +6,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
 import { Config } from "../../src/context/Config.js"
-import { OWNER_OPTION, Ownership, type OwnershipShape } from "../../src/services/Ownership.js"
 import { type ResolvedSocket, SocketResolver } from "../../src/context/SocketResolver.js"
+import { OWNER_OPTION, Ownership, type OwnershipShape } from "../../src/services/Ownership.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 
 const { world } = useWorlds()
 

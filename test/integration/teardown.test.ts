@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "vitest"
 import { describeTool } from "../../src/mcp/ToolList.js"
-import { visibleTools } from "../../src/tools/Tool.js"
 import { allTools } from "../../src/tools/registry.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { visibleTools } from "../../src/tools/Tool.js"
 import { attachControlClient, callerEnv, processAlive, serverIdentity, socketFilesBelow, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
 
 const { world, defer } = useWorlds()

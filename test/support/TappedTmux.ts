@@ -5,9 +5,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { TmuxError } from "../../src/domain/Errors.js"
 import type { Config } from "../../src/context/Config.js"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
+import type { TmuxError } from "../../src/domain/Errors.js"
 import { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "../../src/tmux/Tmux.js"
 import { defaultTmuxLayer } from "./PrivateTmux.js"
 

@@ -6,14 +6,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { InvalidInput, NotFound } from "../../src/domain/Errors.js"
-import { checkArguments, MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, withProtoKey } from "../../src/mcp/internal/ArgumentGuard.js"
-import { errorResult } from "../../src/mcp/CallTool.js"
-import { redactArguments } from "../../src/services/Audit.js"
 import { makeSocketResolver } from "../../src/context/SocketResolver.js"
+import { InvalidInput, NotFound } from "../../src/domain/Errors.js"
+import { errorResult } from "../../src/mcp/CallTool.js"
+import { checkArguments, MAX_ARGUMENT_BYTES, MAX_ARGUMENT_DEPTH, withProtoKey } from "../../src/mcp/internal/ArgumentGuard.js"
+import { redactArguments } from "../../src/services/Audit.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
-import { errorMeta, toolNamed } from "../support/runTool.js"
 import { call, fakeConfig, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
+import { errorMeta, toolNamed } from "../support/runTool.js"
 
 const reason = (outcome: Either.Either<void, InvalidInput>): string =>
   Either.match(outcome, { onLeft: (error) => error.reason, onRight: () => "accepted" })

@@ -6,8 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { BufferName, prefixWithin, tmuxBufferName } from "../../src/operations/input/Buffers.js"
-import { ChannelName } from "../../src/operations/watching/Channels.js"
 import { batchSteps, type KeysPlan, planKeys, type SendKeysRequest } from "../../src/operations/input/Input.js"
+import { ChannelName } from "../../src/operations/watching/Channels.js"
 
 const accepts = (schema: Schema.Schema<string>, value: string) => Either.isRight(Schema.decodeUnknownEither(schema)(value))
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
-import { errorMeta, okResult } from "../support/runTool.js"
 import { call, fakeLayer, fakeState, resultText, socketPathFor } from "../support/fakeWorld.js"
+import { errorMeta, okResult } from "../support/runTool.js"
 
 const SECRET = "sk-live-51HxSECRETvalue"
 const live = () => new Map([[socketPathFor(), FakeTmux.server({ sessions: [{ name: "main", windows: [{ panes: [{ lines: ["hello"] }] }] }] })]])

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
-import { errorMeta, okResult } from "../support/runTool.js"
 import { call, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
+import { errorMeta, okResult } from "../support/runTool.js"
 
 const DEFAULT = socketPathFor()
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`)

@@ -5,9 +5,9 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
+import { HeadTail, joinBounded } from "../../src/operations/bounds/OutputBudget.js"
 import { decodeHandle, encodeHandle } from "../../src/operations/commands/CommandHandle.js"
 import { FramedOutput, judgeShell, shellQuote, typedLine } from "../../src/operations/commands/internal/CommandFraming.js"
-import { HeadTail, joinBounded } from "../../src/operations/bounds/OutputBudget.js"
 import { plainLine } from "../../src/operations/commands/internal/TerminalText.js"
 
 const ID = "0123456789abcdef"

@@ -6,14 +6,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { escapeControls, stripControls } from "../../src/domain/ControlText.js"
 import { listPanes } from "../../src/operations/hierarchy/Hierarchy.js"
 import { paneViewCommands, parsePaneView } from "../../src/operations/watching/Snapshot.js"
-import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import * as Format from "../../src/tmux/Format.js"
-import { okResult } from "../support/runTool.js"
 import { call, fakeLayer, socketPathFor } from "../support/fakeWorld.js"
+import { okResult } from "../support/runTool.js"
 
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
-import { commandLine } from "../../src/tmux/ControlProtocol.js"
 import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
+import { commandLine } from "../../src/tmux/ControlProtocol.js"
 
 const PATH = "/fake/tmux-1/main"
 const socket: ResolvedSocket = { name: "main", path: PATH, rule: "LIBTMUX_SOCKET", flags: ["-L", "main"], label: `main (${PATH})` }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Option from "effect/Option"
-import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../../src/mcp/Instructions.js"
 import { SAFETY_LEVELS } from "../../src/context/Config.js"
 import { type Caller, type InvocationContextShape, makeInvocationContext } from "../../src/context/InvocationContext.js"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
+import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../../src/mcp/Instructions.js"
 
 const socketAt = (path: string, name: string | null = null, rule: ResolvedSocket["rule"] = "caller ($TMUX)"): ResolvedSocket => ({
   name,

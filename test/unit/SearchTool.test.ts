@@ -5,8 +5,8 @@ import * as Layer from "effect/Layer"
 import { SEARCH_TIME_BOX_MS } from "../../src/operations/watching/Search.js"
 import { FakeTmux, FakeTmuxState, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
-import { servicesLayer } from "../support/PrivateTmux.js"
 import { call, fakeConfig, fakeLayer, fakeState, resultText, socketPathFor } from "../support/fakeWorld.js"
+import { servicesLayer } from "../support/PrivateTmux.js"
 import { errorMeta, okResult } from "../support/runTool.js"
 
 const DEFAULT = socketPathFor()

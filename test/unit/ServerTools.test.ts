@@ -5,8 +5,8 @@ import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
-import { errorMeta, okResult } from "../support/runTool.js"
 import { call, callerEnv, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
+import { errorMeta, okResult } from "../support/runTool.js"
 
 const DEFAULT = socketPathFor()
 const PID = 4242

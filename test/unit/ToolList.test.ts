@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { describeTool } from "../../src/mcp/ToolList.js"
-import { visibleTools } from "../../src/tools/Tool.js"
 import { allTools } from "../../src/tools/registry.js"
+import { visibleTools } from "../../src/tools/Tool.js"
 
 const SNAKE = /^[a-z]+(_[a-z]+)*$/
 

@@ -7,9 +7,9 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { describe, expect, it } from "vitest"
-import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/watching/TextMatcher.js"
-import { effectiveTimeout, pollUntil } from "../../src/operations/bounds/Waiting.js"
 import { Config, loadConfig } from "../../src/context/Config.js"
+import { effectiveTimeout, pollUntil } from "../../src/operations/bounds/Waiting.js"
+import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/watching/TextMatcher.js"
 import { Progress, type ProgressReport } from "../../src/services/Progress.js"
 
 const configWith = (waitMax: string) => {

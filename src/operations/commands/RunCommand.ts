@@ -8,20 +8,22 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Conflict, Denied, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
-import { PaneId } from "../../domain/Ids.js"
-import { generationOf, Int, NonNegativeInt } from "../../domain/Model.js"
 import { Config } from "../../context/Config.js"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { Conflict, Denied, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
+import { PaneId } from "../../domain/Ids.js"
+import { generationOf, Int, NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
+import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
+import { BudgetFields, HeadTail } from "../bounds/OutputBudget.js"
+import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
+import { lookupPane } from "../hierarchy/Hierarchy.js"
 import { deleteTmuxBuffer } from "../input/Buffers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
 import { finishRun, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
-import { lookupPane } from "../hierarchy/Hierarchy.js"
-import { BudgetFields, HeadTail } from "../bounds/OutputBudget.js"
 import {
   type ClaimState,
   claimCommand,
@@ -32,9 +34,7 @@ import {
   runBuffersCommand,
   STALE_UNFETCHED_S
 } from "./internal/PaneClaim.js"
-import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import { createLog, logDirectory, logExists, logPath, recorderCommand, removeLog } from "./internal/RunLogs.js"
-import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 
 /** A command's text travels in a tmux buffer; this keeps one call's payload reasonable. */
 export const MAX_COMMAND_BYTES = 262_144

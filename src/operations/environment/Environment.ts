@@ -11,14 +11,14 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Failed, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { SessionId } from "../../domain/Ids.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import * as Format from "../../tmux/Format.js"
+import { decode, type QueryTarget, runTree } from "../../tmux/Query.js"
 import { paneIdsRecord } from "../../tmux/Records.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { getSession, type SessionTarget } from "../hierarchy/Hierarchy.js"
-import { decode, type QueryTarget, runTree } from "../../tmux/Query.js"
 import { ENVIRONMENT_NAME } from "../lifecycle/Spawn.js"
 
 /**

@@ -4,12 +4,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Denied, type TmuxError } from "../../domain/Errors.js"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { Denied, type TmuxError } from "../../domain/Errors.js"
+import { decode, queryTree } from "../../tmux/Query.js"
 import { paneIdsRecord } from "../../tmux/Records.js"
 import type { Tmux } from "../../tmux/Tmux.js"
-import { decode, queryTree } from "../../tmux/Query.js"
 
 const refuse = (reason: string) => Effect.fail(new Denied({ kind: "self", reason }))
 

@@ -4,16 +4,16 @@
  * panes) the clients, which tell who is watching.
  */
 import * as Effect from "effect/Effect"
-import { byNumericId } from "../../domain/Ids.js"
-import { type Failed, NotFound, type TmuxError } from "../../domain/Errors.js"
-import type { Pane, PaneDetail, ServerIdentity, Session, Window } from "../../domain/Model.js"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { type Failed, NotFound, type TmuxError } from "../../domain/Errors.js"
+import { byNumericId } from "../../domain/Ids.js"
+import type { Pane, PaneDetail, ServerIdentity, Session, Window } from "../../domain/Model.js"
 import { commandLine } from "../../tmux/ControlProtocol.js"
 import type * as Format from "../../tmux/Format.js"
+import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import { clientRecord, paneIdsRecord, paneRecord, placementRecord, sessionRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
-import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 
 export interface Listing<A> {
   readonly server: ServerIdentity

@@ -8,13 +8,13 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import * as Format from "../../tmux/Format.js"
-import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { NonNegativeInt } from "../../domain/Model.js"
+import * as Format from "../../tmux/Format.js"
 import { decode, queryTree } from "../../tmux/Query.js"
+import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 
 /** tmux's named keys (key-string.c), compared case-insensitively as tmux does. */
 const NAMED_KEYS = new Set(

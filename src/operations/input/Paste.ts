@@ -4,18 +4,18 @@
  * a temporary file, arrives as one paste (bracketed when the program asked for that), and is never
  * read as key names. The buffer is removed on every path: `-d` removes it after a paste, and any
  * failure or interruption deletes it explicitly. A bracketed paste never carries the paste-end
- * sequence (BracketedPaste.ts).
+ * sequence (internal/BracketedPaste.ts).
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import type { Tmux } from "../../tmux/Tmux.js"
 import { NonNegativeInt } from "../../domain/Model.js"
-import { refusePasteEnd } from "./internal/BracketedPaste.js"
+import type { Tmux } from "../../tmux/Tmux.js"
 import { checkBufferText, pasteThroughPrivateBuffer } from "./Buffers.js"
 import { typablePane } from "./Input.js"
+import { refusePasteEnd } from "./internal/BracketedPaste.js"
 
 export const TextPasted = Schema.Struct({
   pane_id: PaneId,

@@ -9,8 +9,8 @@
 import * as Effect from "effect/Effect"
 import type { Stats } from "node:fs"
 import { lstat } from "node:fs/promises"
-import { InvalidInput } from "../../domain/Errors.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { InvalidInput } from "../../domain/Errors.js"
 
 const kindOf = (info: Stats): string =>
   info.isFile()

@@ -9,18 +9,18 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { InvocationContext } from "../../context/InvocationContext.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { SessionId } from "../../domain/Ids.js"
 import { Pane, type Session, Window } from "../../domain/Model.js"
-import type { InvocationContext } from "../../context/InvocationContext.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import * as Format from "../../tmux/Format.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
+import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import { paneRecord, placementRecord, sessionIdRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { clientsCommand, decodeSessions, sessionsCommands, toPanes } from "../hierarchy/Hierarchy.js"
 import { checkName, storedExactly } from "./Names.js"
-import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 
 type Requirements = Tmux | InvocationContext
 

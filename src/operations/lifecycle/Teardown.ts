@@ -8,17 +8,17 @@
  * before a server restart is refused, since ids repeat on a new server.
  */
 import * as Effect from "effect/Effect"
-import { byNumericId, idNumber } from "../../domain/Ids.js"
-import type { Denied, TmuxError } from "../../domain/Errors.js"
-import type { ClosedSession, ClosedWindow, Teardown } from "../../domain/Model.js"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import type { Denied, TmuxError } from "../../domain/Errors.js"
+import { byNumericId, idNumber } from "../../domain/Ids.js"
+import type { ClosedSession, ClosedWindow, Teardown } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
+import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import type { Tmux } from "../../tmux/Tmux.js"
-import { ensureGeneration } from "../servers/Generation.js"
 import { refuseCallerPane, refuseCallerWithin } from "../hierarchy/Guards.js"
 import { dedupeBy, eachPaneCommand } from "../hierarchy/Hierarchy.js"
-import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
+import { ensureGeneration } from "../servers/Generation.js"
 
 export type TeardownKind = "session" | "window" | "pane"
 

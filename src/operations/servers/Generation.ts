@@ -4,8 +4,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type Failed, NoServer, NotFound } from "../../domain/Errors.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { type Failed, NoServer, NotFound } from "../../domain/Errors.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 import { probeServer } from "./Servers.js"
 

@@ -5,14 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
-import type { WhereAmI } from "../../domain/Model.js"
 import { Config } from "../../context/Config.js"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import { type SocketSelector, SocketResolver } from "../../context/SocketResolver.js"
+import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
+import type { WhereAmI } from "../../domain/Model.js"
+import { decode } from "../../tmux/Query.js"
 import { paneIdsRecord } from "../../tmux/Records.js"
 import type { Tmux } from "../../tmux/Tmux.js"
-import { decode } from "../../tmux/Query.js"
 import { type SurveyFocus, surveyServers } from "./Servers.js"
 
 interface CallerLookup {

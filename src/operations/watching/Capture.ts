@@ -2,12 +2,12 @@
  * Reading what a pane shows, bounded: the newest lines are kept when the range is too long.
  */
 import * as Effect from "effect/Effect"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { stripControls } from "../../domain/ControlText.js"
 import type { TmuxError } from "../../domain/Errors.js"
 import type { Capture } from "../../domain/Model.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import type { Tmux } from "../../tmux/Tmux.js"
 import { runTree } from "../../tmux/Query.js"
+import type { Tmux } from "../../tmux/Tmux.js"
 
 /** A tmux capture line: 0 is the first visible line, negative numbers reach into history, "-" is the far end. */
 export type CaptureLine = number | "-"

@@ -17,13 +17,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { NoServer, type TmuxError } from "../../domain/Errors.js"
-import { reportProgress } from "../../services/Progress.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { Tmux } from "../../tmux/Tmux.js"
+import { NoServer, type TmuxError } from "../../domain/Errors.js"
 import { NonNegativeInt } from "../../domain/Model.js"
-import { probeServer } from "../servers/Servers.js"
+import { reportProgress } from "../../services/Progress.js"
+import { Tmux } from "../../tmux/Tmux.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
+import { probeServer } from "../servers/Servers.js"
 
 export const ChannelName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {

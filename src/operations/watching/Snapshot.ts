@@ -7,14 +7,14 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { DisplayText, stripControls } from "../../domain/ControlText.js"
 import { Failed, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { Generation, generationOf } from "../../domain/Model.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import * as Format from "../../tmux/Format.js"
-import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { runTree } from "../../tmux/Query.js"
+import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 
 const paneViewFields = {
   server_pid: Format.int("pid"),

@@ -12,10 +12,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import type { Tmux } from "../../tmux/Tmux.js"
+import { type EffectiveTimeout, pollUntil, timeoutFields } from "../bounds/Waiting.js"
 import {
   boundedTextFields,
   type Cursor,
@@ -29,7 +30,6 @@ import {
 } from "./PaneCursor.js"
 import type { PaneView } from "./Snapshot.js"
 import { compileMatcher, type Matcher } from "./TextMatcher.js"
-import { type EffectiveTimeout, pollUntil, timeoutFields } from "../bounds/Waiting.js"
 
 export const DEFAULT_WAIT_TAIL_LINES = 50
 /** Matching lines reported at most. */

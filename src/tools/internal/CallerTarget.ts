@@ -4,11 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { InvocationContext } from "../../context/InvocationContext.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type ToolError } from "../../domain/Errors.js"
 import type { Pane } from "../../domain/Model.js"
 import { getPane } from "../../operations/hierarchy/Hierarchy.js"
-import { InvocationContext } from "../../context/InvocationContext.js"
-import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import type { ToolServices } from "../Tool.js"
 
 /**

@@ -3,10 +3,10 @@
  * unless the caller says `force`, because input there lands in the agent's own terminal.
  */
 import * as Effect from "effect/Effect"
-import { Denied } from "../../domain/Errors.js"
-import { refuseCallerPane } from "../../operations/hierarchy/Guards.js"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { Denied } from "../../domain/Errors.js"
+import { refuseCallerPane } from "../../operations/hierarchy/Guards.js"
 
 export const refuseCallerPaneUnlessForced = (
   socket: ResolvedSocket,

@@ -3,9 +3,9 @@
  * ids repeat after a server restart, so a stale generation stops the call before anything is sent.
  */
 import * as Effect from "effect/Effect"
+import { type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
 import type { ToolError } from "../../domain/Errors.js"
 import { ensureGeneration } from "../../operations/servers/Generation.js"
-import { type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 
 export const resolveChecked = (
