@@ -3,6 +3,7 @@
  * the folders below it in LAYERS (operations/ orders its concerns the same way), never one above it
  * or a sibling that is not below it, and a folder's `internal/` is imported only from inside that
  * folder. The entry points at the root of src/ (main.ts, index.ts) sit on top of everything.
+ * docs/architecture.md draws the same order; a test below keeps the two equal.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
@@ -236,5 +237,15 @@ describe("src/ follows the layers", () => {
 
   it("keeps the server's entry point off testing/", () => {
     expect([...reachableFrom(SERVER_ENTRY, source.imports)].filter((file) => file.startsWith("testing/"))).toEqual([])
+  })
+
+  it("is drawn in docs/architecture.md in the same order, top first", () => {
+    const page = readFileSync(join(repository, "docs/architecture.md"), "utf8")
+    const picture = page.split("## Layers")[1]?.split("```")[1] ?? ""
+    const drawn = [...picture.matchAll(/^ {1,3}(\w+)\/ /gm)].map((match) => match[1])
+    expect(drawn).toEqual(LAYERS.map((layer) => layer.name).reverse())
+    const operations = LAYERS.find((layer) => layer.name === "operations")?.concerns ?? []
+    const drawnConcerns = [...picture.matchAll(/^ +│? +(\w+)\/ {2,}/gm)].map((match) => match[1]).filter((name) => operations.includes(name ?? ""))
+    expect(drawnConcerns).toEqual([...operations].reverse())
   })
 })
