@@ -245,7 +245,9 @@ describe("src/ follows the layers", () => {
     const drawn = [...picture.matchAll(/^ {1,3}(\w+)\/ /gm)].map((match) => match[1])
     expect(drawn).toEqual(LAYERS.map((layer) => layer.name).reverse())
     const operations = LAYERS.find((layer) => layer.name === "operations")?.concerns ?? []
-    const drawnConcerns = [...picture.matchAll(/^ +│? +(\w+)\/ {2,}/gm)].map((match) => match[1]).filter((name) => operations.includes(name ?? ""))
+    const drawnConcerns = [...picture.matchAll(/^ +│? +(\w+)\/ {2,}/gm)]
+      .map((match) => match[1] ?? "")
+      .filter((name) => operations.includes(name))
     expect(drawnConcerns).toEqual([...operations].reverse())
   })
 })
