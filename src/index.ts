@@ -5,7 +5,7 @@
  *
  *   const program = Effect.flatMap(SocketResolver, (r) => r.resolve()).pipe(Effect.flatMap(listPanes))
  *   program.pipe(Effect.provide(Layer.mergeAll(TmuxExec.layer, SocketResolver.layer, InvocationContext.layer)
- *     .pipe(Layer.provideMerge(Config.layer(config)))))
+ *     .pipe(Layer.provideMerge(TmuxMcpConfig.layer(config)))))
  */
 export * from "./domain/Errors.js"
 export * from "./domain/Ids.js"
@@ -13,14 +13,14 @@ export * from "./domain/Model.js"
 
 export { Audit, type AuditRecord, type AuditShape, redactArguments } from "./services/Audit.js"
 export {
-  Config,
+  TmuxMcpConfig,
   ConfigError,
   type ConfigFlags,
-  type ConfigShape,
+  type TmuxMcpConfigShape,
   loadConfig,
   SAFETY_LEVELS,
   type SafetyLevel
-} from "./context/Config.js"
+} from "./context/TmuxMcpConfig.js"
 export { type Caller, InvocationContext, type InvocationContextShape, makeInvocationContext } from "./context/InvocationContext.js"
 export { makeOwnership, OWNER_OPTION, Ownership, type OwnershipShape } from "./services/Ownership.js"
 export { makePolicy, Policy, type PolicyShape } from "./services/Policy.js"
@@ -67,7 +67,7 @@ export {
   listPanes,
   listSessions,
   listWindows,
-  type Scope,
+  type TreeScope,
   type SessionTarget
 } from "./operations/hierarchy/Hierarchy.js"
 export {

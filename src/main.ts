@@ -6,7 +6,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { parseArgs, USAGE } from "./cli/Args.js"
 import { doctor } from "./cli/Doctor.js"
-import { Config, type ConfigShape, loadConfig } from "./context/Config.js"
+import { loadConfig, TmuxMcpConfig, type TmuxMcpConfigShape } from "./context/TmuxMcpConfig.js"
 import { InvocationContext } from "./context/InvocationContext.js"
 import { SocketResolver } from "./context/SocketResolver.js"
 import { VERSION } from "./domain/Version.js"
@@ -17,10 +17,10 @@ import { Policy } from "./services/Policy.js"
 import { TmuxLive } from "./tmux/TmuxLive.js"
 import { allTools } from "./tools/registry.js"
 
-const liveLayer = (config: ConfigShape) =>
+const liveLayer = (config: TmuxMcpConfigShape) =>
   Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.layer).pipe(
     Layer.provideMerge(TmuxLive.layer),
-    Layer.provideMerge(Config.layer(config))
+    Layer.provideMerge(TmuxMcpConfig.layer(config))
   )
 
 const fail = (message: string, exitCode: number): never => {

@@ -2,7 +2,7 @@
  * Command-line parsing: `effect-tmux-mcp [serve|doctor] [flags]`, `--help`, `--version`.
  */
 import * as Either from "effect/Either"
-import type { ConfigFlags } from "../context/Config.js"
+import type { ConfigFlags } from "../context/TmuxMcpConfig.js"
 
 export type CliCommand = "serve" | "doctor" | "help" | "version"
 

@@ -3,7 +3,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Config } from "../context/Config.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
@@ -24,7 +24,7 @@ export const doctor = (
   tools: ReadonlyArray<AnyTool>
 ): Effect.Effect<DoctorReport, never, ToolServices> =>
   Effect.gen(function* () {
-    const config = yield* Config
+    const config = yield* TmuxMcpConfig
     const context = yield* InvocationContext
     const socket = yield* Effect.orDie((yield* SocketResolver).resolve())
     const lines = [`effect-tmux-mcp ${VERSION} doctor`]

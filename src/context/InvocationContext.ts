@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { realpathSync } from "node:fs"
-import { Config } from "./Config.js"
+import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
 
@@ -39,9 +39,9 @@ export class InvocationContext extends Context.Tag("effect-tmux-mcp/InvocationCo
   InvocationContext,
   InvocationContextShape
 >() {
-  static readonly layer: Layer.Layer<InvocationContext, never, Config> = Layer.effect(
+  static readonly layer: Layer.Layer<InvocationContext, never, TmuxMcpConfig> = Layer.effect(
     InvocationContext,
-    Effect.map(Config, (config) => makeInvocationContext(config.callerTmux, config.callerPane))
+    Effect.map(TmuxMcpConfig, (config) => makeInvocationContext(config.callerTmux, config.callerPane))
   )
 }
 

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import { realpathSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { InvalidInput } from "../domain/Errors.js"
-import { Config, type ConfigShape } from "./Config.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 
 export type SocketRule =
@@ -52,9 +52,9 @@ export interface SocketResolverShape {
 }
 
 export class SocketResolver extends Context.Tag("effect-tmux-mcp/SocketResolver")<SocketResolver, SocketResolverShape>() {
-  static readonly layer: Layer.Layer<SocketResolver, never, Config> = Layer.effect(
+  static readonly layer: Layer.Layer<SocketResolver, never, TmuxMcpConfig> = Layer.effect(
     SocketResolver,
-    Effect.map(Config, (config) => makeSocketResolver(config))
+    Effect.map(TmuxMcpConfig, (config) => makeSocketResolver(config))
   )
 }
 
@@ -83,7 +83,7 @@ const checkPathFits = (argument: string, value: string, path: string): Effect.Ef
       )
 }
 
-export const makeSocketResolver = (config: ConfigShape): SocketResolverShape => {
+export const makeSocketResolver = (config: TmuxMcpConfigShape): SocketResolverShape => {
   const socketDirectory = join(realDirectory(config.tmuxTmpdir), `tmux-${config.uid}`)
 
   const byName = (name: string, rule: SocketRule): ResolvedSocket => {

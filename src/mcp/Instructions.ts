@@ -4,7 +4,7 @@
  * will actually query; outside tmux it says plainly that there is no "self".
  */
 import * as Option from "effect/Option"
-import type { ConfigShape } from "../context/Config.js"
+import type { TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { InvocationContextShape } from "../context/InvocationContext.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 
@@ -43,7 +43,7 @@ const OPTIONAL_SEGMENTS: ReadonlyArray<string> = [
 ]
 
 export const buildInstructions = (
-  config: Pick<ConfigShape, "safety" | "suppressHistory">,
+  config: Pick<TmuxMcpConfigShape, "safety" | "suppressHistory">,
   context: InvocationContextShape,
   effective: ResolvedSocket
 ): string => {

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { Config } from "../context/Config.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
@@ -59,7 +59,7 @@ export const makeMcpServer = async (
 ): Promise<Server> => {
   const { config, context, effective } = await runtime.runPromise(
     Effect.all({
-      config: Config,
+      config: TmuxMcpConfig,
       context: InvocationContext,
       effective: Effect.flatMap(SocketResolver, (resolver) => resolver.resolve())
     }).pipe(Effect.orDie)

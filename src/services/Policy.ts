@@ -5,7 +5,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Config, type SafetyLevel } from "../context/Config.js"
+import { type SafetyLevel, TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { Denied } from "../domain/Errors.js"
 
 const rank: Record<SafetyLevel, number> = { readonly: 0, mutating: 1, destructive: 2 }
@@ -18,9 +18,9 @@ export interface PolicyShape {
 }
 
 export class Policy extends Context.Tag("effect-tmux-mcp/Policy")<Policy, PolicyShape>() {
-  static readonly layer: Layer.Layer<Policy, never, Config> = Layer.effect(
+  static readonly layer: Layer.Layer<Policy, never, TmuxMcpConfig> = Layer.effect(
     Policy,
-    Effect.map(Config, (config) => makePolicy(config.safety))
+    Effect.map(TmuxMcpConfig, (config) => makePolicy(config.safety))
   )
 }
 

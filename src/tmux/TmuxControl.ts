@@ -22,7 +22,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Config, type ConfigShape } from "../context/Config.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { Failed, type TmuxError } from "../domain/Errors.js"
 import { classifyFailure } from "./Classify.js"
@@ -79,13 +79,13 @@ interface Slot {
   notBefore: number
 }
 
-const attachArgv = (config: ConfigShape, socket: ResolvedSocket): Array<string> => [
+const attachArgv = (config: TmuxMcpConfigShape, socket: ResolvedSocket): Array<string> => [
   "-C",
   ...invocationArgv(config, socket, [["attach-session", "-f", CONTROL_CLIENT_FLAGS]], false)
 ]
 
 export const makeTmuxControl = Effect.gen(function* () {
-  const config = yield* Config
+  const config = yield* TmuxMcpConfig
   const exec = yield* TmuxExec.make
   const slots = new Map<string, Slot>()
 
@@ -279,5 +279,5 @@ export const makeTmuxControl = Effect.gen(function* () {
 /** `Tmux` over persistent control-mode clients (falling back to a process per call). */
 export const TmuxControl = {
   make: makeTmuxControl,
-  layer: Layer.scoped(Tmux, makeTmuxControl) satisfies Layer.Layer<Tmux, never, Config>
+  layer: Layer.scoped(Tmux, makeTmuxControl) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
 }

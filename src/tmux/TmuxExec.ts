@@ -19,7 +19,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
-import { Config, type ConfigShape } from "../context/Config.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { Failed } from "../domain/Errors.js"
 import { classifyFailure } from "./Classify.js"
@@ -30,7 +30,7 @@ import { type Finished, runToEnd } from "./TmuxProcess.js"
 
 /** The whole argv for one invocation: global flags, socket, then the `;`-joined command list. */
 export const invocationArgv = (
-  config: Pick<ConfigShape, "tmuxConfigFile">,
+  config: Pick<TmuxMcpConfigShape, "tmuxConfigFile">,
   socket: ResolvedSocket,
   commands: ReadonlyArray<TmuxCommand>,
   startServer: boolean
@@ -73,7 +73,7 @@ const endMarkFor = (commands: ReadonlyArray<TmuxCommand>): EndMark | undefined =
 }
 
 export const makeTmuxExec = Effect.gen(function* () {
-  const config = yield* Config
+  const config = yield* TmuxMcpConfig
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     const description = describeCommands(commands)
@@ -125,8 +125,8 @@ export const makeTmuxExec = Effect.gen(function* () {
   return Tmux.of({ run })
 })
 
-/** `Tmux` over one process per invocation. The layer needs only `Config`. */
+/** `Tmux` over one process per invocation. The layer needs only `TmuxMcpConfig`. */
 export const TmuxExec = {
   make: makeTmuxExec,
-  layer: Layer.effect(Tmux, makeTmuxExec) satisfies Layer.Layer<Tmux, never, Config>
+  layer: Layer.effect(Tmux, makeTmuxExec) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
 }

@@ -3,13 +3,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Config } from "../context/Config.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import type { Tmux } from "./Tmux.js"
 import { TmuxControl } from "./TmuxControl.js"
 import { TmuxExec } from "./TmuxExec.js"
 
 export const TmuxLive = {
   layer: Layer.unwrapEffect(
-    Effect.map(Config, (config) => (config.transport === "control" ? TmuxControl.layer : TmuxExec.layer))
-  ) satisfies Layer.Layer<Tmux, never, Config>
+    Effect.map(TmuxMcpConfig, (config) => (config.transport === "control" ? TmuxControl.layer : TmuxExec.layer))
+  ) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
 }

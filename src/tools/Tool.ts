@@ -5,7 +5,7 @@
  */
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Config, SafetyLevel } from "../context/Config.js"
+import type { SafetyLevel, TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import type { InvocationContext } from "../context/InvocationContext.js"
 import type { SocketResolver } from "../context/SocketResolver.js"
 import type { ToolError } from "../domain/Errors.js"
@@ -17,7 +17,7 @@ import type { Tmux } from "../tmux/Tmux.js"
 export type Tier = SafetyLevel
 
 /** The services every tool handler may use; embedders provide these layers. */
-export type ToolServices = Tmux | Config | SocketResolver | InvocationContext | Ownership
+export type ToolServices = Tmux | TmuxMcpConfig | SocketResolver | InvocationContext | Ownership
 
 export interface ToolHints {
   /** The same call twice has the same effect as once. */

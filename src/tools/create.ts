@@ -1,7 +1,7 @@
 /** Creating sessions, windows and panes: create_session, create_window, split_window, respawn_pane. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Config } from "../context/Config.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { PaneId, SessionId } from "../domain/Ids.js"
 import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
@@ -102,7 +102,7 @@ export const createSessionTool = defineTool({
   output: CreatedSession,
   handler: (input) =>
     Effect.gen(function* () {
-      const config = yield* Config
+      const config = yield* TmuxMcpConfig
       const socket = yield* resolveSocket(input)
       const created = yield* createSession(socket, {
         ...spawnRequest(input),

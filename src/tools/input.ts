@@ -1,7 +1,7 @@
 /** Typing and pasting into panes: send_keys, send_keys_batch, paste_text. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Config } from "../context/Config.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import { MAX_BUFFER_BYTES } from "../operations/input/Buffers.js"
@@ -81,7 +81,7 @@ export const sendKeysBatchTool = defineTool({
   handler: (input) =>
     Effect.gen(function* () {
       const delayMs = input.delay_ms ?? 0
-      const { waitMaxSeconds } = yield* Config
+      const { waitMaxSeconds } = yield* TmuxMcpConfig
       const pauses = delayMs * (input.operations.length - 1)
       if (pauses > waitMaxSeconds * 1000) {
         return yield* Effect.fail(

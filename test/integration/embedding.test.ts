@@ -1,6 +1,6 @@
 /**
  * The library face, used the way an embedding Effect application would: only the public entry
- * point, a Config from loadConfig, the live layers, and the operations called directly.
+ * point, a TmuxMcpConfig from loadConfig, the live layers, and the operations called directly.
  * (The private world only sets up and tears down the tmux server under test.)
  */
 import { it } from "@effect/vitest"
@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import { describe, expect } from "vitest"
 import {
   capturePane,
-  Config,
+  TmuxMcpConfig,
   InvocationContext,
   listPanes,
   loadConfig,
@@ -33,7 +33,7 @@ const tmuxLayer = (w: PrivateTmux, socketName = w.socketName) => {
   })
   if (Either.isLeft(config)) throw new Error(config.left.message)
   return Layer.mergeAll(TmuxExec.layer, SocketResolver.layer, InvocationContext.layer).pipe(
-    Layer.provideMerge(Config.layer(config.right))
+    Layer.provideMerge(TmuxMcpConfig.layer(config.right))
   )
 }
 

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { Config } from "../../src/context/Config.js"
+import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { Ownership } from "../../src/services/Ownership.js"
@@ -127,7 +127,7 @@ describe("owned sessions at scale (item 15)", () => {
         Effect.provide(
           Layer.mergeAll(Ownership.layer, SocketResolver.layer).pipe(
             Layer.provideMerge(defaultTmuxLayer),
-            Layer.provideMerge(Config.layer(w.config()))
+            Layer.provideMerge(TmuxMcpConfig.layer(w.config()))
           )
         )
       )

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { Config } from "../../src/context/Config.js"
+import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { type ResolvedSocket, SocketResolver } from "../../src/context/SocketResolver.js"
 import { OWNER_OPTION, Ownership, type OwnershipShape } from "../../src/services/Ownership.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
@@ -33,7 +33,7 @@ const withOwnership = (
       Effect.provide(
         Layer.mergeAll(Ownership.layer, SocketResolver.layer).pipe(
           Layer.provideMerge(TmuxExec.layer),
-          Layer.provideMerge(Config.layer(w.config()))
+          Layer.provideMerge(TmuxMcpConfig.layer(w.config()))
         )
       )
     )

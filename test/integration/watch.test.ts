@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { describe, expect, it } from "vitest"
-import type { ConfigFlags } from "../../src/context/Config.js"
+import type { ConfigFlags } from "../../src/context/TmuxMcpConfig.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { RecordingTmux, TmuxRecorder } from "../../src/testing/RecordingTmux.js"
 import { serverIdentity, useWorlds, waitFor } from "../support/liveTmux.js"

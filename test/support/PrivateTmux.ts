@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { Config, type ConfigFlags, type ConfigShape, loadConfig } from "../../src/context/Config.js"
+import { type ConfigFlags, loadConfig, TmuxMcpConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
 import { InvocationContext } from "../../src/context/InvocationContext.js"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
@@ -32,11 +32,11 @@ export interface PrivateTmux {
   /** Like `tmux`, but throws on a non-zero exit. */
   readonly tmuxOk: (...args: Array<string>) => string
   /** Builds a configuration in this world; extra env (e.g. TMUX to fake a caller) and flags apply on top. */
-  readonly config: (options?: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags }) => ConfigShape
+  readonly config: (options?: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags }) => TmuxMcpConfigShape
   /** Every service a tool needs, live, for this world (audit silenced). */
   readonly layer: (
     options?: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags },
-    tmuxLayer?: Layer.Layer<Tmux, never, Config>
+    tmuxLayer?: Layer.Layer<Tmux, never, TmuxMcpConfig>
   ) => Layer.Layer<ServerServices>
   readonly dispose: () => void
 }
@@ -47,17 +47,17 @@ export interface PrivateTmux {
  */
 export const testTransport: "exec" | "control" = process.env.ETM_TEST_TRANSPORT === "control" ? "control" : "exec"
 
-export const defaultTmuxLayer: Layer.Layer<Tmux, never, Config> = testTransport === "exec" ? TmuxExec.layer : TmuxControl.layer
+export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = testTransport === "exec" ? TmuxExec.layer : TmuxControl.layer
 
 /** Every service a tool needs over a given tmux layer (audit silenced), as main.ts composes them. */
 export const servicesLayer = <Extra = never>(
-  config: ConfigShape,
+  config: TmuxMcpConfigShape,
   // Extra carries what a fake transport adds (e.g. FakeTmuxState) through to the test.
-  tmuxLayer: Layer.Layer<Tmux | Extra, never, Config> = defaultTmuxLayer as Layer.Layer<Tmux | Extra, never, Config>
+  tmuxLayer: Layer.Layer<Tmux | Extra, never, TmuxMcpConfig> = defaultTmuxLayer as Layer.Layer<Tmux | Extra, never, TmuxMcpConfig>
 ): Layer.Layer<ServerServices | Extra> =>
   Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
     Layer.provideMerge(tmuxLayer),
-    Layer.provideMerge(Config.layer(config))
+    Layer.provideMerge(TmuxMcpConfig.layer(config))
   )
 
 let counter = 0

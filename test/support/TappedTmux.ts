@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { Config } from "../../src/context/Config.js"
+import type { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import type { TmuxError } from "../../src/domain/Errors.js"
 import { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "../../src/tmux/Tmux.js"
@@ -19,7 +19,7 @@ export interface TappedRun {
   readonly proceed: (commands?: ReadonlyArray<TmuxCommand>, options?: RunOptions) => Effect.Effect<string, TmuxError>
 }
 
-export const tappedTmux = (tap: (run: TappedRun) => Effect.Effect<string, TmuxError>): Layer.Layer<Tmux, never, Config> =>
+export const tappedTmux = (tap: (run: TappedRun) => Effect.Effect<string, TmuxError>): Layer.Layer<Tmux, never, TmuxMcpConfig> =>
   Layer.effect(
     Tmux,
     Effect.map(

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import { join } from "node:path"
-import { type ConfigFlags, type ConfigShape, loadConfig } from "../../src/context/Config.js"
+import { type ConfigFlags, loadConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { FakeTmux, FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../../src/testing/FakeTmux.js"
@@ -28,7 +28,7 @@ export interface FakeOptions {
   readonly tmpdir?: string
 }
 
-export const fakeConfig = (options: FakeOptions = {}): ConfigShape => {
+export const fakeConfig = (options: FakeOptions = {}): TmuxMcpConfigShape => {
   const loaded = loadConfig({
     env: { PATH: "/usr/bin:/bin", HOME: "/home/fake", TMUX_TMPDIR: options.tmpdir ?? FAKE_TMPDIR, ...options.env },
     flags: options.flags ?? {},

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { parseArgs, USAGE } from "../../src/cli/Args.js"
-import { loadConfig } from "../../src/context/Config.js"
+import { loadConfig } from "../../src/context/TmuxMcpConfig.js"
 
 const parsed = (...argv: Array<string>) => {
   const result = parseArgs(argv)

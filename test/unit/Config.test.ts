@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { type ConfigFlags, type ConfigShape, DEFAULT_WAIT_MAX_SECONDS, loadConfig } from "../../src/context/Config.js"
+import { type ConfigFlags, DEFAULT_WAIT_MAX_SECONDS, loadConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
 
 const load = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}) => loadConfig({ env, flags, uid: 1000 })
-const ok = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}): ConfigShape => {
+const ok = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}): TmuxMcpConfigShape => {
   const result = load(env, flags)
   if (Either.isLeft(result)) throw new Error(`expected a config, got: ${result.left.message}`)
   return result.right

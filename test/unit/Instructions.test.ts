@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Option from "effect/Option"
-import { SAFETY_LEVELS } from "../../src/context/Config.js"
+import { SAFETY_LEVELS } from "../../src/context/TmuxMcpConfig.js"
 import { type Caller, type InvocationContextShape, makeInvocationContext } from "../../src/context/InvocationContext.js"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../../src/mcp/Instructions.js"

@@ -7,7 +7,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { describe, expect, it } from "vitest"
-import { Config, loadConfig } from "../../src/context/Config.js"
+import { loadConfig, TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { effectiveTimeout, pollUntil } from "../../src/operations/bounds/Waiting.js"
 import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/watching/TextMatcher.js"
 import { Progress, type ProgressReport } from "../../src/services/Progress.js"
@@ -15,7 +15,7 @@ import { Progress, type ProgressReport } from "../../src/services/Progress.js"
 const configWith = (waitMax: string) => {
   const loaded = loadConfig({ env: { LIBTMUX_MCP_WAIT_MAX_SECONDS: waitMax }, flags: {}, uid: 0 })
   if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
-  return Config.layer(loaded.right)
+  return TmuxMcpConfig.layer(loaded.right)
 }
 
 describe("effectiveTimeout", () => {

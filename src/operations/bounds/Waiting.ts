@@ -7,7 +7,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Config } from "../../context/Config.js"
+import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { reportProgress } from "../../services/Progress.js"
 
 export const DEFAULT_WAIT_SECONDS = 10
@@ -24,8 +24,8 @@ export interface EffectiveTimeout {
 }
 
 /** The timeout a wait uses: the request (or the default), never above LIBTMUX_MCP_WAIT_MAX_SECONDS. */
-export const effectiveTimeout = (requested: number | undefined): Effect.Effect<EffectiveTimeout, never, Config> =>
-  Effect.map(Config, (config) => {
+export const effectiveTimeout = (requested: number | undefined): Effect.Effect<EffectiveTimeout, never, TmuxMcpConfig> =>
+  Effect.map(TmuxMcpConfig, (config) => {
     const wanted = requested ?? Math.min(DEFAULT_WAIT_SECONDS, config.waitMaxSeconds)
     return wanted > config.waitMaxSeconds
       ? { seconds: config.waitMaxSeconds, clamped: true }

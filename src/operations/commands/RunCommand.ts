@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Config } from "../../context/Config.js"
+import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, Denied, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
@@ -94,7 +94,7 @@ export interface WaitRequest extends OutputOptions {
   readonly interruptOnTimeout: boolean
 }
 
-type Services = Tmux | Config | InvocationContext
+type Services = Tmux | TmuxMcpConfig | InvocationContext
 
 const invalid = (reason: string) => Effect.fail(new InvalidInput({ reason }))
 const conflict = (kind: Conflict["kind"], reason: string) => new Conflict({ kind, reason })
@@ -164,7 +164,7 @@ export const runCommand = (
   request: RunRequest
 ): Effect.Effect<CommandResult, ToolError, Services> =>
   Effect.gen(function* () {
-    const config = yield* Config
+    const config = yield* TmuxMcpConfig
     const { command } = request
     if (command.trim() === "") return yield* invalid("command is empty; pass the shell command to run.")
     if (command.includes("\0")) return yield* invalid("command must not contain NUL characters.")
@@ -249,9 +249,9 @@ const watched = (paneId: string) =>
  * Reads a handle a caller gives back: signed by a server of this user, and not spent (a handle of a
  * command that was reported ended, or whose record expired, is refused as well).
  */
-export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, Config> =>
+export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, TmuxMcpConfig> =>
   Effect.gen(function* () {
-    const config = yield* Config
+    const config = yield* TmuxMcpConfig
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
     const handle = yield* decodeHandle(yield* handleKey(dir), text)
     if (!(yield* logExists(logPath(dir, handle.id)))) {
@@ -266,7 +266,7 @@ export const waitForCommand = (
   request: WaitRequest
 ): Effect.Effect<CommandResult, ToolError, Services> =>
   Effect.gen(function* () {
-    const config = yield* Config
+    const config = yield* TmuxMcpConfig
     const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
       Effect.catchTag("NoServer", () => Effect.succeed(undefined))
     )

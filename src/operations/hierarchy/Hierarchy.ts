@@ -21,13 +21,13 @@ export interface Listing<A> {
 }
 
 /** Which part of the tree to list. Absent ids mean the whole server. */
-export interface Scope {
+export interface TreeScope {
   readonly session_id?: string | undefined
   readonly window_id?: string | undefined
 }
 
 /** The object a scope names, if any: tmux's targets accept ids verbatim ($N, @N), no name matching. */
-const scopeTarget = (scope: Scope): QueryTarget | undefined =>
+const scopeTarget = (scope: TreeScope): QueryTarget | undefined =>
   scope.window_id !== undefined
     ? { kind: "window", id: scope.window_id }
     : scope.session_id !== undefined
@@ -119,7 +119,7 @@ export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Sess
 /** Windows, in window-id order. A window linked into several sessions appears once per session. */
 export const listWindows = (
   socket: ResolvedSocket,
-  scope: Pick<Scope, "session_id"> = {}
+  scope: Pick<TreeScope, "session_id"> = {}
 ): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
   Effect.gen(function* () {
     const target = scopeTarget(scope)
@@ -161,7 +161,7 @@ export const toPanes = (
 /** Panes in pane-id order; a pane of a linked window is listed once (its first session). */
 export const listPanes = (
   socket: ResolvedSocket,
-  scope: Scope = {}
+  scope: TreeScope = {}
 ): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
   Effect.gen(function* () {
     const target = scopeTarget(scope)

@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Config } from "../../context/Config.js"
+import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import { type SocketSelector, SocketResolver } from "../../context/SocketResolver.js"
 import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
@@ -29,9 +29,9 @@ interface CallerLookup {
  */
 export const whereAmI = (
   selector: SocketSelector = {}
-): Effect.Effect<WhereAmI, Failed | NotFound | InvalidInput, Tmux | Config | InvocationContext | SocketResolver> =>
+): Effect.Effect<WhereAmI, Failed | NotFound | InvalidInput, Tmux | TmuxMcpConfig | InvocationContext | SocketResolver> =>
   Effect.gen(function* () {
-    const config = yield* Config
+    const config = yield* TmuxMcpConfig
     const context = yield* InvocationContext
     const resolver = yield* SocketResolver
     const effective = yield* resolver.resolve(selector)

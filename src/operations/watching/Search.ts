@@ -28,7 +28,7 @@ import * as Format from "../../tmux/Format.js"
 import { noCurrentTargetIsNotFound } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { paginate } from "../bounds/Paging.js"
-import { listPanes, type Scope } from "../hierarchy/Hierarchy.js"
+import { listPanes, type TreeScope } from "../hierarchy/Hierarchy.js"
 import { compileMatcher, type PatternSpec } from "./TextMatcher.js"
 
 export const DEFAULT_HISTORY_LINES = 1000
@@ -103,7 +103,7 @@ export const SearchResult = Schema.Struct({
 export type SearchResult = typeof SearchResult.Type
 
 export interface SearchOptions {
-  readonly scope: Scope
+  readonly scope: TreeScope
   readonly patterns: PatternSpec
   readonly historyLines: number
   readonly offset: number

@@ -16,7 +16,7 @@ export type SafetyLevel = (typeof SAFETY_LEVELS)[number]
 export const TRANSPORTS = ["control", "exec"] as const
 export type Transport = (typeof TRANSPORTS)[number]
 
-export interface ConfigShape {
+export interface TmuxMcpConfigShape {
   /** Default `-L` name (LIBTMUX_SOCKET / --socket-name). */
   readonly socketName: string | undefined
   /** Default `-S` path (LIBTMUX_SOCKET_PATH / --socket-path). */
@@ -46,8 +46,8 @@ export interface ConfigShape {
   readonly tmuxEnvironment: Readonly<Record<string, string>>
 }
 
-export class Config extends Context.Tag("effect-tmux-mcp/Config")<Config, ConfigShape>() {
-  static readonly layer = (config: ConfigShape): Layer.Layer<Config> => Layer.succeed(Config, config)
+export class TmuxMcpConfig extends Context.Tag("effect-tmux-mcp/TmuxMcpConfig")<TmuxMcpConfig, TmuxMcpConfigShape>() {
+  static readonly layer = (config: TmuxMcpConfigShape): Layer.Layer<TmuxMcpConfig> => Layer.succeed(TmuxMcpConfig, config)
 }
 
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
@@ -100,7 +100,7 @@ const pick = (
 }
 
 /** Builds the validated configuration, or says exactly what is wrong and how to fix it. */
-export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<ConfigShape, ConfigError> =>
+export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<TmuxMcpConfigShape, ConfigError> =>
   Either.gen(function* () {
     // A socket flag replaces both socket variables: the command line is the more specific choice.
     const fromFlags = flags.socketName !== undefined || flags.socketPath !== undefined
@@ -187,5 +187,5 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Co
       callerTmux: nonEmpty(env.TMUX),
       callerPane: nonEmpty(env.TMUX_PANE),
       tmuxEnvironment
-    } satisfies ConfigShape
+    } satisfies TmuxMcpConfigShape
   })
