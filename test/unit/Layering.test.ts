@@ -131,14 +131,34 @@ const sourceFiles = (dir: string): Array<string> =>
 
 const toSourcePath = (absolute: string): string => relative(sourceRoot, absolute).split("\\").join("/")
 
+/**
+ * The module specifiers of one file: imports and exports (`export * as X from` too, which
+ * ts.preProcessFile misses), `import("…")` types and dynamic imports.
+ */
+const moduleSpecifiers = (file: string, text: string): Array<string> => {
+  const found: Array<string> = []
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push(node.moduleSpecifier.text)
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push(node.argument.literal.text)
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [specifier] = node.arguments
+      if (specifier !== undefined && ts.isStringLiteralLike(specifier)) found.push(specifier.text)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true))
+  return found
+}
+
 /** Every relative import, export-from, type import and dynamic import of src/, resolved to its file. */
 const readImports = (): { readonly files: Array<string>; readonly imports: Array<Import>; readonly unresolved: Array<string> } => {
   const files = sourceFiles(sourceRoot)
   const imports: Array<Import> = []
   const unresolved: Array<string> = []
   for (const file of files) {
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true)
-    for (const { fileName } of importedFiles) {
+    for (const fileName of moduleSpecifiers(file, readFileSync(file, "utf8"))) {
       if (!fileName.startsWith(".")) continue
       const target = resolve(dirname(file), fileName.replace(/\.js$/, ".ts"))
       if (!existsSync(target) || !target.startsWith(`${sourceRoot}/`)) {
@@ -185,6 +205,18 @@ describe("the layer rules", () => {
     expect(mutualPairs(folderEdges([{ from: "a/x.ts", to: "b/y.ts" }, { from: "b/z.ts", to: "a/w.ts" }], topFolderOf))).toEqual(["a <-> b"])
     expect(placeOf("operations/Loose.ts")._tag).toBe("Unplaced")
     expect(placeOf("extras/Thing.ts")._tag).toBe("Unplaced")
+  })
+
+  it("see every kind of import: import, export from, export * as, type import and dynamic import", () => {
+    const text = [
+      `import { a } from "./a.js"`,
+      `import type { B } from "./b.js"`,
+      `export { c } from "./c.js"`,
+      `export * as D from "./d.js"`,
+      `type E = import("./e.js").E`,
+      `const f = () => import("./f.js")`
+    ].join("\n")
+    expect(moduleSpecifiers("x.ts", text)).toEqual(["./a.js", "./b.js", "./c.js", "./d.js", "./e.js", "./f.js"])
   })
 
   it("let imports go down, stay in their folder, and use their own folder's internal/", () => {
