@@ -3,7 +3,6 @@
  * failure becomes a normal tool result with `isError: true`, the message, a "Hint:" line and a
  * machine-readable `_meta` entry; only an unknown tool name is a protocol error (left to the caller).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,6 +16,19 @@ import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
 
 /** The `_meta` key that carries `{ code, kind?, hint, retryable, effects }` on error results. */
 export const ERROR_META_KEY = "effect-tmux-mcp/error"
+
+/**
+ * A tools/call result as MCP defines it: one text block, and the same JSON as `structuredContent`
+ * on success; on failure `isError` and the error's `_meta` entry under ERROR_META_KEY. (The SDK's
+ * `CallToolResult`, restated so that the library's types do not need the SDK; a type alias, not an
+ * interface, so that it fits the SDK's open record.)
+ */
+export type ToolResult = {
+  readonly content: Array<{ readonly type: "text"; readonly text: string }>
+  readonly structuredContent?: Record<string, unknown>
+  readonly isError?: boolean
+  readonly _meta?: Record<string, unknown>
+}
 
 /** A decoding failure, described by argument path and expectation; never with the value given. */
 export const describeParseError = (error: ParseResult.ParseError): string => {
@@ -49,7 +61,7 @@ const bounded = (message: string): string =>
     ? message
     : `${message.slice(0, MAX_ERROR_MESSAGE_CHARS - 40)}… (${message.length - MAX_ERROR_MESSAGE_CHARS + 40} characters cut)`
 
-export const errorResult = (tool: AnyTool, error: ToolError): CallToolResult => {
+export const errorResult = (tool: AnyTool, error: ToolError): ToolResult => {
   const recovery = hint(error)
   return {
     isError: true,
@@ -66,13 +78,13 @@ export const errorResult = (tool: AnyTool, error: ToolError): CallToolResult => 
   }
 }
 
-const successResult = (value: unknown): CallToolResult => ({
+const successResult = (value: unknown): ToolResult => ({
   content: [{ type: "text", text: JSON.stringify(value) }],
   structuredContent: value as Record<string, unknown>
 })
 
 /** A bug, not a tmux failure: reported as an error result and logged, never crashing the server. */
-const defectResult = (tool: AnyTool, defect: unknown): CallToolResult => ({
+const defectResult = (tool: AnyTool, defect: unknown): ToolResult => ({
   isError: true,
   content: [
     {
@@ -83,10 +95,15 @@ const defectResult = (tool: AnyTool, defect: unknown): CallToolResult => ({
   _meta: { [ERROR_META_KEY]: { code: "failed", hint: "report the bug", retryable: false, effects: "possible" } }
 })
 
+/**
+ * Runs one tool as the MCP server's tools/call does: the safety tier, the argument bounds, decoding,
+ * the handler, encoding and one audit record; every ordinary failure (and a defect) is an error
+ * result, so the Effect never fails.
+ */
 export const callTool = (
   tool: AnyTool,
   args: unknown
-): Effect.Effect<CallToolResult, never, ToolServices | Policy | Audit> =>
+): Effect.Effect<ToolResult, never, ToolServices | Policy | Audit> =>
   Effect.gen(function* () {
     const started = performance.now()
     const policy = yield* Policy
