@@ -13,6 +13,7 @@ import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
 
+/** The caller's tmux context from `$TMUX` / `$TMUX_PANE`: socket, server pid and pane. */
 export interface Caller {
   readonly socketPath: string
   readonly serverPid: number
@@ -20,6 +21,7 @@ export interface Caller {
   readonly paneId: string | null
 }
 
+/** Questions about the caller: confirmed matches for `is_caller`, cautious ones for guards. */
 export interface InvocationContextShape {
   /** Set when the MCP server was started inside tmux (`$TMUX` was set and parseable). */
   readonly caller: Option.Option<Caller>
@@ -35,6 +37,7 @@ export interface InvocationContextShape {
   readonly mightBeCallerServer: (socket: ResolvedSocket, serverPid: number | null) => boolean
 }
 
+/** Where the program runs; `layer` reads the configuration's frozen `TMUX` / `TMUX_PANE`. */
 export class InvocationContext extends Context.Tag("effect-tmux-mcp/InvocationContext")<
   InvocationContext,
   InvocationContextShape

@@ -14,6 +14,7 @@ import { InvalidInput } from "../domain/Errors.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 
+/** The precedence rule that chose a socket, as where_am_i and doctor name it. */
 export type SocketRule =
   | "socket_path argument"
   | "socket_name argument"
@@ -24,6 +25,10 @@ export type SocketRule =
   | "caller ($TMUX)"
   | "tmux default"
 
+/**
+ * A socket to talk to, with how it was chosen and the tmux flags that address it: every operation
+ * takes one.
+ */
 export interface ResolvedSocket {
   /** The `-L` name when the socket lives in tmux's socket directory, else null. */
   readonly name: string | null
@@ -43,6 +48,7 @@ export interface SocketSelector {
   readonly socket_path?: string | undefined
 }
 
+/** The resolver's operations. */
 export interface SocketResolverShape {
   /** tmux's socket directory for this user: `<TMUX_TMPDIR>/tmux-<uid>`. */
   readonly socketDirectory: string
@@ -51,6 +57,7 @@ export interface SocketResolverShape {
   readonly fromPath: (path: string, rule?: SocketRule) => ResolvedSocket
 }
 
+/** Resolves per-call socket selectors against the configuration; `layer` needs `TmuxMcpConfig`. */
 export class SocketResolver extends Context.Tag("effect-tmux-mcp/SocketResolver")<SocketResolver, SocketResolverShape>() {
   static readonly layer: Layer.Layer<SocketResolver, never, TmuxMcpConfig> = Layer.effect(
     SocketResolver,

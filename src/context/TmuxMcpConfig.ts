@@ -9,13 +9,17 @@ import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 
+/** The safety levels, lowest first: each enables the tools of its tier and those below. */
 export const SAFETY_LEVELS = ["readonly", "mutating", "destructive"] as const
+/** A safety level (LIBTMUX_SAFETY / --safety), also a tool's tier. */
 export type SafetyLevel = (typeof SAFETY_LEVELS)[number]
 
 /** How commands reach tmux: a persistent control-mode client per server, or a process per call. */
 export const TRANSPORTS = ["control", "exec"] as const
+/** A transport (LIBTMUX_MCP_TRANSPORT / --transport). */
 export type Transport = (typeof TRANSPORTS)[number]
 
+/** The validated settings, as `loadConfig` makes them. */
 export interface TmuxMcpConfigShape {
   /** Default `-L` name (LIBTMUX_SOCKET / --socket-name). */
   readonly socketName: string | undefined
@@ -46,10 +50,12 @@ export interface TmuxMcpConfigShape {
   readonly tmuxEnvironment: Readonly<Record<string, string>>
 }
 
+/** The settings every service reads; `layer(config)` provides them. */
 export class TmuxMcpConfig extends Context.Tag("effect-tmux-mcp/TmuxMcpConfig")<TmuxMcpConfig, TmuxMcpConfigShape>() {
   static readonly layer = (config: TmuxMcpConfigShape): Layer.Layer<TmuxMcpConfig> => Layer.succeed(TmuxMcpConfig, config)
 }
 
+/** An invalid setting; the message names the variable or flag and what it accepts. */
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly message: string }> {}
 
 /** Values given on the command line; `undefined` means "not given". */
@@ -65,6 +71,7 @@ export interface ConfigFlags {
   readonly waitMaxSeconds?: string
 }
 
+/** What `loadConfig` reads: the environment, the command-line flags and the user id. */
 export interface ConfigSources {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly flags: ConfigFlags

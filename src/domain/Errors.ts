@@ -15,6 +15,7 @@ export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
   }
 }
 
+/** The kinds of object a `NotFound` names (`server`: the server restarted since a generation was read). */
 export const ObjectKind = Schema.Literal("session", "window", "pane", "object", "server")
 export type ObjectKind = typeof ObjectKind.Type
 
@@ -38,6 +39,10 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   }
 }
 
+/**
+ * Why tmux `Failed`: it exited non-zero (`exit`), did not answer in time, could not be spawned, or
+ * printed output without the call's end mark (`unparseable`).
+ */
 export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable")
 export type FailureReason = typeof FailureReason.Type
 
@@ -72,6 +77,10 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
   }
 }
 
+/**
+ * Why a call was `Denied`: the safety tier, the caller's own objects (`self`), a pane a person
+ * watches, or starting a server.
+ */
 export const DenialKind = Schema.Literal("tier", "self", "watched", "server_start")
 export type DenialKind = typeof DenialKind.Type
 
@@ -87,6 +96,10 @@ export class Denied extends Schema.TaggedError<Denied>()("Denied", {
   }
 }
 
+/**
+ * The target state that refused a call (`Conflict`): a busy pane, another run_command pending, copy
+ * mode, a full-screen program, a dead pane, or a shell run_command cannot frame.
+ */
 export const ConflictKind = Schema.Literal("busy", "run_pending", "copy_mode", "full_screen", "dead", "unsupported_shell")
 export type ConflictKind = typeof ConflictKind.Type
 
@@ -113,7 +126,9 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   }
 }
 
+/** The errors of the `Tmux` service, and of every operation that only reads. */
 export type TmuxError = NoServer | NotFound | Failed
+/** Every error an operation or tool can fail with. */
 export type ToolError = TmuxError | Denied | Conflict | InvalidInput
 
 const listToolFor: Record<ObjectKind, string> = {
@@ -177,6 +192,10 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
 /** Machine-readable error code carried in `_meta` on the wire. */
 export type ErrorCode = "no_server" | "not_found" | "failed" | "denied" | "conflict" | "invalid_input" | "timeout"
 
+/**
+ * The wire code of an error (`no_server`, `not_found`, `failed`, `denied`, `conflict`,
+ * `invalid_input`, `timeout`), as the MCP tools report it.
+ */
 export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
     NoServer: () => "no_server" as const,

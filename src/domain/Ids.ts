@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 
+/** A pane id, `%N`. */
 export const PaneId = Schema.String.pipe(
   Schema.pattern(/^%\d+$/, {
     message: () => "must be a pane id such as %3",
@@ -12,6 +13,7 @@ export const PaneId = Schema.String.pipe(
 )
 export type PaneId = typeof PaneId.Type
 
+/** A window id, `@N`. */
 export const WindowId = Schema.String.pipe(
   Schema.pattern(/^@\d+$/, {
     message: () => "must be a window id such as @2",
@@ -20,6 +22,7 @@ export const WindowId = Schema.String.pipe(
 )
 export type WindowId = typeof WindowId.Type
 
+/** A session id, `$N`. */
 export const SessionId = Schema.String.pipe(
   Schema.pattern(/^\$\d+$/, {
     message: () => "must be a session id such as $1",

@@ -19,6 +19,7 @@ export const Generation = Schema.String.pipe(
   Schema.annotations({ description: "Opaque identity of a tmux server instance (changes when it restarts)." })
 )
 
+/** The server that answered a call: pid, start time, version, socket path and generation. */
 export const ServerIdentity = Schema.Struct({
   pid: NonNegativeInt,
   start_time: NonNegativeInt.annotations({ description: "Server start, Unix seconds." }),
@@ -31,6 +32,7 @@ export type ServerIdentity = typeof ServerIdentity.Type
 export const generationOf = (server: { readonly pid: number; readonly start_time: number }): string =>
   `${server.pid}.${server.start_time}`
 
+/** A session, as list_sessions reports it. */
 export const Session = Schema.Struct({
   session_id: SessionId,
   session_name: DisplayText,
@@ -44,6 +46,7 @@ export const Session = Schema.Struct({
 })
 export type Session = typeof Session.Type
 
+/** A window link (a window once per session holding it), as list_windows reports it. */
 export const Window = Schema.Struct({
   window_id: WindowId,
   window_name: DisplayText,
@@ -60,6 +63,10 @@ export const Window = Schema.Struct({
 })
 export type Window = typeof Window.Type
 
+/**
+ * A pane with its window and session, as list_panes reports it; `is_caller` and `is_attended` say
+ * whose it is and who watches.
+ */
 export const Pane = Schema.Struct({
   pane_id: PaneId,
   pane_index: NonNegativeInt,
@@ -105,6 +112,7 @@ export const PaneDetail = Schema.Struct({
 })
 export type PaneDetail = typeof PaneDetail.Type
 
+/** One socket's server: alive or not, its identity, and its session, window and pane counts. */
 export const ServerInfo = Schema.Struct({
   is_alive: Schema.Boolean,
   socket_name: Schema.NullOr(Schema.String),
@@ -123,6 +131,7 @@ export const ServerInfo = Schema.Struct({
 })
 export type ServerInfo = typeof ServerInfo.Type
 
+/** A live server found in the socket directory, as list_servers reports it. */
 export const LiveServer = Schema.Struct({
   // Found by listing the socket directory: any program of the user may have named a file there.
   socket_name: Schema.NullOr(DisplayText),
@@ -141,6 +150,7 @@ export const UnresponsiveSocket = Schema.Struct({
 })
 export type UnresponsiveSocket = typeof UnresponsiveSocket.Type
 
+/** A pane's captured text, bounded: the newest lines are kept and the rest counted. */
 export const Capture = Schema.Struct({
   pane_id: PaneId,
   content: Schema.String.annotations({ description: "The captured lines joined by newlines, oldest first." }),
@@ -151,6 +161,7 @@ export const Capture = Schema.Struct({
 })
 export type Capture = typeof Capture.Type
 
+/** Whether the caller's pane (from `$TMUX` / `$TMUX_PANE`) still exists. */
 export const CallerStatus = Schema.Literal("outside_tmux", "live", "pane_gone", "server_gone", "uncertain").annotations({
   description:
     "outside_tmux: no self; live: the caller pane exists now; pane_gone / server_gone: $TMUX names a pane or server that no longer exists; uncertain: $TMUX_PANE without a readable $TMUX, or the caller's server did not answer in time."
@@ -187,9 +198,11 @@ export const WhereAmI = Schema.Struct({
 })
 export type WhereAmI = typeof WhereAmI.Type
 
+/** A session a kill closed. */
 export const ClosedSession = Schema.Struct({ session_id: SessionId, session_name: DisplayText })
 export type ClosedSession = typeof ClosedSession.Type
 
+/** A window a kill closed (or, in `windows_kept`, one that lives on). */
 export const ClosedWindow = Schema.Struct({ window_id: WindowId, window_name: DisplayText })
 export type ClosedWindow = typeof ClosedWindow.Type
 

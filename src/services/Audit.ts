@@ -8,6 +8,10 @@ import * as Layer from "effect/Layer"
 import { createHash } from "node:crypto"
 import type { ErrorCode } from "../domain/Errors.js"
 
+/**
+ * One tool call: the tool, its outcome and error code, how long it took, and its arguments with
+ * payloads reduced to length and hash.
+ */
 export interface AuditRecord {
   readonly tool: string
   readonly outcome: "ok" | "error"
@@ -16,10 +20,12 @@ export interface AuditRecord {
   readonly arguments: unknown
 }
 
+/** Where records go. */
 export interface AuditShape {
   readonly record: (record: AuditRecord) => Effect.Effect<void>
 }
 
+/** The audit log of tool calls: `layer` writes JSON lines to stderr, `silent` drops them. */
 export class Audit extends Context.Tag("effect-tmux-mcp/Audit")<Audit, AuditShape>() {
   /** Writes to the process's stderr. */
   static readonly layer: Layer.Layer<Audit> = Layer.succeed(Audit, {

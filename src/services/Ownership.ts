@@ -27,6 +27,7 @@ const ownedRecord = Format.record("own", {
   owner: Format.string(OWNER_OPTION)
 })
 
+/** This process's mark on the sessions it owns, and their release. */
 export interface OwnershipShape {
   /** This process's token, the value of OWNER_OPTION on the sessions it owns. */
   readonly token: string
@@ -38,6 +39,10 @@ export interface OwnershipShape {
   readonly release: Effect.Effect<number>
 }
 
+/**
+ * The sessions this process created as owned: marked in tmux with this process's token, killed when
+ * the layer is released.
+ */
 export class Ownership extends Context.Tag("effect-tmux-mcp/Ownership")<Ownership, OwnershipShape>() {
   /** Releases owned sessions when the layer's scope closes (the MCP server shutting down). */
   static readonly layer: Layer.Layer<Ownership, never, Tmux> = Layer.scoped(

@@ -10,6 +10,7 @@ import { Denied } from "../domain/Errors.js"
 
 const rank: Record<SafetyLevel, number> = { readonly: 0, mutating: 1, destructive: 2 }
 
+/** The safety level and what it allows. */
 export interface PolicyShape {
   readonly safety: SafetyLevel
   readonly allows: (tier: SafetyLevel) => boolean
@@ -17,6 +18,7 @@ export interface PolicyShape {
   readonly check: (tool: { readonly name: string; readonly tier: SafetyLevel }) => Effect.Effect<void, Denied>
 }
 
+/** The safety tier: which tools are listed and allowed; `layer` takes the configuration's level. */
 export class Policy extends Context.Tag("effect-tmux-mcp/Policy")<Policy, PolicyShape>() {
   static readonly layer: Layer.Layer<Policy, never, TmuxMcpConfig> = Layer.effect(
     Policy,

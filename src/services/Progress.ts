@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
+/** One progress report of a waiting operation. */
 export interface ProgressReport {
   /** Increases with every report of one call (MCP requires it): elapsed seconds for waits. */
   readonly progress: number
@@ -16,10 +17,15 @@ export interface ProgressReport {
   readonly message?: string
 }
 
+/** Receives the reports. */
 export interface ProgressShape {
   readonly report: (report: ProgressReport) => Effect.Effect<void>
 }
 
+/**
+ * Where waiting operations report progress, when a program provides it (the MCP bridge turns
+ * reports into notifications/progress).
+ */
 export class Progress extends Context.Tag("effect-tmux-mcp/Progress")<Progress, ProgressShape>() {}
 
 /** Reports progress when someone listens; never fails and never blocks the wait on a slow client. */

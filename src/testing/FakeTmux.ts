@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import { classifyFailure } from "../tmux/Classify.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "../tmux/Tmux.js"
 
+/** A pane of the fake world; tests may edit its fields between calls. */
 export interface FakePane {
   readonly id: string
   command: string
@@ -29,6 +30,7 @@ export interface FakePane {
   lines: Array<string>
 }
 
+/** A window of the fake world, with its panes. */
 export interface FakeWindow {
   readonly id: string
   name: string
@@ -45,6 +47,7 @@ export interface FakeWinlink {
   window: string
 }
 
+/** A session of the fake world: its window links and current window. */
 export interface FakeSession {
   readonly id: string
   name: string
@@ -61,6 +64,7 @@ export interface FakeClient {
   session: string
 }
 
+/** A fake tmux server: identity, sessions, windows, clients and id counters. */
 export interface FakeServer {
   pid: number
   startTime: number
@@ -76,12 +80,14 @@ export interface FakeServer {
 /** Socket path -> the server answering there. */
 export type FakeWorld = Map<string, FakeServer>
 
+/** One command list the fake received. */
 export interface FakeInvocation {
   readonly socketPath: string
   readonly commands: ReadonlyArray<TmuxCommand>
   readonly startServer: boolean
 }
 
+/** The fake's world and every command list it received, oldest first. */
 export interface FakeTmuxStateShape {
   readonly world: FakeWorld
   readonly invocations: Array<FakeInvocation>
@@ -92,11 +98,14 @@ export class FakeTmuxState extends Context.Tag("effect-tmux-mcp/FakeTmuxState")<
 
 // ---- building worlds ----------------------------------------------------------------------------
 
+/** A pane to build: any of its fields (the id is allocated). */
 export type FakePaneSpec = Partial<Omit<FakePane, "id">>
+/** A window to build, or a link to one already built. */
 export type FakeWindowSpec =
   | { readonly name?: string; readonly index?: number; readonly zoomed?: boolean; readonly width?: number; readonly height?: number; readonly panes?: ReadonlyArray<FakePaneSpec>; readonly activePane?: number }
   /** Links an already created window (by id) into this session too. */
   | { readonly link: string; readonly index?: number }
+/** A session to build, with its windows. */
 export interface FakeSessionSpec {
   readonly name: string
   readonly created?: number
@@ -104,6 +113,7 @@ export interface FakeSessionSpec {
   /** Position in `windows` of the current window (default 0). */
   readonly current?: number
 }
+/** A server to build (`FakeTmux.server`), with its sessions and clients. */
 export interface FakeServerSpec {
   readonly pid?: number
   readonly startTime?: number

@@ -24,6 +24,7 @@ export interface RecordedInvocation {
   readonly startServer: boolean
 }
 
+/** The record of invocations. */
 export interface TmuxRecorderShape {
   /** Every invocation since the layer was built or last reset, oldest first. */
   readonly invocations: Effect.Effect<ReadonlyArray<RecordedInvocation>>

@@ -12,6 +12,10 @@ import type { TmuxError } from "../domain/Errors.js"
 /** One tmux command as argv, e.g. `["list-panes", "-a", "-F", format]`. */
 export type TmuxCommand = ReadonlyArray<string>
 
+/**
+ * How one invocation runs: whether it may start a server, a one-off glance, its deadline, its
+ * standard input.
+ */
 export interface RunOptions {
   /**
    * Allow this invocation to start a tmux server. Off by default: every other call runs with
@@ -33,6 +37,7 @@ export interface RunOptions {
   readonly stdin?: string
 }
 
+/** The service's one operation. */
 export interface TmuxShape {
   /**
    * Runs the commands in order as one tmux command list (one round trip) and returns what they
@@ -45,6 +50,7 @@ export interface TmuxShape {
   ) => Effect.Effect<string, TmuxError>
 }
 
+/** Runs tmux command lists; its layers are TmuxExec, TmuxControl, TmuxLive (and FakeTmux for tests). */
 export class Tmux extends Context.Tag("effect-tmux-mcp/Tmux")<Tmux, TmuxShape>() {}
 
 /** Past this many parts a description counts commands by name instead of listing them. */

@@ -19,6 +19,7 @@ export type Tier = SafetyLevel
 /** The services every tool handler may use; embedders provide these layers. */
 export type ToolServices = Tmux | TmuxMcpConfig | SocketResolver | InvocationContext | Ownership
 
+/** What a tool's MCP annotations say beyond its tier. */
 export interface ToolHints {
   /** The same call twice has the same effect as once. */
   readonly idempotent: boolean
@@ -28,6 +29,10 @@ export interface ToolHints {
   readonly openWorld?: boolean
 }
 
+/**
+ * A tool: its name, title, description, tier, hints, input and output schemas, and a handler over
+ * `ToolServices`.
+ */
 export interface Tool<I, O> {
   readonly name: string
   readonly title: string

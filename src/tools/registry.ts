@@ -1,4 +1,3 @@
-/** Every tool, in the order tools/list shows them. */
 import { bufferTools } from "./buffers.js"
 import { channelTools } from "./channels.js"
 import { commandTools } from "./command.js"
@@ -16,6 +15,7 @@ import type { AnyTool } from "./Tool.js"
 import { watchTools } from "./watch.js"
 import { getWindowInfoTool, listWindowsTool } from "./window.js"
 
+/** Every tool, in the order tools/list shows them. */
 export const allTools: ReadonlyArray<AnyTool> = [
   whereAmITool,
   listServersTool,

@@ -18,6 +18,7 @@ export const timeoutFields = {
   timeout_clamped: Schema.Boolean.annotations({ description: "The requested timeout was above the ceiling and was lowered to it." })
 }
 
+/** A wait's timeout in seconds, and whether it was lowered to the configured ceiling. */
 export interface EffectiveTimeout {
   readonly seconds: number
   readonly clamped: boolean

@@ -43,6 +43,10 @@ const HandleFields = Schema.Struct({
   /** When the command was typed (ms since the epoch). */
   typed_at: Schema.Number
 })
+/**
+ * A running command as its signed handle carries it: run id, secret, socket, server generation,
+ * pane and read offset.
+ */
 export type CommandHandle = typeof HandleFields.Type
 
 const Signed = Schema.Struct({ ...HandleFields.fields, mac: Schema.String })

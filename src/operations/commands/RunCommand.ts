@@ -41,11 +41,16 @@ export const MAX_COMMAND_BYTES = 262_144
 /** A claim whose command seems stopped is looked at twice, this far apart, before it is taken over. */
 const STALE_CONFIRM_MS = 300
 
+/** How a command's wait ended. */
 export const CommandOutcome = Schema.Literal("completed", "timed_out", "pane_died", "not_started").annotations({
   description:
     "completed: the command finished (exit_status is set). timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the command (its line went into an unfinished quote, a program reading input, or was mangled by text already there); the command was withdrawn and will not run later; output shows the pane's last lines."
 })
 
+/**
+ * A command's outcome, exit status and output (head and tail, bounded), with a handle to keep
+ * waiting while it runs.
+ */
 export const CommandResult = Schema.Struct({
   pane_id: PaneId,
   outcome: CommandOutcome,
@@ -75,12 +80,14 @@ export const CommandResult = Schema.Struct({
 })
 export type CommandResult = typeof CommandResult.Type
 
+/** How much of a command's output a result holds, and whether terminal escapes stay in it. */
 export interface OutputOptions {
   readonly maxLines: number
   readonly maxBytes: number
   readonly keepEscapes: boolean
 }
 
+/** A command to run in a pane's shell and how long to wait for it. */
 export interface RunRequest extends OutputOptions {
   readonly command: string
   readonly timeout: EffectiveTimeout
@@ -89,6 +96,7 @@ export interface RunRequest extends OutputOptions {
   readonly force: boolean
 }
 
+/** How long to keep waiting for a command started earlier. */
 export interface WaitRequest extends OutputOptions {
   readonly timeout: EffectiveTimeout
   readonly interruptOnTimeout: boolean
@@ -158,6 +166,11 @@ const clearLineKeys = (shell: string): ReadonlyArray<string> =>
   // kills the whole line already, and its vi mode would read End's escape as a mode switch.
   shell === "zsh" ? ["C-u"] : ["End", "C-u"]
 
+/**
+ * Types shell text into a pane's own shell (its state, such as `cd` and `export`, persists) and
+ * waits for its end; refuses busy panes, panes another run holds, and the caller's pane and watched
+ * panes unless forced.
+ */
 export const runCommand = (
   socket: ResolvedSocket,
   paneId: string,
@@ -260,6 +273,10 @@ export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidIn
     return handle
   })
 
+/**
+ * Keeps waiting for a command that timed out, by its handle (see `openHandle`): the output since,
+ * and the exit status once it completes.
+ */
 export const waitForCommand = (
   socket: ResolvedSocket,
   handle: CommandHandle,

@@ -29,6 +29,7 @@ export type EnvironmentTarget = { readonly global: true } | SessionTarget
 
 /** tmux refuses a command line longer than about 16 KiB ("command too long"). */
 export const MAX_ENVIRONMENT_VALUE_BYTES = 12_288
+/** How many bytes of values `showEnvironment` returns unless told otherwise. */
 export const DEFAULT_ENVIRONMENT_MAX_BYTES = 65_536
 
 const NonNegativeInt = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
@@ -38,6 +39,7 @@ const ScopeFields = {
   session_id: Schema.NullOr(SessionId).annotations({ description: "The session, for session scope; null for global." })
 }
 
+/** A variable was set (its value is never returned). */
 export const EnvironmentSet = Schema.Struct({
   name: Schema.String,
   ...ScopeFields,
@@ -45,6 +47,7 @@ export const EnvironmentSet = Schema.Struct({
 })
 export type EnvironmentSet = typeof EnvironmentSet.Type
 
+/** A variable was unset or removed. */
 export const EnvironmentUnset = Schema.Struct({
   name: Schema.String,
   ...ScopeFields,
@@ -55,6 +58,7 @@ export const EnvironmentUnset = Schema.Struct({
 })
 export type EnvironmentUnset = typeof EnvironmentUnset.Type
 
+/** An environment's variables and removed names, bounded by bytes. */
 export const EnvironmentListing = Schema.Struct({
   ...ScopeFields,
   variables: Schema.Record({ key: Schema.String, value: Schema.String }).annotations({

@@ -15,6 +15,7 @@ import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serve
 import { clientRecord, paneIdsRecord, paneRecord, placementRecord, sessionRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 
+/** A list and the server that answered it, read in the same round trip. */
 export interface Listing<A> {
   readonly server: ServerIdentity
   readonly items: ReadonlyArray<A>
@@ -109,6 +110,7 @@ export const decodeSessions = (output: Format.ParsedOutput): Effect.Effect<Array
       .sort(byNumericId("session_id"))
   })
 
+/** Every session of the server, in id order. */
 export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
   Effect.gen(function* () {
     const output = yield* query(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m)])
@@ -299,6 +301,7 @@ export const getSession = (
     )
   })
 
+/** One window by id (`@N`); NotFound when no session holds it. */
 export const getWindow = (socket: ResolvedSocket, windowId: string): Effect.Effect<Window, TmuxError, Tmux> =>
   Effect.gen(function* () {
     // `list-windows -t @N` lists the windows of a session holding @N and fails if there is none.
@@ -353,5 +356,6 @@ export const lookupPane = (
     return { pane, server, output }
   })
 
+/** One pane by id (`%N`), with `is_caller` and `is_attended`; NotFound when it does not exist. */
 export const getPane = (socket: ResolvedSocket, paneId: string): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> =>
   Effect.map(lookupPane(socket, paneId), ({ pane }) => pane)

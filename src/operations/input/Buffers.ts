@@ -23,9 +23,11 @@ import { refusePasteEnd } from "./internal/BracketedPaste.js"
 
 /** What every buffer of this server's tools starts with in tmux. */
 export const BUFFER_PREFIX = "etm."
+/** The most UTF-8 bytes a buffer (or a pasted text) holds. */
 export const MAX_BUFFER_BYTES = 1_048_576
 export const DEFAULT_SHOW_MAX_BYTES = 65_536
 
+/** A buffer name as callers give it (1-64 of A-Z a-z 0-9 _ . -); tmux holds it as `etm.<name>`. */
 export const BufferName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {
     message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'",
@@ -70,6 +72,7 @@ const listOurs = (marks: Format.Marks, exact?: string) => [
   exact === undefined ? `#{m:${BUFFER_PREFIX}*,#{buffer_name}}` : `#{==:#{buffer_name},${exact}}`
 ]
 
+/** One of this library's buffers, as `listBuffers` reports it. */
 export const BufferInfo = Schema.Struct({
   // A script may name a buffer of ours anything: names are listed as display text.
   name: DisplayText.annotations({ description: "The name the tools take." }),
@@ -88,6 +91,7 @@ export const listBuffers = (socket: ResolvedSocket): Effect.Effect<Array<BufferI
     )
   )
 
+/** A buffer was loaded, and whether it replaced one of the same name. */
 export const BufferLoaded = Schema.Struct({
   name: Schema.String,
   tmux_buffer: Schema.String,
@@ -110,6 +114,7 @@ export const loadBuffer = (
     return { name, tmux_buffer: buffer, bytes, replaced: before.length > 0 }
   })
 
+/** A buffer's exact text, bounded by bytes. */
 export const BufferContent = Schema.Struct({
   name: Schema.String,
   tmux_buffer: Schema.String,
@@ -161,6 +166,7 @@ export const showBuffer = (
     return { name, tmux_buffer: buffer, content, bytes, returned_bytes: returned, truncated: returned < bytes }
   })
 
+/** A buffer was pasted into a pane. */
 export const BufferPasted = Schema.Struct({
   name: Schema.String,
   pane_id: PaneId,
@@ -174,6 +180,7 @@ export const BufferPasted = Schema.Struct({
 })
 export type BufferPasted = typeof BufferPasted.Type
 
+/** How `pasteBuffer` pastes: bracketed or not, and whether the buffer is deleted afterwards. */
 export interface PasteOptions {
   /** `paste-buffer -p`: brackets around the text when the program asked for them. */
   readonly bracketed: boolean
@@ -256,6 +263,7 @@ export const pasteCommand = (buffer: string, paneId: string, options: PasteOptio
   paneId
 ]
 
+/** Whether `deleteBuffer` deleted a buffer. */
 export const BufferDeleted = Schema.Struct({
   name: Schema.String,
   deleted: Schema.Boolean.annotations({ description: "False when no such buffer existed (nothing to do)." })
@@ -269,5 +277,6 @@ export const deleteTmuxBuffer = (socket: ResolvedSocket, buffer: string): Effect
     Effect.catchIf(isMissingBuffer, () => Effect.succeed(false))
   )
 
+/** Deletes one of this library's buffers; one that does not exist is `deleted: false`, not an error. */
 export const deleteBuffer = (socket: ResolvedSocket, name: string): Effect.Effect<BufferDeleted, TmuxError, Tmux> =>
   Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))

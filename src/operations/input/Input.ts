@@ -86,6 +86,7 @@ export const isSpecialKey = (keys: string): boolean => {
 
 /** tmux refuses a command line over about 16 KiB; longer text goes in pieces of this size. */
 const CHUNK_BYTES = 8192
+/** The most UTF-8 bytes one send-keys request types. */
 export const MAX_KEYS_BYTES = 65_536
 
 /** Splits text into pieces of at most `limit` UTF-8 bytes without cutting a character. */
@@ -107,6 +108,7 @@ const chunksOf = (text: string, limit: number): Array<string> => {
   return chunks
 }
 
+/** What to type: text or one tmux key name, literally or not, with or without an Enter. */
 export interface SendKeysRequest {
   readonly keys: string
   /** Type the keys as text, never as key names. Default false. */
@@ -115,6 +117,7 @@ export interface SendKeysRequest {
   readonly enter?: boolean | undefined
 }
 
+/** What `sendKeys` sent, and whether the pane was in a tmux mode (the keys then went to the mode). */
 export const KeysSent = Schema.Struct({
   pane_id: PaneId,
   literal: Schema.Boolean,
@@ -227,6 +230,7 @@ export const sendKeys = (
     }
   })
 
+/** The most operations one `sendKeysBatch` takes. */
 export const MAX_BATCH_OPERATIONS = 64
 export const MAX_BATCH_DELAY_MS = 2000
 
@@ -268,6 +272,7 @@ export const batchSteps = (plans: ReadonlyArray<KeysPlan>, packed: boolean): Arr
   return steps
 }
 
+/** One operation of a batch: sent, failed or skipped. */
 export const BatchOperationResult = Schema.Struct({
   index: NonNegativeInt,
   status: Schema.Literal("sent", "failed", "skipped").annotations({
@@ -288,6 +293,7 @@ export const BatchOperationResult = Schema.Struct({
 })
 export type BatchOperationResult = typeof BatchOperationResult.Type
 
+/** What `sendKeysBatch` did: per-operation results, counts and the round trips it took. */
 export const KeysBatchSent = Schema.Struct({
   pane_id: PaneId,
   pane_in_mode: Schema.Boolean.annotations({
@@ -302,6 +308,7 @@ export const KeysBatchSent = Schema.Struct({
 })
 export type KeysBatchSent = typeof KeysBatchSent.Type
 
+/** Several send-keys requests to one pane, in order. */
 export interface SendKeysBatchRequest {
   readonly operations: ReadonlyArray<SendKeysRequest>
   /** Pause between operations; 0 packs them into as few invocations as possible. */

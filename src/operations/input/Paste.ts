@@ -17,6 +17,7 @@ import { checkBufferText, pasteThroughPrivateBuffer } from "./Buffers.js"
 import { typablePane } from "./Input.js"
 import { refusePasteEnd } from "./internal/BracketedPaste.js"
 
+/** What `pasteText` pasted (the text itself is not returned). */
 export const TextPasted = Schema.Struct({
   pane_id: PaneId,
   bytes: NonNegativeInt.annotations({ description: "UTF-8 bytes pasted (the text itself is not returned)." }),
@@ -30,6 +31,7 @@ export const TextPasted = Schema.Struct({
 })
 export type TextPasted = typeof TextPasted.Type
 
+/** Text to paste, bracketed or not, with or without an Enter afterwards. */
 export interface PasteTextRequest {
   readonly text: string
   readonly bracketed: boolean
@@ -37,6 +39,10 @@ export interface PasteTextRequest {
   readonly enter: boolean
 }
 
+/**
+ * Pastes text into a pane as one exact paste through a private buffer loaded from stdin and removed
+ * on every path; bracketed text holding the paste-end sequence is refused.
+ */
 export const pasteText = (
   socket: ResolvedSocket,
   paneId: string,

@@ -73,6 +73,10 @@ const paneNamed = (socket: ResolvedSocket, panes: ReadonlyArray<Pane>, paneId: s
 
 // Names and titles
 
+/**
+ * Renames a session by id; the name is stored literally (`#(…)` never runs) and refused if tmux
+ * would store it differently.
+ */
 export const renameSession = (
   socket: ResolvedSocket,
   sessionId: string,
@@ -92,6 +96,7 @@ export const renameSession = (
     return found as Session
   })
 
+/** Renames a window by id, likewise stored literally. */
 export const renameWindow = (
   socket: ResolvedSocket,
   windowId: string,
@@ -125,8 +130,10 @@ export const setPaneTitle = (
 
 // Selection
 
+/** A window relative to a session's current one. */
 export type WindowDirection = "next" | "previous" | "last"
 
+/** Which window to select: by id, or next / previous / last in a session. */
 export type WindowSelection =
   | { readonly window_id: string }
   | { readonly session_id: string; readonly direction: WindowDirection }
@@ -156,8 +163,10 @@ export const selectWindow = (socket: ResolvedSocket, selection: WindowSelection)
     return found === undefined ? yield* notFound(socket, target) : (found as Window)
   })
 
+/** A pane relative to a window's active one. */
 export type PaneDirection = "up" | "down" | "left" | "right" | "last" | "next" | "previous"
 
+/** Which pane to select: by id, or by direction in a window. */
 export type PaneSelection =
   | { readonly pane_id: string }
   | { readonly window_id: string; readonly direction: PaneDirection }
@@ -215,14 +224,20 @@ export const selectPane = (socket: ResolvedSocket, selection: PaneSelection): Ef
 
 // Layout and size
 
+/** tmux's named layouts. */
 export const LAYOUT_NAMES = ["even-horizontal", "even-vertical", "main-horizontal", "main-vertical", "tiled"] as const
 
 /** A layout string as `#{window_layout}` prints it: checksum, then sizes, offsets and ids. */
 const RAW_LAYOUT = /^[0-9a-f]{4},[0-9x,{}[\]]+$/
 
+/** Whether text is a named layout or has the form of a layout string (as `window_layout` prints it). */
 export const isLayout = (layout: string): boolean =>
   (LAYOUT_NAMES as ReadonlyArray<string>).includes(layout) || (layout.length <= 8192 && RAW_LAYOUT.test(layout))
 
+/**
+ * Applies a named layout or a saved layout string to a window; a string tmux cannot apply there is
+ * InvalidInput.
+ */
 export const selectLayout = (
   socket: ResolvedSocket,
   windowId: string,
@@ -247,6 +262,7 @@ export const selectLayout = (
         })
       )
 
+/** A pane after a resize or zoom, and whether the call changed anything. */
 export const ResizedPane = Schema.Struct({
   ...Pane.fields,
   window_zoomed: Schema.Boolean.annotations({ description: "The pane's window is zoomed (one pane fills it)." }),
@@ -254,6 +270,7 @@ export const ResizedPane = Schema.Struct({
 })
 export type ResizedPane = typeof ResizedPane.Type
 
+/** A pane's new width and / or height in cells. */
 export interface PaneSize {
   readonly width?: number | undefined
   readonly height?: number | undefined
@@ -364,6 +381,7 @@ export const resizeWindow = (
 
 // Moving
 
+/** Two panes after swapping places. */
 export const SwappedPanes = Schema.Struct({
   source: Pane.annotations({ description: "The source pane, now where the target was." }),
   target: Pane.annotations({ description: "The target pane, now where the source was." })
@@ -401,6 +419,7 @@ const Placement = Schema.Struct({
   window_index: Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 })
 
+/** A window after a move: where it is now, where it was, and whether its source session closed. */
 export const MovedWindow = Schema.Struct({
   ...Window.fields,
   moved_from: Schema.NullOr(Placement).annotations({ description: "Where the window was before the move." }),

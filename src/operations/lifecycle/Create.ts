@@ -24,6 +24,10 @@ import { ensureGeneration } from "../servers/Generation.js"
 import { probeServer } from "../servers/Servers.js"
 import { type SpawnRequest, spawnArguments } from "./Spawn.js"
 
+/**
+ * A detached session to create: names, size, whether a server may be started for it, and whether
+ * this process owns it.
+ */
 export interface CreateSessionRequest extends SpawnRequest {
   readonly sessionName?: string | undefined
   readonly windowName?: string | undefined
@@ -36,6 +40,7 @@ export interface CreateSessionRequest extends SpawnRequest {
   readonly owned?: boolean | undefined
 }
 
+/** The new session and the server that holds it. */
 export interface CreatedSession {
   readonly session: Session
   readonly server: ServerIdentity
@@ -44,6 +49,7 @@ export interface CreatedSession {
   readonly owned: boolean
 }
 
+/** A window to create in a session. */
 export interface CreateWindowRequest extends SpawnRequest {
   readonly windowName?: string | undefined
   /** Where the window goes in the session; the next free index otherwise. */
@@ -54,6 +60,7 @@ export interface CreateWindowRequest extends SpawnRequest {
   readonly generation?: string | undefined
 }
 
+/** The new window, its pane and the server. */
 export interface CreatedWindow {
   readonly window: Window
   /** The window's only pane. */
@@ -64,6 +71,7 @@ export interface CreatedWindow {
 /** Where the new pane goes, relative to the pane that is split. */
 export type SplitDirection = "above" | "below" | "left" | "right"
 
+/** How to split a pane: the side, the new pane's size, whether it becomes active. */
 export interface SplitWindowRequest extends SpawnRequest {
   /** Default "below". */
   readonly direction?: SplitDirection | undefined
@@ -74,12 +82,14 @@ export interface SplitWindowRequest extends SpawnRequest {
   readonly generation?: string | undefined
 }
 
+/** How to restart a pane's process. */
 export interface RespawnPaneRequest extends SpawnRequest {
   /** Kill the pane's running process first (default true); without it only a dead pane respawns. */
   readonly kill?: boolean | undefined
   readonly generation?: string | undefined
 }
 
+/** A pane a split or respawn made, with its placements, and the server. */
 export interface SpawnedPane {
   readonly pane: PaneDetail
   readonly server: ServerIdentity

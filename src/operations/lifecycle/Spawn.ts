@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from "node:path"
 import { InvalidInput } from "../../domain/Errors.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
 
+/** How a new process starts, for every create request: directory, environment, history suppression, argv. */
 export interface SpawnRequest {
   /** Must exist; `~` expands; relative paths resolve against this MCP server's working directory. */
   readonly startDirectory?: string | undefined

@@ -20,8 +20,10 @@ import { refuseCallerPane, refuseCallerWithin } from "../hierarchy/Guards.js"
 import { dedupeBy, eachPaneCommand } from "../hierarchy/Hierarchy.js"
 import { ensureGeneration } from "../servers/Generation.js"
 
+/** What a kill operation kills. */
 export type TeardownKind = "session" | "window" | "pane"
 
+/** Options of every kill operation. */
 export interface TeardownOptions {
   /** A generation seen earlier: the kill is refused (NotFound) if the server restarted since. */
   readonly generation?: string | undefined

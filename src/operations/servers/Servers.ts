@@ -246,6 +246,7 @@ export const listServers = (
 ): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
   Effect.map(discoverServers(extraPaths), (discovery) => discovery.live)
 
+/** Whether `startServer` started the server or found one running, and who answers now. */
 export interface StartServerResult {
   readonly started: boolean
   readonly server: ServerIdentity

@@ -12,6 +12,7 @@ import type { Tmux } from "../../tmux/Tmux.js"
 /** A tmux capture line: 0 is the first visible line, negative numbers reach into history, "-" is the far end. */
 export type CaptureLine = number | "-"
 
+/** Which lines `capturePane` reads and how many it keeps. */
 export interface CaptureOptions {
   /** First line; default: the top of the visible screen. */
   readonly start?: CaptureLine | undefined
@@ -25,6 +26,10 @@ export interface CaptureOptions {
 
 export const DEFAULT_CAPTURE_MAX_LINES = 500
 
+/**
+ * The text a pane shows, or a history range of it, control characters stripped; the newest
+ * `maxLines` lines are kept and the rest counted.
+ */
 export const capturePane = (
   socket: ResolvedSocket,
   paneId: string,

@@ -25,6 +25,7 @@ import { Tmux } from "../../tmux/Tmux.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 import { probeServer } from "../servers/Servers.js"
 
+/** A wait-for channel name: 1-64 of A-Z a-z 0-9 _ . -. */
 export const ChannelName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {
     message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'",
@@ -35,6 +36,7 @@ export const ChannelName = Schema.String.pipe(
 /** The tmux client's own deadline, past ours: the race below ends the wait, not the transport. */
 const CLIENT_GRACE = Duration.seconds(5)
 
+/** How a wait for a channel ended: signalled, timed out, or the server died, after how long. */
 export const ChannelWaited = Schema.Struct({
   channel: Schema.String,
   outcome: Schema.Literal("signalled", "timeout", "server_died").annotations({
@@ -87,6 +89,7 @@ export const waitForChannel = (
     return result("signalled")
   })
 
+/** A channel was signalled. */
 export const ChannelSignalled = Schema.Struct({
   channel: Schema.String,
   signalled: Schema.Boolean.annotations({
@@ -95,6 +98,7 @@ export const ChannelSignalled = Schema.Struct({
 })
 export type ChannelSignalled = typeof ChannelSignalled.Type
 
+/** Signals a wait-for channel: wakes its waiters, or keeps the signal for the next wait when none waits. */
 export const signalChannel = (socket: ResolvedSocket, channel: string): Effect.Effect<ChannelSignalled, TmuxError, Tmux> =>
   Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(
     Effect.as({ channel, signalled: true })

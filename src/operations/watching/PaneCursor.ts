@@ -445,6 +445,10 @@ export const boundedTextFields = {
   truncated_lines: Count.annotations({ description: "Oldest lines left out to stay within max_lines." })
 }
 
+/**
+ * What a pane printed since a cursor, bounded, with the cursor to read on from; `missed` says when
+ * that cannot be told for sure.
+ */
 export const CapturedSince = Schema.Struct({
   pane_id: PaneId,
   content: Schema.String.annotations({
@@ -466,6 +470,7 @@ export const CapturedSince = Schema.Struct({
 })
 export type CapturedSince = typeof CapturedSince.Type
 
+/** The cursor of an earlier call (none: start here), and how many lines to keep. */
 export interface CaptureSinceOptions {
   readonly cursor?: string | undefined
   /** Without a cursor: return the visible screen too. */
@@ -481,6 +486,10 @@ export const parseCursorFor = (text: string, paneId: string, argument = "cursor"
       : Either.left(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` }))
   )
 
+/**
+ * Only what a pane printed since `cursor` (without one: a cursor for the pane's current end, and
+ * the screen when `includeCurrent`).
+ */
 export const captureSince = (
   socket: ResolvedSocket,
   paneId: string,

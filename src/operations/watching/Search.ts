@@ -51,6 +51,7 @@ const BATCH_LINES = 2000
 /** Room kept in max_bytes for the totals around the panes. */
 const ENVELOPE_BYTES = 512
 
+/** One matching line, with the line number capture_pane would read it at. */
 export const SearchMatch = Schema.Struct({
   line: Int.annotations({
     description: "capture_pane's line number when searched: 0 is the top visible line, negative numbers are history. Pass it as capture_pane start/end to read around the match (it shifts as the pane prints more)."
@@ -61,6 +62,7 @@ export const SearchMatch = Schema.Struct({
 })
 export type SearchMatch = typeof SearchMatch.Type
 
+/** One pane's matching lines, with the pane's place and what was left out. */
 export const PaneMatches = Schema.Struct({
   pane_id: PaneId,
   pane_index: NonNegativeInt,
@@ -80,6 +82,7 @@ export const PaneMatches = Schema.Struct({
 })
 export type PaneMatches = typeof PaneMatches.Type
 
+/** A page of panes with matches, and counts of what was searched and left out. */
 export const SearchResult = Schema.Struct({
   panes: Schema.Array(PaneMatches).annotations({ description: "Panes of this page with at least one match, in pane-id order." }),
   panes_total: NonNegativeInt.annotations({ description: "Panes in the scope, before paging." }),
@@ -102,6 +105,7 @@ export const SearchResult = Schema.Struct({
 })
 export type SearchResult = typeof SearchResult.Type
 
+/** Where to search, for what, how far back, and the bounds of the answer. */
 export interface SearchOptions {
   readonly scope: TreeScope
   readonly patterns: PatternSpec
@@ -255,6 +259,10 @@ const fillBudget = (found: ReadonlyArray<PaneFound>, maxBytes: number) => {
   return { panes, omitted, exhausted }
 }
 
+/**
+ * Searches the screens and recent history of the scope's panes for patterns (matched in this
+ * process, never by tmux), paged over panes, bounded in matches, bytes and time.
+ */
 export const searchPanes = (
   socket: ResolvedSocket,
   options: SearchOptions

@@ -172,6 +172,7 @@ export const trimTrailingBlank = (rows: ReadonlyArray<string>): Array<string> =>
 
 const NonNegativeInt = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 
+/** A pane's visible text with its cursor, modes, scroll position, size, history, process and title. */
 export const PaneSnapshot = Schema.Struct({
   pane_id: PaneId,
   content: Schema.String.annotations({

@@ -14,6 +14,7 @@ export const MAX_PATTERN_LENGTH = 4096
 /** How long one batch of regular-expression matching may run. */
 export const REGEX_TIME_BOX_MS = 250
 
+/** Patterns to match lines against: literal substrings, or regular expressions run with a time box. */
 export interface PatternSpec {
   readonly patterns: ReadonlyArray<string>
   readonly regex?: boolean | undefined

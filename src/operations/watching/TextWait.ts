@@ -47,6 +47,10 @@ export const MatchedLine = Schema.Struct({
   })
 })
 
+/**
+ * How a wait for text ended (matched, stopped, timeout, pane_died), the lines that ended it, a
+ * bounded tail and the cursor to read on from.
+ */
 export const TextWaitResult = Schema.Struct({
   outcome: WaitOutcome,
   pane_id: PaneId,
@@ -65,6 +69,10 @@ export const TextWaitResult = Schema.Struct({
 })
 export type TextWaitResult = typeof TextWaitResult.Type
 
+/**
+ * What to wait for (patterns, stop patterns, literal or regex), for how long, and how much tail to
+ * return.
+ */
 export interface TextWaitRequest {
   /** Null: any new text ends the wait. */
   readonly patterns: ReadonlyArray<string> | null
@@ -89,6 +97,11 @@ const matchesIn = (
     ? Effect.succeed(rows.flatMap((text, line) => (text.trim() === "" ? [] : [{ line, pattern: null }])))
     : matcher.matchLines(rows)
 
+/**
+ * Waits until new output in a pane matches a pattern or a stop pattern, the timeout passes or the
+ * pane dies; text already on screen (or before `since`) is ignored. Reports progress through
+ * `Progress`.
+ */
 export const waitForText = (
   socket: ResolvedSocket,
   paneId: string,
