@@ -1,162 +1,87 @@
 /**
- * effect-tmux-mcp as a library: the services, their live and fake layers, the operations the MCP
- * tools use, the errors and the domain models. An Effect program provides the layers and calls the
- * operations directly:
+ * effect-tmux-mcp as a library. Each export is a module namespace, as in Effect's own packages:
+ * the services and their live layers, the operations the MCP tools use, the errors and the domain
+ * models, and the tools themselves. An Effect program provides the layers and calls the operations:
  *
- *   const program = Effect.flatMap(SocketResolver, (r) => r.resolve()).pipe(Effect.flatMap(listPanes))
- *   program.pipe(Effect.provide(Layer.mergeAll(TmuxExec.layer, SocketResolver.layer, InvocationContext.layer)
- *     .pipe(Layer.provideMerge(TmuxMcpConfig.layer(config)))))
+ *   import { Hierarchy, InvocationContext, SocketResolver, TmuxExec, TmuxMcpConfig } from "effect-tmux-mcp"
+ *
+ * The in-memory `FakeTmux` and the `RecordingTmux` decorator are in `effect-tmux-mcp/testing`.
  */
-export * from "./domain/Errors.js"
-export * from "./domain/Ids.js"
-export * from "./domain/Model.js"
 
-export { Audit, type AuditRecord, type AuditShape, redactArguments } from "./services/Audit.js"
-export {
-  TmuxMcpConfig,
-  ConfigError,
-  type ConfigFlags,
-  type TmuxMcpConfigShape,
-  loadConfig,
-  SAFETY_LEVELS,
-  type SafetyLevel
-} from "./context/TmuxMcpConfig.js"
-export { type Caller, InvocationContext, type InvocationContextShape, makeInvocationContext } from "./context/InvocationContext.js"
-export { makeOwnership, OWNER_OPTION, Ownership, type OwnershipShape } from "./services/Ownership.js"
-export { makePolicy, Policy, type PolicyShape } from "./services/Policy.js"
-export {
-  makeSocketResolver,
-  type ResolvedSocket,
-  type SocketRule,
-  type SocketSelector,
-  SocketResolver,
-  type SocketResolverShape
-} from "./context/SocketResolver.js"
+// ---- services and layers --------------------------------------------------------------------
 
-export { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "./tmux/Tmux.js"
-export { TmuxExec } from "./tmux/TmuxExec.js"
-export { TmuxControl } from "./tmux/TmuxControl.js"
-export { TmuxLive } from "./tmux/TmuxLive.js"
-export { type RecordedInvocation, RecordingTmux, TmuxRecorder, type TmuxRecorderShape } from "./testing/RecordingTmux.js"
-export {
-  type FakeClient,
-  type FakeInvocation,
-  type FakePane,
-  type FakePaneSpec,
-  type FakeServer,
-  type FakeServerSpec,
-  type FakeSession,
-  type FakeSessionSpec,
-  FakeTmux,
-  FakeTmuxState,
-  type FakeTmuxStateShape,
-  type FakeWindow,
-  type FakeWindowSpec,
-  type FakeWinlink,
-  type FakeWorld
-} from "./testing/FakeTmux.js"
-export { literalizeFormat } from "./tmux/Literal.js"
+/** The settings (`loadConfig` from the environment and flags) and the `TmuxMcpConfig` service's `layer`. */
+export * as TmuxMcpConfig from "./api/TmuxMcpConfig.js"
+/** Which tmux server a call talks to: the `SocketResolver` service, its `layer` and `ResolvedSocket`. */
+export * as SocketResolver from "./api/SocketResolver.js"
+/** Where the program runs (the caller's pane, from `TMUX` / `TMUX_PANE`): the `InvocationContext` service and its `layer`. */
+export * as InvocationContext from "./api/InvocationContext.js"
+/** The `Tmux` service: one command list against one server per round trip. */
+export * as Tmux from "./api/Tmux.js"
+/** The `Tmux` layer over a tmux process per invocation. */
+export * as TmuxExec from "./api/TmuxExec.js"
+/** The `Tmux` layer over persistent control-mode clients. */
+export * as TmuxControl from "./api/TmuxControl.js"
+/** The `Tmux` layer the configuration's transport names. */
+export * as TmuxLive from "./api/TmuxLive.js"
+/** The sessions this process owns, killed when the layer is released: the `Ownership` service and its `layer`. */
+export * as Ownership from "./api/Ownership.js"
+/** The safety tier: the `Policy` service and its `layer`. */
+export * as Policy from "./api/Policy.js"
+/** One record per tool call: the `Audit` service, `layer` (stderr) and `layerSilent`. */
+export * as Audit from "./api/Audit.js"
+/** Progress reports of waiting operations: the `Progress` service a program may provide. */
+export * as Progress from "./api/Progress.js"
 
-export { capturePane, type CaptureLine, type CaptureOptions } from "./operations/watching/Capture.js"
-export {
-  getPane,
-  getPaneWindow,
-  getSession,
-  getWindow,
-  type Listing,
-  listPanes,
-  listSessions,
-  listWindows,
-  type TreeScope,
-  type SessionTarget
-} from "./operations/hierarchy/Hierarchy.js"
-export {
-  discoverServers,
-  killServer,
-  listServers,
-  probeServer,
-  type ServerDiscovery,
-  serverInfo,
-  startServer,
-  type StartServerResult
-} from "./operations/servers/Servers.js"
-export { whereAmI } from "./operations/servers/WhereAmI.js"
-export {
-  DEFAULT_ENVIRONMENT_MAX_BYTES,
-  EnvironmentListing,
-  EnvironmentSet,
-  type EnvironmentTarget,
-  EnvironmentUnset,
-  MAX_ENVIRONMENT_VALUE_BYTES,
-  parseShellEnvironment,
-  type ParsedEnvironment,
-  setEnvironment,
-  showEnvironment,
-  unsetEnvironment
-} from "./operations/environment/Environment.js"
-export { isSpecialKey, KeysBatchSent, KeysSent, MAX_KEYS_BYTES, sendKeys, sendKeysBatch, type SendKeysRequest } from "./operations/input/Input.js"
-export { checkName, MAX_NAME_LENGTH, type NameKind, storedExactly } from "./operations/layout/Names.js"
-export {
-  isLayout,
-  LAYOUT_NAMES,
-  MovedWindow,
-  moveWindow,
-  type PaneDirection,
-  type PaneSelection,
-  type PaneSize,
-  renameSession,
-  renameWindow,
-  ResizedPane,
-  resizePane,
-  resizeWindow,
-  selectLayout,
-  selectPane,
-  selectWindow,
-  setPaneTitle,
-  SwappedPanes,
-  swapPanes,
-  type WindowDirection,
-  type WindowSelection,
-  zoomPane
-} from "./operations/layout/Shape.js"
-export { killPane, killSession, killWindow, type TeardownKind, type TeardownOptions } from "./operations/lifecycle/Teardown.js"
-export {
-  type CreatedSession,
-  type CreatedWindow,
-  createSession,
-  type CreateSessionRequest,
-  createWindow,
-  type CreateWindowRequest,
-  respawnPane,
-  type RespawnPaneRequest,
-  type SpawnedPane,
-  type SplitDirection,
-  splitWindow,
-  type SplitWindowRequest
-} from "./operations/lifecycle/Create.js"
+// ---- errors and models ----------------------------------------------------------------------
 
-export { allTools } from "./tools/registry.js"
-export type { AnyTool, Tier, Tool, ToolServices } from "./tools/Tool.js"
-export { callTool } from "./mcp/CallTool.js"
-export { pasteText, TextPasted } from "./operations/input/Paste.js"
-export {
-  BufferContent,
-  BufferDeleted,
-  BufferInfo,
-  BufferLoaded,
-  BufferPasted,
-  deleteBuffer,
-  listBuffers,
-  loadBuffer,
-  pasteBuffer,
-  showBuffer
-} from "./operations/input/Buffers.js"
-export { ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "./operations/watching/Channels.js"
-export { PaneSnapshot, snapshotPane } from "./operations/watching/Snapshot.js"
-export { CapturedSince, captureSince } from "./operations/watching/PaneCursor.js"
-export { TextWaitResult, waitForText } from "./operations/watching/TextWait.js"
-export { SearchResult, searchPanes } from "./operations/watching/Search.js"
-export { type CommandHandle, decodeHandle, encodeHandle } from "./operations/commands/CommandHandle.js"
-export { CommandResult, runCommand, waitForCommand } from "./operations/commands/RunCommand.js"
-export { effectiveTimeout, type EffectiveTimeout, pollUntil } from "./operations/bounds/Waiting.js"
-export { Progress, type ProgressReport, reportProgress } from "./services/Progress.js"
+/** The errors (`NoServer | NotFound | Failed` from tmux, plus `Denied`, `Conflict`, `InvalidInput`) and their hints. */
+export * as Errors from "./api/Errors.js"
+/** tmux's object ids as schemas. */
+export * as Ids from "./api/Ids.js"
+/** The domain models as schemas: sessions, windows, panes, servers, captures. */
+export * as Model from "./api/Model.js"
+
+// ---- operations -----------------------------------------------------------------------------
+
+/** The session / window / pane tree: lists and single objects. */
+export * as Hierarchy from "./api/Hierarchy.js"
+/** Servers: probe, describe, discover, start, kill. */
+export * as Servers from "./api/Servers.js"
+/** Where the program runs and which server its calls reach. */
+export * as WhereAmI from "./api/WhereAmI.js"
+/** Renaming, selecting, resizing, swapping and moving. */
+export * as Shape from "./api/Shape.js"
+/** Creating sessions, windows, splits and respawned panes. */
+export * as Create from "./api/Create.js"
+/** Killing sessions, windows and panes. */
+export * as Teardown from "./api/Teardown.js"
+/** tmux's global and session environments. */
+export * as Environment from "./api/Environment.js"
+/** Typing keys and text into a pane. */
+export * as Input from "./api/Input.js"
+/** Pasting text into a pane. */
+export * as Paste from "./api/Paste.js"
+/** This library's own paste buffers. */
+export * as Buffers from "./api/Buffers.js"
+/** Capturing what a pane shows. */
+export * as Capture from "./api/Capture.js"
+/** A pane's screen and state in one round trip. */
+export * as Snapshot from "./api/Snapshot.js"
+/** What a pane printed since an earlier cursor. */
+export * as PaneCursor from "./api/PaneCursor.js"
+/** Waiting for text in a pane. */
+export * as TextWait from "./api/TextWait.js"
+/** Searching many panes. */
+export * as Search from "./api/Search.js"
+/** tmux `wait-for` channels. */
+export * as Channels from "./api/Channels.js"
+/** Running shell commands in a pane and waiting for them. */
+export * as RunCommand from "./api/RunCommand.js"
+/** The clamped timeout waiting operations take. */
+export * as Waiting from "./api/Waiting.js"
+
+// ---- tools ----------------------------------------------------------------------------------
+
+/** The MCP tools (`allTools`) and `callTool`, which runs one as the server does. */
+export * as Tools from "./api/Tools.js"

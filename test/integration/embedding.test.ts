@@ -1,6 +1,6 @@
 /**
  * The library face, used the way an embedding Effect application would: only the public entry
- * point, a TmuxMcpConfig from loadConfig, the live layers, and the operations called directly.
+ * point (its namespaces), a TmuxMcpConfig from loadConfig, the live layers, and the operations called directly.
  * (The private world only sets up and tears down the tmux server under test.)
  */
 import { it } from "@effect/vitest"
@@ -8,17 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { describe, expect } from "vitest"
-import {
-  capturePane,
-  TmuxMcpConfig,
-  InvocationContext,
-  listPanes,
-  loadConfig,
-  type NoServer,
-  serverInfo,
-  SocketResolver,
-  TmuxExec
-} from "../../src/index.js"
+import { Capture, type Errors, Hierarchy, InvocationContext, Servers, SocketResolver, TmuxExec, TmuxMcpConfig } from "../../src/index.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 
@@ -26,7 +16,7 @@ const { world } = useWorlds()
 
 /** What an application does at its edge: read its settings, compose the live layers. */
 const tmuxLayer = (w: PrivateTmux, socketName = w.socketName) => {
-  const config = loadConfig({
+  const config = TmuxMcpConfig.loadConfig({
     env: { PATH: process.env.PATH, HOME: w.env.HOME, TMUX_TMPDIR: w.tmpdir, LIBTMUX_SOCKET: socketName },
     flags: { tmuxConfigFile: "/dev/null" },
     uid: process.getuid!()
@@ -46,20 +36,20 @@ describe("effect-tmux-mcp as a library", () => {
       yield* Effect.promise(() =>
         waitFor("the pane to print", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").includes("hello from tmux"))
       )
-      const socket = yield* Effect.flatMap(SocketResolver, (resolver) => resolver.resolve())
+      const socket = yield* Effect.flatMap(SocketResolver.SocketResolver, (resolver) => resolver.resolve())
       expect(socket).toMatchObject({ name: w.socketName, path: w.socketPath, rule: "LIBTMUX_SOCKET" })
 
-      const { server, items } = yield* listPanes(socket)
+      const { server, items } = yield* Hierarchy.listPanes(socket)
       expect(items.map((pane) => [pane.pane_id, pane.session_name, pane.is_caller])).toEqual([
         ["%0", "app", null],
         ["%1", "app", null]
       ])
       expect(server.socket_path).toBe(w.socketPath)
 
-      const capture = yield* capturePane(socket, "%0", { maxLines: 10, joinWrapped: false })
+      const capture = yield* Capture.capturePane(socket, "%0", { maxLines: 10, joinWrapped: false })
       expect(capture).toMatchObject({ pane_id: "%0", content: "hello from tmux", truncated: false })
 
-      const info = yield* serverInfo(socket)
+      const info = yield* Servers.serverInfo(socket)
       expect(info).toMatchObject({
         is_alive: true,
         pid: server.pid,
@@ -73,16 +63,16 @@ describe("effect-tmux-mcp as a library", () => {
   it.live("a dead socket is a typed NoServer the application can catch by tag", () => {
     const w = world()
     return Effect.gen(function* () {
-      const socket = yield* Effect.flatMap(SocketResolver, (resolver) => resolver.resolve())
-      const outcome = yield* listPanes(socket).pipe(
+      const socket = yield* Effect.flatMap(SocketResolver.SocketResolver, (resolver) => resolver.resolve())
+      const outcome = yield* Hierarchy.listPanes(socket).pipe(
         Effect.map(() => "listed"),
-        Effect.catchTag("NoServer", (error: NoServer) => Effect.succeed(`no server on ${error.socket}`))
+        Effect.catchTag("NoServer", (error: Errors.NoServer) => Effect.succeed(`no server on ${error.socket}`))
       )
       expect(outcome).toBe(`no server on ${socket.label}`)
       expect(outcome).toContain(w.socketPath)
       // serverInfo reports the same state as data instead.
-      expect(yield* serverInfo(socket)).toMatchObject({ is_alive: false, pid: null })
-      const missing = yield* Effect.flip(capturePane(socket, "%0", { maxLines: 10, joinWrapped: false }))
+      expect(yield* Servers.serverInfo(socket)).toMatchObject({ is_alive: false, pid: null })
+      const missing = yield* Effect.flip(Capture.capturePane(socket, "%0", { maxLines: 10, joinWrapped: false }))
       expect(missing._tag).toBe("NoServer")
     }).pipe(Effect.provide(tmuxLayer(w)))
   })

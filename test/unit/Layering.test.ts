@@ -2,7 +2,7 @@
  * The folders of src/ are the layers of the design, and imports only go down: a folder imports only
  * the folders below it in LAYERS (operations/ orders its concerns the same way), never one above it
  * or a sibling that is not below it, and a folder's `internal/` is imported only from inside that
- * folder. The entry points at the root of src/ (main.ts, index.ts) sit on top of everything.
+ * folder. The entry points at the root of src/ (main.ts, index.ts, testing.ts) sit on top of everything.
  * docs/architecture.md draws the same order; a test below keeps the two equal.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -31,9 +31,15 @@ const LAYERS: ReadonlyArray<Layer> = [
   { name: "mcp" },
   { name: "cli" },
   // Above every folder, so no folder can import the test doubles; the server's entry is kept off
-  // them below, which leaves the library's entry (and later a testing entry) to export them.
-  { name: "testing" }
+  // them below, which leaves the library's testing entry to export them.
+  { name: "testing" },
+  // The library's public modules: each file is one namespace of index.ts or testing.ts and
+  // re-exports only what callers use, so the helpers the layers below share stay unexported.
+  { name: "api" }
 ]
+
+/** The library's entry points: they export namespaces of api/ and nothing else. */
+const LIBRARY_ENTRIES = ["index.ts", "testing.ts"]
 
 /** The server's entry point: nothing it reaches may come from testing/. */
 const SERVER_ENTRY = "main.ts"
@@ -228,6 +234,7 @@ describe("the layer rules", () => {
       { from: "operations/servers/Servers.ts", to: "operations/internal/SocketPath.ts" },
       { from: "tools/pane.ts", to: "tools/internal/Paging.ts" },
       { from: "index.ts", to: "testing/FakeTmux.ts" },
+      { from: "api/FakeTmux.ts", to: "testing/FakeTmux.ts" },
       { from: "main.ts", to: "cli/Doctor.ts" }
     ]
     expect(allowed.flatMap((edge) => [directionViolation(edge), internalViolation(edge)].filter((v) => v !== undefined))).toEqual([])
@@ -265,6 +272,12 @@ describe("src/ follows the layers", () => {
   it("has no two top-level folders (and no two concerns of operations/) that import each other", () => {
     expect(mutualPairs(folderEdges(source.imports, topFolderOf))).toEqual([])
     expect(mutualPairs(folderEdges(source.imports, concernOf))).toEqual([])
+  })
+
+  it("lets the library's entries import only api/, the public modules", () => {
+    const imported = source.imports.filter((edge) => LIBRARY_ENTRIES.includes(edge.from))
+    expect(imported.length).toBeGreaterThan(2)
+    expect(imported.filter((edge) => !edge.to.startsWith("api/")).map((edge) => `${edge.from} imports ${edge.to}`)).toEqual([])
   })
 
   it("keeps the server's entry point off testing/", () => {

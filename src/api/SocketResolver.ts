@@ -1,0 +1,19 @@
+/**
+ * Which tmux server a call talks to: per-call `socket_name` / `socket_path`, else the configured
+ * socket, else the caller's own (from `$TMUX`), else tmux's default. Every operation takes the
+ * `ResolvedSocket` this service gives.
+ */
+import type * as Layer from "effect/Layer"
+import { SocketResolver } from "../context/SocketResolver.js"
+import type { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+
+export {
+  type ResolvedSocket,
+  SocketResolver,
+  type SocketResolverShape,
+  type SocketRule,
+  type SocketSelector
+} from "../context/SocketResolver.js"
+
+/** The resolver over the configuration's socket settings. */
+export const layer: Layer.Layer<SocketResolver, never, TmuxMcpConfig> = SocketResolver.layer
