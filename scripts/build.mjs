@@ -1,12 +1,16 @@
-// Builds dist/: the CLI bundled into one CommonJS file, dist/server.cjs (a bundled Effect starts in a
-// fraction of the time of an unbundled one), the launcher dist/main.js (scripts/launcher.mjs), and
-// the V8 code cache the launcher compiles the bundle with. `node scripts/cold-start.mjs` measures the
-// result: process spawn to the first tools/list answer.
-import { spawn } from "node:child_process"
-import { chmod, copyFile, mkdtemp, readdir, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+// Builds dist/: the server bundled into one CommonJS file, dist/server.cjs (a bundled Effect starts
+// in a fraction of the time of an unbundled one), its launcher dist/main.js (scripts/launcher.mjs),
+// and the library compiled by tsc into dist/lib/ (ESM + .d.ts of src/index.ts and src/testing.ts,
+// tsconfig.build.json). `npm pack` runs this first (prepack). `node scripts/cold-start.mjs`
+// measures the server's start: process spawn to the first tools/list answer.
+import { spawnSync } from "node:child_process"
+import { chmod, copyFile, rm } from "node:fs/promises"
+import { createRequire } from "node:module"
 import { build } from "esbuild"
+
+// Whatever an earlier build left (a V8 cache of the former launcher, files of deleted modules in
+// dist/lib) must not ship.
+await rm("dist", { recursive: true, force: true })
 
 // The SDK's Server imports its Ajv validator (Ajv, ajv-formats, fast-uri: ~135 KB, a fifth of the
 // bundle) only to build a default for form elicitation, which this server never asks for.
@@ -36,7 +40,8 @@ await build({
   format: "cjs",
   target: "node20",
   minify: true,
-  sourcemap: "linked",
+  // For a developer reading a stack of the minified bundle; not linked from it, and not packed.
+  sourcemap: "external",
   legalComments: "none",
   plugins: [withoutAjv],
   logLevel: "warning"
@@ -46,56 +51,9 @@ await copyFile("scripts/launcher.mjs", "dist/main.js")
 // The bin entry must be executable when installed from a clone.
 await chmod("dist/main.js", 0o755)
 
-// Earlier builds' caches (named by their bundle's hash) and the map of the former one-file bundle.
-for (const name of await readdir("dist")) {
-  if (/^server\.\w+\.cache/.test(name) || name === "main.js.map") await rm(join("dist", name), { force: true })
-}
-
-// The training run: one start that answers initialize and tools/list, then sees EOF. The launcher
-// writes the code cache as it exits. Its own directories and socket name: no tmux server is touched.
-const train = async () => {
-  const dir = await mkdtemp(join(tmpdir(), "etm-build-"))
-  try {
-    const child = spawn(process.execPath, ["dist/main.js"], {
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: dir,
-        TMUX_TMPDIR: dir,
-        LIBTMUX_SOCKET: `etm-build-${process.pid}`,
-        LIBTMUX_TMUX_CONFIG: "/dev/null",
-        EFFECT_TMUX_MCP_WRITE_CODE_CACHE: "1"
-      },
-      stdio: ["pipe", "pipe", "inherit"]
-    })
-    child.stdin.on("error", () => {}) // a crashed run shows in its exit code, below
-    const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`)
-    let buffered = ""
-    child.stdout.on("data", (chunk) => {
-      buffered += chunk
-      for (let end; (end = buffered.indexOf("\n")) >= 0; buffered = buffered.slice(end + 1)) {
-        const { id } = JSON.parse(buffered.slice(0, end))
-        if (id === 1) {
-          send({ method: "notifications/initialized" })
-          send({ id: 2, method: "tools/list" })
-        }
-        if (id === 2) child.stdin.end()
-      }
-    })
-    send({
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "build", version: "0" } }
-    })
-    const timer = setTimeout(() => child.kill(), 20_000)
-    const code = await new Promise((resolve) => child.on("exit", resolve))
-    clearTimeout(timer)
-    return code
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
-}
-const code = await train()
-if (code !== 0 || !(await readdir("dist")).some((name) => name.endsWith(".cache"))) {
-  // The server works without the cache, only starts slower.
-  console.warn(`build: no code cache (the training run exited with ${code}); dist/main.js starts without one`)
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+const library = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { stdio: "inherit" })
+if (library.status !== 0) {
+  console.error("build: tsc -p tsconfig.build.json failed")
+  process.exit(1)
 }
