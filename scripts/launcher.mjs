@@ -1,27 +1,45 @@
 #!/usr/bin/env node
-// dist/main.js (copied here by scripts/build.mjs). It runs the bundled server, dist/server.cjs, with
-// the V8 code cache that the build made: without the cache, V8 parses and compiles half a megabyte of
-// JavaScript on every start. Node 20 has no compile cache of its own (module.enableCompileCache
-// came in Node 22). The cache file is named by a hash of the bundle, so a stale cache is never
-// used, and V8 rejects a cache from another V8 version or other flags: then the bundle simply
-// compiles as it would without one. Nothing here writes a file except the build's training run.
+// dist/main.js (copied here by scripts/build.mjs). It runs the bundled server, dist/server.cjs,
+// compiled with a V8 code cache: without one, V8 parses and compiles half a megabyte of JavaScript
+// on every start, and Node 20 has no compile cache of its own (module.enableCompileCache came in
+// Node 22). The package ships no cache (V8 takes only one made by the same V8 version and flags):
+// the first run that lasts makes it in the user's cache directory, $XDG_CACHE_HOME/effect-tmux-mcp
+// or ~/.cache/effect-tmux-mcp, named by a hash of the bundle and the Node version and architecture,
+// so a stale cache is never used. A directory that cannot be written is skipped without a word:
+// the server then compiles as it would without a cache. Nothing here writes to stdout.
 import { createHash } from "node:crypto"
-import { readFileSync, renameSync, writeFileSync } from "node:fs"
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
+import { homedir } from "node:os"
+import { dirname, isAbsolute, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Script } from "node:vm"
 
 const directory = dirname(fileURLToPath(import.meta.url))
 const filename = join(directory, "server.cjs")
 const source = readFileSync(filename, "utf8")
-const cacheFile = join(directory, `server.${createHash("sha256").update(source).digest("hex").slice(0, 16)}.cache`)
+
+/** A run this short (--version, --help, doctor) compiles little of the server: its cache would be poor, and once there it is never replaced. */
+const MIN_RUN_MS = 1000
+/** Caches of other bundles (earlier versions) are removed when they have not been written for this long. */
+const STALE_CACHE_MS = 30 * 24 * 3600 * 1000
+
+const cacheDirectory = () => {
+  const xdg = process.env.XDG_CACHE_HOME
+  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, "effect-tmux-mcp")
+  const home = homedir()
+  return home === "" ? undefined : join(home, ".cache", "effect-tmux-mcp")
+}
+
+const cacheDir = cacheDirectory()
+const bundleHash = createHash("sha256").update(source).digest("hex").slice(0, 16)
+const cacheFile = cacheDir && join(cacheDir, `server.${bundleHash}.${process.version}-${process.arch}.cache`)
 
 let cachedData
 try {
-  cachedData = readFileSync(cacheFile)
+  if (cacheFile !== undefined) cachedData = readFileSync(cacheFile)
 } catch {
-  // No cache (e.g. the build's training run failed): compile without one.
+  // No cache yet: compile without one.
 }
 
 // The CommonJS wrapper on a line of its own (lineOffset -1), so stack lines match the bundle's.
@@ -31,13 +49,31 @@ const script = new Script(`(function (exports, require, module, __filename, __di
   cachedData
 })
 
-// The build's training run (one start that answers tools/list, then EOF) writes the cache as it
-// exits: by then it also holds the functions compiled while starting, not only the top level.
-// Written aside and renamed, so a start never reads a half-written cache.
-if (process.env.EFFECT_TMUX_MCP_WRITE_CODE_CACHE === "1") {
+// Made as the process exits, so the cache also holds the functions compiled while the server ran,
+// not only the top level. Written aside and renamed, so a start never reads a half-written cache.
+const writeCache = () => {
+  if (cacheDir === undefined || cacheFile === undefined) return
+  try {
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 })
+    accessSync(cacheDir, constants.W_OK)
+    const aside = `${cacheFile}.${process.pid}`
+    writeFileSync(aside, script.createCachedData(), { mode: 0o600 })
+    renameSync(aside, cacheFile)
+    for (const name of readdirSync(cacheDir)) {
+      const path = join(cacheDir, name)
+      if (path !== cacheFile && /^server\..+\.cache$/.test(name) && Date.now() - statSync(path).mtimeMs > STALE_CACHE_MS) {
+        rmSync(path, { force: true })
+      }
+    }
+  } catch {
+    // A read-only or full disk, a HOME that is not ours: the next start compiles without a cache.
+  }
+}
+
+if (cachedData === undefined || script.cachedDataRejected === true) {
+  const started = Date.now()
   process.on("exit", () => {
-    writeFileSync(`${cacheFile}.${process.pid}`, script.createCachedData())
-    renameSync(`${cacheFile}.${process.pid}`, cacheFile)
+    if (Date.now() - started >= MIN_RUN_MS) writeCache()
   })
 }
 
