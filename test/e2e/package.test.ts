@@ -1,0 +1,241 @@
+/**
+ * The package as a user gets it. The project is copied without dist/ (a fresh clone, never built)
+ * and packed with `npm pack`, which must build it first; the tarball is installed into an empty
+ * project. Without the optional peer `effect`, that is the bundled server alone: small, and its
+ * CLI works through `npx`. With `effect` added, a plain .mjs file runs the README's library example
+ * against a private tmux server, `effect-tmux-mcp/testing` gives FakeTmux, internals stay
+ * unreachable, and a TypeScript consumer type-checks with `node16` and `bundler` resolution.
+ * Needs the npm registry (for `effect` and `@types/node`, at the lockfile's versions).
+ */
+import { execFile } from "node:child_process"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeWorld, PACKAGE_VERSION, ROOT, type World } from "./harness.js"
+
+interface Run {
+  readonly status: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (command: string, args: ReadonlyArray<string>, options: { cwd: string; env?: Record<string, string>; timeout?: number }) =>
+  new Promise<Run>((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeout ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === "number" ? error.code : -1
+        resolve({ status, stdout, stderr })
+      }
+    )
+  })
+
+const ok = async (command: string, args: ReadonlyArray<string>, options: { cwd: string; env?: Record<string, string> }) => {
+  const result = await run(command, args, options)
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.status}):\n${result.stderr}\n${result.stdout}`)
+  return result
+}
+
+/** Bytes of every file under a directory (symlinks not followed). */
+const sizeOf = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((total, entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return total + sizeOf(path)
+    return total + (entry.isFile() ? statSync(path).size : 0)
+  }, 0)
+
+const MB = 1024 * 1024
+const lockfile = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+  packages: Record<string, { version: string }>
+}
+const lockedVersion = (name: string): string => {
+  const version = lockfile.packages[`node_modules/${name}`]?.version
+  if (version === undefined) throw new Error(`${name} is not in package-lock.json`)
+  return version
+}
+const tsc = join(ROOT, "node_modules/typescript/bin/tsc")
+
+/** The README's library example, as written (it is plain JavaScript as much as TypeScript). */
+const readmeExample = (): string => {
+  const section = readFileSync(join(ROOT, "README.md"), "utf8").split("## As an Effect library")[1] ?? ""
+  const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
+  if (example === undefined) throw new Error("README.md has no ts example under 'As an Effect library'")
+  return example
+}
+
+const FAKE_PROGRAM = `
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { Hierarchy, InvocationContext, SocketResolver, TmuxMcpConfig } from "effect-tmux-mcp"
+import { FakeTmux } from "effect-tmux-mcp/testing"
+
+const config = TmuxMcpConfig.loadConfig({ env: {}, flags: {}, uid: 1000 })
+if (Either.isLeft(config)) throw new Error(config.left.message)
+const world = new Map([["/tmp/fake.sock", FakeTmux.server({ sessions: [{ name: "demo", windows: [{ panes: [{ command: "vim" }] }] }] })]])
+const Test = Layer.mergeAll(FakeTmux.layer(world), SocketResolver.layer, InvocationContext.layer).pipe(
+  Layer.provideMerge(TmuxMcpConfig.layer(config.right))
+)
+const program = Effect.gen(function* () {
+  const socket = yield* (yield* SocketResolver.SocketResolver).resolve({ socket_path: "/tmp/fake.sock" })
+  const { items } = yield* Hierarchy.listPanes(socket)
+  return items.map((pane) => \`\${pane.pane_id} \${pane.session_name}:\${pane.window_index} \${pane.command}\`)
+})
+const lines = await Effect.runPromise(Effect.provide(program, Test))
+console.log(lines.join("\\n"))
+`
+
+const INTERNALS_PROGRAM = `
+for (const specifier of ["effect-tmux-mcp/dist/lib/services/Ownership.js", "effect-tmux-mcp/src/index.ts", "effect-tmux-mcp/dist/server.cjs"]) {
+  try {
+    await import(specifier)
+    console.log("reachable " + specifier)
+  } catch (error) {
+    console.log(error.code + " " + specifier)
+  }
+}
+`
+
+/** A TypeScript consumer: the README example, the fake, a typed error, and a refused deep import. */
+const consumerSource = () => `${readmeExample()}
+import { Errors } from "effect-tmux-mcp"
+import { FakeTmux, RecordingTmux } from "effect-tmux-mcp/testing"
+// @ts-expect-error internals are not exported
+import type {} from "effect-tmux-mcp/dist/lib/services/Ownership.js"
+
+const missing: Errors.TmuxError = new Errors.NoServer({ socket: "/tmp/none" })
+export const advice: string = Errors.hint(missing)
+export const fake = FakeTmux.layer(new Map([["/tmp/fake.sock", FakeTmux.server({ sessions: [{ name: "demo" }] })]]))
+export const recorded = RecordingTmux.layer(FakeTmux.layer())
+`
+
+const tsconfig = (moduleResolution: "node16" | "bundler") =>
+  JSON.stringify({
+    compilerOptions: {
+      module: moduleResolution === "node16" ? "node16" : "esnext",
+      moduleResolution,
+      target: "ES2022",
+      lib: ["ES2023"],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      types: ["node"]
+    },
+    files: ["consumer.ts"]
+  })
+
+describe("the packed package", () => {
+  let base: string
+  let world: World
+  let packed: { filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }
+  let consumer: string
+  let withoutPeers: { bytes: number; packages: Array<string> }
+
+  beforeAll(async () => {
+    base = realpathSync(mkdtempSync(join(tmpdir(), "etm-pack-")))
+    world = makeWorld()
+    // A clone that was never built: the sources and the build's inputs, no dist/.
+    const clone = join(base, "clone")
+    mkdirSync(clone)
+    for (const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "src", "scripts"]) {
+      cpSync(join(ROOT, entry), join(clone, entry), { recursive: true })
+    }
+    symlinkSync(realpathSync(join(ROOT, "node_modules")), join(clone, "node_modules"))
+    const pack = await ok("npm", ["pack", "--json", "--pack-destination", base], { cwd: clone })
+    // npm prints the build's output before its JSON answer.
+    const [answer] = JSON.parse(pack.stdout.slice(pack.stdout.lastIndexOf("[\n  {"))) as Array<typeof packed>
+    if (answer === undefined) throw new Error(`npm pack said nothing of its tarball:\n${pack.stdout}`)
+    packed = answer
+
+    consumer = join(base, "consumer")
+    mkdirSync(consumer)
+    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+    await ok("npm", ["install", "--no-audit", "--no-fund", join(base, packed.filename)], { cwd: consumer })
+    withoutPeers = {
+      bytes: sizeOf(join(consumer, "node_modules")),
+      packages: readdirSync(join(consumer, "node_modules")).filter((name) => !name.startsWith("."))
+    }
+  }, 180_000)
+
+  afterAll(() => {
+    world?.dispose()
+    if (base !== undefined) rmSync(base, { recursive: true, force: true })
+  })
+
+  it("is built by npm pack (prepack) and holds the server, the library and the license, no map, cache or source", () => {
+    const paths = packed.files.map((file) => file.path).sort()
+    for (const path of ["LICENSE", "README.md", "package.json", "dist/main.js", "dist/server.cjs", "dist/lib/index.js", "dist/lib/index.d.ts", "dist/lib/testing.js", "dist/lib/testing.d.ts"]) {
+      expect(paths).toContain(path)
+    }
+    expect(paths.filter((path) => /\.map$|\.cache$|^src\/|^test\/|^scripts\//.test(path))).toEqual([])
+    expect(paths.filter((path) => !/^(LICENSE|README\.md|package\.json|dist\/(main\.js|server\.cjs|lib\/.+\.(js|d\.ts)))$/.test(path))).toEqual([])
+    console.info(`package: tarball ${(packed.size / 1024).toFixed(0)} KiB, unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB, ${paths.length} files`)
+  })
+
+  it("installs without the peers as the server alone, under 5 MB, and its CLI runs through npx", async () => {
+    expect(withoutPeers.packages).toEqual(["effect-tmux-mcp"])
+    expect(withoutPeers.bytes).toBeLessThan(5 * MB)
+    console.info(`consumer node_modules without the peers: ${(withoutPeers.bytes / MB).toFixed(2)} MB`)
+    const env = { ...world.env }
+    const version = await run("npx", ["effect-tmux-mcp", "--version"], { cwd: consumer, env })
+    expect([version.status, version.stdout.trim()]).toEqual([0, PACKAGE_VERSION])
+    const help = await run("npx", ["effect-tmux-mcp", "--help"], { cwd: consumer, env })
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain("Usage: effect-tmux-mcp [serve | doctor]")
+    const doctor = await run("npx", ["effect-tmux-mcp", "doctor"], { cwd: consumer, env })
+    expect(doctor.status).toBe(0)
+    expect(doctor.stdout).toContain(`effect-tmux-mcp ${PACKAGE_VERSION} doctor`)
+    expect(doctor.stdout).toMatch(new RegExp(`^socket:\\s+${world.socketName} \\(${world.socketPath}\\)$`, "m"))
+    expect(doctor.stdout).toMatch(/^server:\s+not running/m)
+    // Asking never starts a server.
+    expect(world.socketFiles()).toEqual([])
+  }, 60_000)
+
+  describe("with effect added", () => {
+    let withPeers: number
+
+    beforeAll(async () => {
+      // @types/node only for the TypeScript consumer below (a Node program has it).
+      await ok("npm", ["install", "--no-audit", "--no-fund", `effect@${lockedVersion("effect")}`, `@types/node@${lockedVersion("@types/node")}`], {
+        cwd: consumer
+      })
+      withPeers = sizeOf(join(consumer, "node_modules"))
+      writeFileSync(join(consumer, "example.mjs"), readmeExample())
+      writeFileSync(join(consumer, "fake.mjs"), FAKE_PROGRAM)
+      writeFileSync(join(consumer, "internals.mjs"), INTERNALS_PROGRAM)
+      writeFileSync(join(consumer, "consumer.ts"), consumerSource())
+      writeFileSync(join(consumer, "tsconfig.node16.json"), tsconfig("node16"))
+      writeFileSync(join(consumer, "tsconfig.bundler.json"), tsconfig("bundler"))
+    }, 120_000)
+
+    it("runs the README's library example as a plain .mjs file against a private tmux server", async () => {
+      console.info(`consumer node_modules with effect (and @types/node): ${(withPeers / MB).toFixed(2)} MB`)
+      // The example asks for socket_name "work": a server of this world's TMUX_TMPDIR.
+      const created = world.tmux(["new-session", "-d", "-s", "demo", "-x", "80", "-y", "24", "sleep 600"], "work")
+      expect(created.status).toBe(0)
+      world.tmux(["split-window", "-t", "demo", "sleep 700"], "work")
+      const example = await run(process.execPath, ["example.mjs"], { cwd: consumer, env: { ...world.env } })
+      expect([example.status, example.stderr]).toEqual([0, ""])
+      expect(example.stdout.trim().split("\n")).toEqual(["%0 demo:0 sleep", "%1 demo:0 sleep"])
+    }, 60_000)
+
+    it("gives FakeTmux through effect-tmux-mcp/testing, and keeps the internals unreachable", async () => {
+      const fake = await run(process.execPath, ["fake.mjs"], { cwd: consumer })
+      expect([fake.status, fake.stderr, fake.stdout.trim()]).toEqual([0, "", "%0 demo:0 vim"])
+      const internals = await run(process.execPath, ["internals.mjs"], { cwd: consumer })
+      expect(internals.stdout.trim().split("\n")).toEqual([
+        "ERR_PACKAGE_PATH_NOT_EXPORTED effect-tmux-mcp/dist/lib/services/Ownership.js",
+        "ERR_PACKAGE_PATH_NOT_EXPORTED effect-tmux-mcp/src/index.ts",
+        "ERR_PACKAGE_PATH_NOT_EXPORTED effect-tmux-mcp/dist/server.cjs"
+      ])
+    }, 30_000)
+
+    it.each(["node16", "bundler"] as const)("type-checks a TypeScript consumer with moduleResolution %s", async (resolution) => {
+      const checked = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer })
+      expect([checked.status, checked.stdout]).toEqual([0, ""])
+    }, 60_000)
+  })
+})
