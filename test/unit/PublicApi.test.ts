@@ -344,6 +344,15 @@ describe.each(["index", "testing"] as const)("the %s entry", (entry) => {
   })
 })
 
+describe("the namespaces", () => {
+  it("share no name with a module of effect, which a user imports side by side (Config, Scope, …)", async () => {
+    const effectModules = Object.keys(await import("effect"))
+    expect(effectModules).toContain("Config")
+    const names = [...surface.index, ...surface.testing].map((namespace) => namespace.name)
+    expect(names.filter((name) => effectModules.includes(name))).toEqual([])
+  })
+})
+
 describe("the reading of the surface", () => {
   it("sees namespaces, members, values, declaring files and missing doc comments", () => {
     // On a made-up package, so the rules above can be seen to fail.
