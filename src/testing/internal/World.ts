@@ -1,0 +1,393 @@
+/**
+ * FakeTmux's world model: servers, their sessions, windows (linked into sessions by winlinks),
+ * panes, clients, paste buffers, environments and options, and what each pane printed. Plain
+ * mutable objects held by reference, so a test or an embedder can build a world, run operations
+ * over it and inspect (or change) it between calls. Commands change it through the helpers here.
+ */
+
+export interface FakePane {
+  readonly id: string
+  /** `pane_current_command`: the foreground program's name. */
+  command: string
+  /** `pane_current_path`. */
+  cwd: string
+  /** `pane_start_path`: where the pane's process started. */
+  startPath: string
+  /** The argv the pane was started with (empty: the default shell). */
+  startCommand: ReadonlyArray<string>
+  /** The environment the pane's process started with. */
+  environment: Record<string, string>
+  pid: number | null
+  title: string
+  dead: boolean
+  inMode: boolean
+  /** A full-screen program uses the alternate screen (`alternate_on`). */
+  alternate: boolean
+  /** The program asked for bracketed paste: `paste-buffer -p` wraps the text in ESC [200~ … ESC [201~. */
+  bracketedPaste: boolean
+  width: number
+  height: number
+  left: number
+  top: number
+  /** `history-limit` when the pane was made: older rows are dropped in chunks of a tenth of it. */
+  historyLimit: number
+  /**
+   * What the program printed, oldest first; the last entry is the line the cursor is on (so a
+   * prompt `"$ "` leaves the cursor after it). Wrapped at `width` into history and screen rows as
+   * tmux does.
+   */
+  lines: Array<string>
+  /** What the program read from its terminal: typed keys (as the bytes tmux sends) and pastes, in order. */
+  input: string
+  /** The shell command of the pane's `pipe-pane`, as tmux expanded it, or null. */
+  pipe: string | null
+  /** Pane options (`set-option -p`), e.g. user options such as `@name`. */
+  options: Map<string, string>
+}
+
+export interface FakeWindow {
+  readonly id: string
+  name: string
+  zoomed: boolean
+  width: number
+  height: number
+  /** In pane-index order. */
+  panes: Array<FakePane>
+  activePane: string
+  /** The pane that was active before, for `last-pane`. */
+  lastPane?: string | undefined
+  /** Window options (`set-option -w`), e.g. `window-size` after `resize-window` (see `windowOptions`). */
+  options?: Map<string, string>
+}
+
+/** A window's place in a session: a linked window has one winlink per session. */
+export interface FakeWinlink {
+  index: number
+  window: string
+}
+
+/** An environment: a value, or null for a removed entry (`set-environment -r`, shown as `-NAME`). */
+export type FakeEnvironment = Map<string, string | null>
+
+export interface FakeSession {
+  readonly id: string
+  name: string
+  created: number
+  winlinks: Array<FakeWinlink>
+  /** The winlink index of the session's current window. */
+  current: number
+  /** The winlink index of the window that was current before, for `last-window`. */
+  last?: number | undefined
+  /** The session's directory (`session_path`); the server's when absent. */
+  cwd?: string
+  /** The session's environment (see `sessionEnvironment`; a session made by hand may lack one). */
+  environment?: FakeEnvironment
+  /** Session options (`set-option` without -g, -p, -w, -s), e.g. user options (see `sessionOptions`). */
+  options?: Map<string, string>
+}
+
+/** A client shows its session's current window and that window's active pane. */
+export interface FakeClient {
+  /** As tmux prints `#{client_flags}`, e.g. "attached,focused,UTF-8" or "...,control-mode,...". */
+  flags: string
+  session: string
+  /** `#{client_name}` (its tty), which tmux also tries as a `-t` target when no session has the name. */
+  name: string
+}
+
+export interface FakeBuffer {
+  name: string
+  data: string
+  /** `buffer_created`, Unix seconds. */
+  created: number
+  /** tmux lists buffers newest first by this. */
+  order: number
+}
+
+export interface FakeServer {
+  pid: number
+  startTime: number
+  version: string
+  /** The `exit-empty` server option: the server exits when its last session closes. */
+  exitEmpty: boolean
+  sessions: Array<FakeSession>
+  windows: Map<string, FakeWindow>
+  clients: Array<FakeClient>
+  /** Newest last; see `FakeBuffer.order`. */
+  buffers: Array<FakeBuffer>
+  /** The global environment (`set-environment -g`). */
+  environment: FakeEnvironment
+  /** Server options other than exit-empty, and the global session and window options (`-g`). */
+  options: Map<string, string>
+  /** The directory a tmux client runs in: where a pane starts without `-c` (tmux 3.3a's default). */
+  cwd: string
+  /** Id counters: like tmux, ids are never reused within one server instance. */
+  next: { session: number; window: number; pane: number; buffer: number; pid: number }
+}
+
+/** Socket path -> the server answering there. */
+export type FakeWorld = Map<string, FakeServer>
+
+// ---- building worlds ----------------------------------------------------------------------------
+
+export type FakePaneSpec = Partial<Omit<FakePane, "id">>
+export type FakeWindowSpec =
+  | {
+      readonly name?: string
+      readonly index?: number
+      readonly zoomed?: boolean
+      readonly width?: number
+      readonly height?: number
+      readonly panes?: ReadonlyArray<FakePaneSpec>
+      readonly activePane?: number
+    }
+  /** Links an already created window (by id) into this session too. */
+  | { readonly link: string; readonly index?: number }
+export interface FakeSessionSpec {
+  readonly name: string
+  readonly created?: number
+  readonly windows?: ReadonlyArray<FakeWindowSpec>
+  /** Position in `windows` of the current window (default 0). */
+  readonly current?: number
+  readonly environment?: Readonly<Record<string, string | null>>
+}
+export interface FakeServerSpec {
+  readonly pid?: number
+  readonly startTime?: number
+  readonly version?: string
+  readonly exitEmpty?: boolean
+  readonly sessions?: ReadonlyArray<FakeSessionSpec>
+  readonly clients?: ReadonlyArray<{ readonly session: string; readonly flags?: string; readonly name?: string }>
+  /** The global environment; default a small one (PATH, HOME, TERM). */
+  readonly environment?: Readonly<Record<string, string | null>>
+  readonly buffers?: ReadonlyArray<{ readonly name: string; readonly data: string; readonly created?: number }>
+}
+
+export const DEFAULT_HOME = "/home/fake"
+export const DEFAULT_SHELL = "bash"
+const DEFAULT_HISTORY_LIMIT = 2000
+
+const environmentOf = (spec: Readonly<Record<string, string | null>> | undefined): FakeEnvironment =>
+  new Map(Object.entries(spec ?? {}))
+
+/** A pane as tmux makes it for a spawn; `spec` overrides any field. */
+export const makePane = (server: FakeServer, spec: FakePaneSpec & { readonly width: number; readonly height: number }): FakePane => {
+  const number = server.next.pane++
+  return {
+    id: `%${number}`,
+    command: DEFAULT_SHELL,
+    cwd: DEFAULT_HOME,
+    startPath: spec.cwd ?? DEFAULT_HOME,
+    startCommand: [],
+    environment: {},
+    pid: server.next.pid++,
+    title: "fake",
+    dead: false,
+    inMode: false,
+    alternate: false,
+    bracketedPaste: false,
+    left: 0,
+    top: 0,
+    historyLimit: DEFAULT_HISTORY_LIMIT,
+    lines: [],
+    input: "",
+    pipe: null,
+    options: new Map(),
+    ...spec
+  }
+}
+
+export const makeWindow = (server: FakeServer, name: string, width: number, height: number, panes: Array<FakePane>): FakeWindow => {
+  const window: FakeWindow = { id: `@${server.next.window++}`, name, zoomed: false, width, height, panes, activePane: panes[0]!.id, options: new Map() }
+  server.windows.set(window.id, window)
+  return window
+}
+
+export const makeSession = (server: FakeServer, name: string | undefined, created: number): FakeSession => {
+  const number = server.next.session++
+  const session: FakeSession = {
+    id: `$${number}`,
+    // tmux names an unnamed session by its id's number.
+    name: name ?? String(number),
+    created,
+    winlinks: [],
+    current: 0,
+    cwd: server.cwd,
+    environment: new Map(),
+    options: new Map()
+  }
+  server.sessions.push(session)
+  return session
+}
+
+/** A server built from a spec, ids allocated in spec order ($0, @0, %0, ...) as tmux would. */
+export const makeServer = (spec: FakeServerSpec = {}): FakeServer => {
+  const sessions = spec.sessions ?? []
+  const startTime = spec.startTime ?? 1_700_000_000
+  const server: FakeServer = {
+    pid: spec.pid ?? 4242,
+    startTime,
+    version: spec.version ?? "3.3a",
+    // A sessionless server only exists with exit-empty off; one with sessions has tmux's default.
+    exitEmpty: spec.exitEmpty ?? sessions.length > 0,
+    sessions: [],
+    windows: new Map(),
+    clients: [],
+    buffers: [],
+    environment: environmentOf(spec.environment ?? { PATH: "/usr/bin:/bin", HOME: DEFAULT_HOME, TERM: "xterm" }),
+    options: new Map(),
+    cwd: DEFAULT_HOME,
+    next: { session: 0, window: 0, pane: 0, buffer: 0, pid: 10_000 }
+  }
+  for (const s of sessions) {
+    const session = makeSession(server, s.name, s.created ?? startTime)
+    session.environment = environmentOf(s.environment)
+    for (const [position, w] of (s.windows ?? [{}]).entries()) {
+      const index = w.index ?? position
+      if ("link" in w) {
+        session.winlinks.push({ index, window: w.link })
+      } else {
+        const width = w.width ?? 80
+        const height = w.height ?? 24
+        const specs = w.panes ?? [{}]
+        // Stacked top to bottom, one row of border between them.
+        const paneHeight = Math.floor((height - (specs.length - 1)) / specs.length)
+        const panes = specs.map((p, i) => {
+          // The pid follows the pane's number, as the specs' readers expect (%N has pid 10000 + N).
+          server.next.pid = 10_000 + server.next.pane
+          return makePane(server, { width, height: paneHeight, top: i * (paneHeight + 1), ...p })
+        })
+        const window = makeWindow(server, w.name ?? DEFAULT_SHELL, width, height, panes)
+        window.zoomed = w.zoomed ?? false
+        window.activePane = panes[w.activePane ?? 0]!.id
+        session.winlinks.push({ index, window: window.id })
+      }
+      if (position === (s.current ?? 0)) session.current = index
+    }
+  }
+  server.next.pid = Math.max(server.next.pid, 10_000 + server.next.pane)
+  for (const c of spec.clients ?? []) {
+    const session = server.sessions.find((s) => s.name === c.session)
+    if (session === undefined) throw new Error(`FakeTmux.server: no session ${c.session} for a client`)
+    server.clients.push({ session: session.id, flags: c.flags ?? "attached,focused,UTF-8", name: c.name ?? `/dev/pts/${server.clients.length}` })
+  }
+  for (const b of spec.buffers ?? []) addBuffer(server, b.name, b.data, b.created ?? startTime)
+  return server
+}
+
+// ---- reading ------------------------------------------------------------------------------------
+
+/** A session's environment, made on first use (for a session a test put together by hand). */
+export const sessionEnvironment = (session: FakeSession): FakeEnvironment => (session.environment ??= new Map())
+export const sessionOptions = (session: FakeSession): Map<string, string> => (session.options ??= new Map())
+export const windowOptions = (window: FakeWindow): Map<string, string> => (window.options ??= new Map())
+
+export const idNumber = (id: string): number => Number(id.slice(1))
+
+/** tmux lists sessions in name order and winlinks in index order. */
+export const sessionsOf = (server: FakeServer): Array<FakeSession> =>
+  [...server.sessions].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+export const winlinksOf = (session: FakeSession): Array<FakeWinlink> => [...session.winlinks].sort((a, b) => a.index - b.index)
+export const currentWinlink = (session: FakeSession): FakeWinlink | undefined => session.winlinks.find((w) => w.index === session.current)
+/** tmux picks the most recently used session; the fake takes the newest. */
+export const newest = (sessions: ReadonlyArray<FakeSession>): FakeSession | undefined =>
+  [...sessions].sort((a, b) => idNumber(b.id) - idNumber(a.id))[0]
+
+export const windowOf = (server: FakeServer, winlink: FakeWinlink): FakeWindow => {
+  const window = server.windows.get(winlink.window)
+  if (window === undefined) throw new Error(`FakeTmux: winlink to a window that does not exist (${winlink.window})`)
+  return window
+}
+export const activePaneOf = (window: FakeWindow): FakePane => window.panes.find((p) => p.id === window.activePane) ?? window.panes[0]!
+export const findPane = (server: FakeServer, paneId: string): { window: FakeWindow; pane: FakePane } | undefined => {
+  for (const window of server.windows.values()) {
+    const pane = window.panes.find((p) => p.id === paneId)
+    if (pane !== undefined) return { window, pane }
+  }
+  return undefined
+}
+export const sessionsHolding = (server: FakeServer, windowId: string): Array<FakeSession> =>
+  server.sessions.filter((s) => s.winlinks.some((w) => w.window === windowId))
+export const attachedClients = (server: FakeServer, session: FakeSession): Array<FakeClient> =>
+  server.clients.filter((c) => c.session === session.id)
+
+// ---- pane text ----------------------------------------------------------------------------------
+
+export interface Row {
+  readonly text: string
+  readonly wrapped: boolean
+}
+
+/** Rows holding what the pane printed, wrapped at the pane width (no blank rows below them). */
+const contentRows = (pane: FakePane): Array<Row> => {
+  const rows: Array<Row> = []
+  const width = Math.max(1, pane.width)
+  for (const line of pane.lines) {
+    for (let at = 0; at === 0 || at < line.length; at += width) {
+      rows.push({ text: line.slice(at, at + width), wrapped: at + width < line.length })
+    }
+  }
+  return rows
+}
+
+/** Screen and history rows as tmux stores them: long lines wrap at the pane width, blank rows fill the screen. */
+export const rowsOf = (pane: FakePane): Array<Row> => {
+  const rows = contentRows(pane)
+  while (rows.length < pane.height) rows.push({ text: "", wrapped: false })
+  return rows
+}
+
+export const historySize = (pane: FakePane): number => rowsOf(pane).length - pane.height
+
+/** Where the cursor is: after the text of the last line printed (absolute row, column). */
+export const cursorOf = (pane: FakePane): { readonly row: number; readonly x: number } => {
+  const rows = contentRows(pane)
+  const last = rows[rows.length - 1]
+  return { row: Math.max(0, rows.length - 1), x: last === undefined ? 0 : last.text.length }
+}
+
+/**
+ * Prints `text` into the pane as a program would: `\n` (or `\r\n`) starts a new line, anything else
+ * adds to the cursor's line. A history that outgrows the pane's limit drops its oldest rows in
+ * chunks of a tenth of the limit, as tmux 3.3a does.
+ */
+export const printInto = (pane: FakePane, text: string): void => {
+  const parts = text.replaceAll("\r\n", "\n").split("\n")
+  if (pane.lines.length === 0) pane.lines.push("")
+  pane.lines[pane.lines.length - 1] += parts[0]!
+  pane.lines.push(...parts.slice(1))
+  const chunk = Math.max(1, Math.floor(pane.historyLimit / 10))
+  while (historySize(pane) > pane.historyLimit) {
+    // Whole lines only: a dropped chunk that ends inside a wrapped line takes the line.
+    let dropped = 0
+    while (dropped < chunk && pane.lines.length > 1) {
+      dropped += Math.max(1, Math.ceil(pane.lines[0]!.length / Math.max(1, pane.width)))
+      pane.lines.shift()
+    }
+    if (dropped === 0) break
+  }
+}
+
+// ---- buffers ------------------------------------------------------------------------------------
+
+/** Newest first, as `list-buffers` and `show-buffer` without `-b` see them. */
+export const buffersNewestFirst = (server: FakeServer): Array<FakeBuffer> => [...server.buffers].sort((a, b) => b.order - a.order)
+
+/** Sets a buffer (replacing one of the same name), as `load-buffer` and `set-buffer` do. */
+export const addBuffer = (server: FakeServer, name: string | undefined, data: string, created: number): FakeBuffer => {
+  const order = server.next.buffer++
+  const existing = name === undefined ? undefined : server.buffers.find((b) => b.name === name)
+  if (existing !== undefined) {
+    existing.data = data
+    existing.created = created
+    existing.order = order
+    return existing
+  }
+  const buffer: FakeBuffer = { name: name ?? `buffer${String(order).padStart(4, "0")}`, data, created, order }
+  server.buffers.push(buffer)
+  return buffer
+}
+
+export const removeBuffer = (server: FakeServer, buffer: FakeBuffer): void => {
+  server.buffers = server.buffers.filter((b) => b !== buffer)
+}
