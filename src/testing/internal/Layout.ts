@@ -256,9 +256,11 @@ export const resizeCell = (window: FakeWindow, paneId: string, direction: Direct
   install(window, treeOf(window))
 }
 
-/** The window took a new size: the layout follows as far as its panes can shrink (layout_resize). */
-export const resizeLayout = (window: FakeWindow): void => {
+/** Gives the window a new size; the layout follows as far as its panes can shrink (layout_resize). */
+export const resizeLayout = (window: FakeWindow, width: number, height: number): void => {
   const root = treeOf(window)
+  window.width = width
+  window.height = height
   for (const direction of ["leftright", "topbottom"] as const) {
     const target = direction === "leftright" ? window.width : window.height
     let change = target - size(root, direction)

@@ -250,12 +250,13 @@ export const makeServer = (spec: FakeServerSpec = {}): FakeServer => {
         const width = w.width ?? 80
         const height = w.height ?? 24
         const specs = w.panes ?? [{}]
-        // Stacked top to bottom, one row of border between them.
-        const paneHeight = Math.floor((height - (specs.length - 1)) / specs.length)
+        // Stacked top to bottom as tmux's even-vertical lays them out: equal shares, the last one the rest.
+        const each = Math.max(1, Math.floor((height - (specs.length - 1)) / specs.length))
         const panes = specs.map((p, i) => {
+          const paneHeight = i === specs.length - 1 ? Math.max(1, height - (each + 1) * (specs.length - 1)) : each
           // The pid follows the pane's number, as the specs' readers expect (%N has pid 10000 + N).
           server.next.pid = 10_000 + server.next.pane
-          return makePane(server, { width, height: paneHeight, top: i * (paneHeight + 1), ...p })
+          return makePane(server, { width, height: paneHeight, top: i * (each + 1), ...p })
         })
         const window = makeWindow(server, w.name ?? DEFAULT_SHELL, width, height, panes)
         window.zoomed = w.zoomed ?? false

@@ -229,9 +229,7 @@ const resizeWindow: CommandEntry = {
     const height = dimension(args, "y", 1, 10_000)
     if (typeof height === "object") return failed(height.error)
     windowOptions(window).set("window-size", "manual")
-    window.width = width ?? window.width
-    window.height = height ?? window.height
-    resizeLayout(window)
+    resizeLayout(window, width ?? window.width, height ?? window.height)
     return done
   }
 }
