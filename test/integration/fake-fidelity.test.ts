@@ -109,7 +109,8 @@ describe.skipIf(testTransport === "control")("FakeTmux against tmux 3.3a", () =>
     same(both, [["swap-pane", "-d", "-s", "%0", "-t", "%2"], panes("@0"), layout("@0")])
     same(both, [["swap-pane", "-s", "%1", "-t", "%0"], panes("@0")])
     same(both, [["select-pane", "-t", "%1", "-T", "##title"], ["display-message", "-p", "-t", "%1", "#{pane_title}"]])
-    const windows: TmuxCommand = ["list-windows", "-a", "-F", "#{session_id} #{window_id} #{window_index} #{window_active} #{window_name}"]
+    // The name of a window tmux renames automatically follows its program, which a real shell changes as it starts.
+    const windows: TmuxCommand = ["list-windows", "-a", "-F", "#{session_id} #{window_id} #{window_index} #{window_active} #{?automatic-rename,auto,#{window_name}}"]
     same(both, [["new-window", "-d", "-n", "two"], ["new-window", "-d", "-t", "$0:5", "-n", "five"], windows])
     same(both, [["new-window", "-d", "-t", "$0:5"]])
     same(both, [["select-window", "-t", "@2"], ["next-window", "-t", "$0"], windows])
@@ -204,13 +205,13 @@ describe.skipIf(testTransport === "control")("FakeTmux against tmux 3.3a", () =>
     same(both, [tree])
     same(both, [["kill-pane", "-t", "%2"], tree])
     same(both, [["kill-pane", "-t", "%1"], tree])
+    // $0's last window: the session goes with it.
     same(both, [["kill-window", "-t", "@0"], tree])
+    same(both, [["kill-session", "-t", "$0"]])
     same(both, [["respawn-pane", "-k", "-t", "%3"], ["display-message", "-p", "-t", "%3", "#{pane_dead} #{pane_index}"]])
+    // The last session: the list still runs to its end (the server exits after it, which a real
+    // server does a moment later, so no call is made after it here).
     same(both, [["kill-session", "-t", "$1"], tree])
-    // The last session gone, the server exits (exit-empty on): the next call finds no server.
-    same(both, [["kill-session", "-t", "$1"]])
-    same(both, [["kill-session", "-t", "$0"], tree])
-    same(both, [["list-sessions", "-F", "x"]])
   })
 
   it("answers like tmux on a server without sessions", () => {

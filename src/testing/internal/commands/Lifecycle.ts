@@ -74,6 +74,8 @@ const newSession: CommandEntry = {
     const windowName = value(args, "n") === undefined ? automaticName(pane) : nameFrom(value(args, "n")!, "window", base)
     if (windowName instanceof FormatError) return failed(windowName.message)
     const window = makeWindow(server, windowName, width, height, [pane])
+    // A window named with -n keeps its name: tmux turns automatic-rename off for it.
+    if (value(args, "n") !== undefined) windowOptions(window).set("automatic-rename", "off")
     session.winlinks.push({ index: 0, window: window.id })
     // The new session is the current one for the rest of the list.
     invocation.current = session
@@ -102,6 +104,7 @@ const newWindow: CommandEntry = {
     const name = value(args, "n") === undefined ? automaticName(pane) : nameFrom(value(args, "n")!, "window", { server, path: invocation.path, session })
     if (name instanceof FormatError) return failed(name.message)
     const window = makeWindow(server, name, pane.width, pane.height, [pane])
+    if (value(args, "n") !== undefined) windowOptions(window).set("automatic-rename", "off")
     const winlink = { index, window: window.id }
     session.winlinks.push(winlink)
     if (!has(args, "d")) selectWinlink(session, index)
