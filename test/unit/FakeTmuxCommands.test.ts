@@ -32,6 +32,9 @@ describe("FakeTmux's command table", () => {
       expect(yield* tmux.run(socket, [["list-panes", "-F", "#{pane_id}", "-t"]])).toBe("%0\n%1\n")
       expect(yield* Effect.flip(tmux.run(socket, [["s", "x"]]))).toMatchObject({ _tag: "Failed", stderr: expect.stringMatching(/^ambiguous command: s, could be: /) })
       expect(yield* Effect.flip(tmux.run(socket, [["rename-window", "a", "b"]]))).toMatchObject({ stderr: "command rename-window: too many arguments (need at most 1)" })
+      // A tmux command the table lacks says so, rather than passing for a command tmux does not have.
+      expect(yield* Effect.flip(tmux.run(socket, [["link-window", "-s", "@0", "-t", "main:5"]]))).toMatchObject({ stderr: "FakeTmux does not model link-window" })
+      expect(yield* Effect.flip(tmux.run(socket, [["no-such-command"]]))).toMatchObject({ stderr: "unknown command: no-such-command" })
     })
   )
 

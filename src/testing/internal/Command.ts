@@ -41,7 +41,7 @@ export interface Invocation {
   killServer: boolean
   /** Errors of nested lists (if-shell), which stop only their own list but fail the invocation. */
   readonly errors: Array<string>
-  /** Runs a nested command list (if-shell's) in this invocation, with a target for its formats. */
+  /** Runs a nested command list (if-shell's) in this invocation; its errors go to `errors`. */
   readonly runNested: (commands: ReadonlyArray<TmuxCommand>) => string
   readonly channel: (name: string) => Channel
 }

@@ -24,14 +24,30 @@ export const COMMANDS: ReadonlyArray<CommandEntry> = [
   ...serverCommands
 ]
 
+/** tmux 3.3a's commands (cmd.c's table), so a prefix is ambiguous as in tmux and an unmodelled one is named as such. */
+const TMUX_COMMANDS = [
+  "attach-session", "bind-key", "break-pane", "capture-pane", "choose-buffer", "choose-client", "choose-tree", "clear-history",
+  "clear-prompt-history", "clock-mode", "command-prompt", "confirm-before", "copy-mode", "customize-mode", "delete-buffer",
+  "detach-client", "display-menu", "display-message", "display-panes", "display-popup", "find-window", "has-session", "if-shell",
+  "join-pane", "kill-pane", "kill-server", "kill-session", "kill-window", "last-pane", "last-window", "link-window", "list-buffers",
+  "list-clients", "list-commands", "list-keys", "list-panes", "list-sessions", "list-windows", "load-buffer", "lock-client",
+  "lock-server", "lock-session", "move-pane", "move-window", "new-session", "new-window", "next-layout", "next-window",
+  "paste-buffer", "pipe-pane", "previous-layout", "previous-window", "refresh-client", "rename-session", "rename-window",
+  "resize-pane", "resize-window", "respawn-pane", "respawn-window", "rotate-window", "run-shell", "save-buffer", "select-layout",
+  "select-pane", "select-window", "send-keys", "send-prefix", "server-access", "set-buffer", "set-environment", "set-hook",
+  "set-option", "set-window-option", "show-buffer", "show-environment", "show-hooks", "show-messages", "show-options",
+  "show-prompt-history", "show-window-options", "source-file", "split-window", "start-server", "suspend-client", "swap-pane",
+  "swap-window", "switch-client", "unbind-key", "unlink-window", "wait-for"
+]
+
 /** cmd_find: the exact name or alias, else a unique prefix of a name. */
 export const findCommand = (name: string): CommandEntry | { readonly error: string } => {
   const exact = COMMANDS.find((entry) => entry.name === name || entry.alias === name)
   if (exact !== undefined) return exact
-  const prefixed = COMMANDS.filter((entry) => entry.name.startsWith(name))
-  if (prefixed.length === 1) return prefixed[0]!
-  if (prefixed.length > 1) return { error: `ambiguous command: ${name}, could be: ${prefixed.map((e) => e.name).join(", ")}` }
-  return { error: `unknown command: ${name}` }
+  const prefixed = TMUX_COMMANDS.includes(name) ? [name] : TMUX_COMMANDS.filter((command) => command.startsWith(name))
+  if (prefixed.length > 1) return { error: `ambiguous command: ${name}, could be: ${prefixed.join(", ")}` }
+  if (prefixed.length === 0) return { error: `unknown command: ${name}` }
+  return COMMANDS.find((entry) => entry.name === prefixed[0]) ?? { error: `FakeTmux does not model ${prefixed[0]}` }
 }
 
 /** Whether a command makes a client start a server when none runs (tmux's CMD_STARTSERVER). */

@@ -18,6 +18,7 @@ import {
   type FakePane,
   type FakeServer,
   type FakeSession,
+  type FakeWindow,
   type FakeWinlink,
   historySize,
   sessionOptions,
@@ -70,69 +71,74 @@ export const optionValue = (t: FormatTarget, name: string): string | undefined =
 /** Flags print as 1 or 0 in formats. */
 const formatOption = (value: string): string => (value === "on" ? "1" : value === "off" ? "0" : value)
 
-const variables = (t: FormatTarget): Record<string, Value> => {
-  const window = t.winlink === undefined ? undefined : windowOf(t.server, t.winlink)
-  const pane = t.pane ?? (window === undefined ? undefined : activePaneOf(window))
-  const cursor = pane === undefined ? undefined : cursorOf(pane)
-  const history = pane === undefined ? undefined : historySize(pane)
-  return {
-    pid: t.server.pid,
-    start_time: t.server.startTime,
-    version: t.server.version,
-    socket_path: t.path,
-    session_id: t.session?.id,
-    session_name: t.session?.name,
-    session_windows: t.session?.winlinks.length,
-    // tmux counts control-mode clients as attached too.
-    session_attached: t.session && attachedClients(t.server, t.session).length,
-    session_created: t.session?.created,
-    session_path: t.session && (t.session.cwd ?? t.server.cwd),
-    window_id: window?.id,
-    window_name: window?.name,
-    window_index: t.winlink?.index,
-    window_panes: window?.panes.length,
-    window_active: t.session && t.winlink && t.session.current === t.winlink.index,
-    window_zoomed_flag: window?.zoomed,
-    window_width: window?.width,
-    window_height: window?.height,
-    window_layout: window && layoutString(window),
-    pane_id: pane?.id,
-    pane_index: pane && window?.panes.indexOf(pane),
-    pane_active: pane && window?.activePane === pane.id,
-    pane_last: pane && window?.lastPane === pane.id,
-    pane_width: pane?.width,
-    pane_height: pane?.height,
-    pane_left: pane?.left,
-    pane_top: pane?.top,
-    pane_current_command: pane?.command,
-    pane_current_path: pane?.cwd,
-    pane_start_path: pane?.startPath,
-    pane_pid: pane?.pid,
-    pane_title: pane?.title,
-    pane_dead: pane?.dead,
-    pane_in_mode: pane?.inMode,
-    pane_mode: pane && (pane.inMode ? "copy-mode" : ""),
-    scroll_position: pane && (pane.inMode ? 0 : ""),
-    alternate_on: pane?.alternate,
-    pane_pipe: pane && pane.pipe !== null,
-    cursor_x: cursor?.x,
-    cursor_y: cursor && history !== undefined ? Math.max(0, cursor.row - history) : undefined,
-    history_size: history,
-    history_limit: pane?.historyLimit,
-    client_flags: t.client?.flags,
-    client_name: t.client?.name,
-    buffer_name: t.buffer?.name,
-    buffer_size: t.buffer && Buffer.byteLength(t.buffer.data, "utf8"),
-    buffer_created: t.buffer?.created,
-    buffer_sample: t.buffer?.data.slice(0, 50)
-  }
+/** What a variable is read from: the target, and its window and pane (a window's active pane unless one was named). */
+interface Scope {
+  readonly t: FormatTarget
+  readonly window: FakeWindow | undefined
+  readonly pane: FakePane | undefined
+}
+
+/** The variables the fake knows, each computed only when a format asks for it. */
+const VARIABLES: Readonly<Record<string, (scope: Scope) => Value>> = {
+  pid: ({ t }) => t.server.pid,
+  start_time: ({ t }) => t.server.startTime,
+  version: ({ t }) => t.server.version,
+  socket_path: ({ t }) => t.path,
+  session_id: ({ t }) => t.session?.id,
+  session_name: ({ t }) => t.session?.name,
+  session_windows: ({ t }) => t.session?.winlinks.length,
+  // tmux counts control-mode clients as attached too.
+  session_attached: ({ t }) => t.session && attachedClients(t.server, t.session).length,
+  session_created: ({ t }) => t.session?.created,
+  session_path: ({ t }) => t.session && (t.session.cwd ?? t.server.cwd),
+  window_id: ({ window }) => window?.id,
+  window_name: ({ window }) => window?.name,
+  window_index: ({ t }) => t.winlink?.index,
+  window_panes: ({ window }) => window?.panes.length,
+  window_active: ({ t }) => t.session && t.winlink && t.session.current === t.winlink.index,
+  window_zoomed_flag: ({ window }) => window?.zoomed,
+  window_width: ({ window }) => window?.width,
+  window_height: ({ window }) => window?.height,
+  window_layout: ({ window }) => window && layoutString(window),
+  pane_id: ({ pane }) => pane?.id,
+  pane_index: ({ window, pane }) => pane && window?.panes.indexOf(pane),
+  pane_active: ({ window, pane }) => pane && window?.activePane === pane.id,
+  pane_last: ({ window, pane }) => pane && window?.lastPane === pane.id,
+  pane_width: ({ pane }) => pane?.width,
+  pane_height: ({ pane }) => pane?.height,
+  pane_left: ({ pane }) => pane?.left,
+  pane_top: ({ pane }) => pane?.top,
+  pane_current_command: ({ pane }) => pane?.command,
+  pane_current_path: ({ pane }) => pane?.cwd,
+  pane_start_path: ({ pane }) => pane?.startPath,
+  pane_pid: ({ pane }) => pane?.pid,
+  pane_title: ({ pane }) => pane?.title,
+  pane_dead: ({ pane }) => pane?.dead,
+  pane_in_mode: ({ pane }) => pane?.inMode,
+  pane_mode: ({ pane }) => pane && (pane.inMode ? "copy-mode" : ""),
+  scroll_position: ({ pane }) => pane && (pane.inMode ? 0 : ""),
+  alternate_on: ({ pane }) => pane?.alternate,
+  pane_pipe: ({ pane }) => pane && pane.pipe !== null,
+  cursor_x: ({ pane }) => pane && cursorOf(pane).x,
+  cursor_y: ({ pane }) => pane && Math.max(0, cursorOf(pane).row - historySize(pane)),
+  history_size: ({ pane }) => pane && historySize(pane),
+  history_limit: ({ pane }) => pane?.historyLimit,
+  client_flags: ({ t }) => t.client?.flags,
+  client_name: ({ t }) => t.client?.name,
+  buffer_name: ({ t }) => t.buffer?.name,
+  buffer_size: ({ t }) => t.buffer && Buffer.byteLength(t.buffer.data, "utf8"),
+  buffer_created: ({ t }) => t.buffer?.created,
+  buffer_sample: ({ t }) => t.buffer?.data.slice(0, 50)
 }
 
 const text = (value: Value): string => (typeof value === "boolean" ? (value ? "1" : "0") : value === null || value === undefined ? "" : String(value))
 
 const lookup = (name: string, t: FormatTarget): string => {
-  const values = variables(t)
-  if (name in values) return text(values[name])
+  const variable = VARIABLES[name]
+  if (variable !== undefined) {
+    const window = t.winlink === undefined ? undefined : windowOf(t.server, t.winlink)
+    return text(variable({ t, window, pane: t.pane ?? (window === undefined ? undefined : activePaneOf(window)) }))
+  }
   const option = optionValue(t, name)
   return option === undefined ? "" : formatOption(option)
 }

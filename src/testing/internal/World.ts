@@ -2,7 +2,8 @@
  * FakeTmux's world model: servers, their sessions, windows (linked into sessions by winlinks),
  * panes, clients, paste buffers, environments and options, and what each pane printed. Plain
  * mutable objects held by reference, so a test or an embedder can build a world, run operations
- * over it and inspect (or change) it between calls. Commands change it through the helpers here.
+ * over it and inspect (or change) it between calls. Changes that reach beyond one object (closing,
+ * unlinking, starting processes) are in Changes.ts, layouts in Layout.ts.
  */
 
 export interface FakePane {
