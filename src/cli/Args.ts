@@ -32,7 +32,8 @@ export const USAGE = `Usage: effect-tmux-mcp [serve | doctor] [options]
 
   serve (default)   Run the MCP server on stdin/stdout.
   doctor            Report the tmux binary, the socket the tools will use and why, whether a
-                    server runs there, the caller pane, the safety level and the enabled tools.
+                    server runs there, the caller pane, the safety level, the transport, the wait
+                    ceiling, how a server can be started and the enabled tools.
                     Exits 1 when tmux is missing or the configuration is invalid.
 
 Options (each overrides the environment variable in brackets):

@@ -3,7 +3,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
@@ -19,6 +19,14 @@ export interface DoctorReport {
 }
 
 const line = (label: string, value: string) => `${`${label}:`.padEnd(15)}${value}`
+
+/** The only tools that start a tmux server. */
+const SERVER_STARTERS = "start_server, or create_session with allow_server_start=true"
+
+const TRANSPORT_TEXT: Record<Transport, string> = {
+  exec: "exec (a tmux process per call)",
+  control: "control (one persistent control-mode client per server)"
+}
 
 export const doctor = (
   tools: ReadonlyArray<AnyTool>
@@ -55,7 +63,7 @@ export const doctor = (
             ? `could not be asked: ${info.left.message} ${hint(info.left)}`
             : info.right.is_alive
               ? `running (pid ${info.right.pid}, tmux ${info.right.version}, ${info.right.session_count} sessions, ${info.right.pane_count} panes)`
-              : "not running (start_server would start one; no other tool does)"
+              : `not running (${SERVER_STARTERS}, starts one; no other tool does)`
         )
       )
     }
@@ -70,7 +78,16 @@ export const doctor = (
       )
     )
     lines.push(line("safety", config.safety))
-    lines.push(line("server start", config.allowServerStart ? "allowed by default (LIBTMUX_ALLOW_SERVER_START=1)" : "only through start_server"))
+    lines.push(line("transport", TRANSPORT_TEXT[config.transport]))
+    lines.push(line("waits", `at most ${config.waitMaxSeconds} s (LIBTMUX_MCP_WAIT_MAX_SECONDS)`))
+    lines.push(
+      line(
+        "server start",
+        config.allowServerStart
+          ? "start_server, or create_session (allow_server_start on by default: LIBTMUX_ALLOW_SERVER_START=1)"
+          : `${SERVER_STARTERS} (off by default: LIBTMUX_ALLOW_SERVER_START=0)`
+      )
+    )
     const enabled = visibleTools(tools, config.safety)
     lines.push(line("tools", `${enabled.length} of ${tools.length} enabled: ${enabled.map((t) => t.name).join(", ")}`))
     return { text: lines.join("\n"), healthy: Option.isSome(version) }

@@ -88,11 +88,19 @@ const INHERITED_VARIABLES = ["PATH", "HOME", "TERM", "SHELL", "USER", "LOGNAME",
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value
 
+/** The words an on/off setting takes (case-insensitive); the refusal names them all. */
+const ON_WORDS = ["1", "true", "yes", "on"]
+const OFF_WORDS = ["0", "false", "no", "off"]
+
 const parseBoolean = (value: string, source: string): Either.Either<boolean, ConfigError> => {
   const normalized = value.trim().toLowerCase()
-  if (["1", "true", "yes", "on"].includes(normalized)) return Either.right(true)
-  if (["0", "false", "no", "off"].includes(normalized)) return Either.right(false)
-  return Either.left(new ConfigError({ message: `${source} must be 0 or 1 (got ${JSON.stringify(value)}).` }))
+  if (ON_WORDS.includes(normalized)) return Either.right(true)
+  if (OFF_WORDS.includes(normalized)) return Either.right(false)
+  return Either.left(
+    new ConfigError({
+      message: `${source} must be one of ${ON_WORDS.join(", ")} (on) or ${OFF_WORDS.join(", ")} (off), got ${JSON.stringify(value)}.`
+    })
+  )
 }
 
 const pick = (

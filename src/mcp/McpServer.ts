@@ -10,7 +10,6 @@ import {
   ErrorCode,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type RequestId
 } from "@modelcontextprotocol/sdk/types.js"
@@ -50,6 +49,13 @@ const noJsonSchemaValidator: jsonSchemaValidator = {
   })
 }
 
+/**
+ * A JSON-RPC error for the SDK to send. Not an `McpError`: that class puts "MCP error <code>: "
+ * into its own message, and the client adds the same prefix to what it receives, so the caller
+ * read it twice.
+ */
+const jsonRpcError = (code: ErrorCode, message: string): Error => Object.assign(new Error(message), { code })
+
 /** Builds the SDK server over a runtime that holds the services. */
 export const makeMcpServer = async (
   runtime: ManagedRuntime.ManagedRuntime<ServerServices, never>,
@@ -81,7 +87,7 @@ export const makeMcpServer = async (
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name)
     if (tool === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list shows the tools.`)
+      throw jsonRpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list shows the tools.`)
     }
     const progressToken = request.params._meta?.progressToken
     const args = hadProtoKey(extra.requestId) ? withProtoKey(request.params.arguments) : request.params.arguments
@@ -110,9 +116,9 @@ export const makeMcpServer = async (
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const outcome = await runtime.runPromise(Effect.either(readResource(request.params.uri)), { signal: extra.signal })
     if (Either.isLeft(outcome)) {
-      throw new McpError(ErrorCode.InternalError, `${outcome.left.message}\nHint: ${hint(outcome.left)}`)
+      throw jsonRpcError(ErrorCode.InternalError, `${outcome.left.message}\nHint: ${hint(outcome.left)}`)
     }
-    if (outcome.right === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`)
+    if (outcome.right === undefined) throw jsonRpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`)
     return outcome.right
   })
   return server

@@ -69,6 +69,29 @@ describe.concurrent("CLI", () => {
     }
   })
 
+  it("doctor shows the transport, the wait ceiling and both ways a server can start", async () => {
+    const [defaults, set] = await Promise.all([
+      runCli(world, ["doctor"]),
+      runCli(world, ["doctor", "--transport", "control", "--allow-server-start"], { LIBTMUX_MCP_WAIT_MAX_SECONDS: "7" })
+    ])
+    expect(defaults.stdout).toMatch(/^transport:\s+exec \(a tmux process per call\)$/m)
+    expect(defaults.stdout).toMatch(/^waits:\s+at most 30 s \(LIBTMUX_MCP_WAIT_MAX_SECONDS\)$/m)
+    expect(defaults.stdout).toMatch(/^server start:\s+start_server, or create_session with allow_server_start=true \(off by default/m)
+    expect(defaults.stdout).toMatch(/^server:\s+not running \(start_server, or create_session with allow_server_start=true, starts one/m)
+    expect(defaults.stdout).not.toContain("only through start_server")
+    expect(set.stdout).toMatch(/^transport:\s+control \(one persistent control-mode client per server\)$/m)
+    expect(set.stdout).toMatch(/^waits:\s+at most 7 s /m)
+    expect(set.stdout).toMatch(/^server start:\s+start_server, or create_session \(allow_server_start on by default/m)
+    expect(world.socketFiles()).toEqual([])
+  })
+
+  it("a refused on/off value names every word the setting takes", async () => {
+    const run = await runCli(world, ["doctor"], { LIBTMUX_ALLOW_SERVER_START: "maybe" })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain("LIBTMUX_ALLOW_SERVER_START must be one of 1, true, yes, on (on) or 0, false, no, off (off)")
+    expect(run.stderr).not.toContain("0 or 1")
+  })
+
   it("LIBTMUX_SAFETY=bogus stops the server and doctor with exit 1 and a clear message on stderr", async () => {
     const runs = await Promise.all([runCli(world, [], { LIBTMUX_SAFETY: "bogus" }), runCli(world, ["doctor"], { LIBTMUX_SAFETY: "bogus" })])
     for (const run of runs) {

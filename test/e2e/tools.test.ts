@@ -195,6 +195,10 @@ describe("every tool is described and every read tool's result validates against
     await expect(server.call("no_such_tool")).rejects.toThrow(/Unknown tool/)
   })
 
+  it("an unknown tool's error says MCP error once, over stdio too", async () => {
+    await expect(server.call("no_such_tool")).rejects.toThrow(/^MCP error -32602: Unknown tool: no_such_tool\. tools\/list shows the tools\.$/)
+  })
+
   it("kill_server refuses nothing here (no caller) and kills the server", async () => {
     const killed = ok(await server.call("kill_server"))
     expect(killed).toMatchObject({ killed: true, socket_name: world.socketName, socket_path: world.socketPath })

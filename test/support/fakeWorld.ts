@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import { join } from "node:path"
-import { type ConfigFlags, loadConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
+import { type ConfigFlags, type TmuxMcpConfigShape, loadConfig } from "../../src/context/TmuxMcpConfig.js"
+import { type ResolvedSocket, SocketResolver } from "../../src/context/SocketResolver.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { FakeTmux, FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../../src/testing/FakeTmux.js"
@@ -19,20 +20,22 @@ export const UID = 4242
 export const FAKE_TMPDIR = "/nonexistent-etm-fake-tmpdir"
 
 /** Where tmux would put the socket `name` for this test user. */
-export const socketPathFor = (name = "default", tmpdir = FAKE_TMPDIR): string => join(tmpdir, `tmux-${UID}`, name)
+export const socketPathFor = (name = "default", tmpdir = FAKE_TMPDIR, uid = UID): string => join(tmpdir, `tmux-${uid}`, name)
 
 export interface FakeOptions {
   /** Extra environment on top of a minimal one (e.g. TMUX / TMUX_PANE to fake a caller). */
   readonly env?: Record<string, string>
   readonly flags?: ConfigFlags
   readonly tmpdir?: string
+  /** The user id (default UID): run_command's log directory must belong to the real user. */
+  readonly uid?: number
 }
 
 export const fakeConfig = (options: FakeOptions = {}): TmuxMcpConfigShape => {
   const loaded = loadConfig({
     env: { PATH: "/usr/bin:/bin", HOME: "/home/fake", TMUX_TMPDIR: options.tmpdir ?? FAKE_TMPDIR, ...options.env },
     flags: options.flags ?? {},
-    uid: UID
+    uid: options.uid ?? UID
   })
   if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
   return loaded.right
@@ -60,3 +63,26 @@ export const fakeState = (layer: Layer.Layer<FakeServices>): Effect.Effect<FakeT
 /** The JSON text of a result, for asserting that something never appears in it. */
 export const resultText = (result: CallToolResult): string =>
   result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n")
+
+/** The socket the tools target when a call names none (tmux's default socket, unless the options say otherwise). */
+export const defaultSocket: Effect.Effect<ResolvedSocket, never, SocketResolver> = Effect.flatMap(SocketResolver, (resolver) =>
+  Effect.orDie(resolver.resolve())
+)
+
+/**
+ * Operations over a fake world, as an embedder runs them: every service a tool has, the default
+ * socket, and the fake's state (the world and every command list sent) to check what they did.
+ */
+export const fakeOperations = (world: FakeWorld, options: FakeOptions = {}) => {
+  const layer = fakeLayer(world, options)
+  const state = Effect.runSync(fakeState(layer))
+  return {
+    layer,
+    state,
+    /** Runs an operation on the default socket; the layer (and its Ownership finalizer) closes after it. */
+    run: <A, E>(operation: (socket: ResolvedSocket) => Effect.Effect<A, E, FakeServices>): Effect.Effect<A, E> =>
+      Effect.flatMap(defaultSocket, operation).pipe(Effect.provide(layer)),
+    /** The commands (argv) of the invocations sent since `from`. */
+    sentSince: (from: number) => state.invocations.slice(from).map((invocation) => invocation.commands)
+  }
+}

@@ -80,8 +80,8 @@ describe("FakeTmux", () => {
       expect(yield* Effect.flip(tmux.run(socket, [["capture-pane", "-p", "-t", "%9"]]))).toMatchObject({ _tag: "NotFound", kind: "pane" })
       expect(yield* Effect.flip(tmux.run(socket, [["list-panes", "-x"]]))).toMatchObject({ _tag: "Failed", stderr: "command list-panes: unknown flag -x" })
       // Anything it does not model fails loudly rather than pretending.
-      expect(yield* Effect.flip(tmux.run(socket, [["new-session", "-d"]]))).toMatchObject({ _tag: "Failed", stderr: expect.stringContaining("does not model") })
-      expect(yield* Effect.flip(tmux.run(socket, [["display-message", "-p", "#{?pane_active,a,b}"]]))).toMatchObject({ _tag: "Failed" })
+      expect(yield* Effect.flip(tmux.run(socket, [["new-session"]]))).toMatchObject({ _tag: "Failed", stderr: expect.stringContaining("does not model") })
+      expect(yield* Effect.flip(tmux.run(socket, [["display-message", "-p", "#{t:session_created}"]]))).toMatchObject({ _tag: "Failed" })
     })
   )
 

@@ -92,7 +92,7 @@ describe("list_windows", () => {
         zoomed: false,
         width: 80,
         height: 24,
-        layout: "80x24,0,0",
+        layout: "e62f,80x24,0,0[80x1,0,0,0,80x1,0,2,1,80x1,0,4,2,80x1,0,6,3,80x1,0,8,4,80x1,0,10,5,80x1,0,12,6,80x1,0,14,7,80x1,0,16,8,80x6,0,18,9]",
         active_pane_id: "%0"
       })
       expect(page.items[1]).toMatchObject({ window_id: "@0", session_id: "$2", active: false })

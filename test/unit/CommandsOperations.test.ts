@@ -1,0 +1,211 @@
+/**
+ * operations/commands over FakeTmux. The pane's shell cannot be faked whole, so this pins what can
+ * be: every refusal (conflict kinds, a watched pane, the caller's own pane, bad commands) before
+ * anything is typed, the one command list that claims the pane, records it and types (and what it
+ * leaves in the world), and the protocol end to end with the test playing the shell: it fetches
+ * the script from the buffer the typed line names and prints the markers, as a real shell would.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import { runCommand, type RunRequest } from "../../src/operations/commands/RunCommand.js"
+import { FakeTmux, type FakePane, type FakeServer, type FakeWorld } from "../../src/testing/FakeTmux.js"
+import { call, callerEnv, fakeOperations, type FakeOptions, socketPathFor } from "../support/fakeWorld.js"
+import { errorMeta } from "../support/runTool.js"
+
+const TMPDIR = mkdtempSync(join(tmpdir(), "etm-commands-"))
+afterAll(() => rmSync(TMPDIR, { recursive: true, force: true }))
+const UID = process.getuid?.() ?? 0
+const OPTIONS: FakeOptions = { tmpdir: TMPDIR, uid: UID }
+const SOCKET = socketPathFor("default", TMPDIR, UID)
+const PID = 100
+const LOGS = join(TMPDIR, `effect-tmux-mcp-${UID}`)
+
+/** $0: %0 a bash at its prompt, %1 also bash; $1 (watched by a person): %2. */
+const world = (): FakeWorld =>
+  new Map([
+    [
+      SOCKET,
+      FakeTmux.server({
+        pid: PID,
+        sessions: [
+          { name: "work", windows: [{ panes: [{ lines: ["$ "] }, { lines: ["$ "] }] }] },
+          { name: "seen", windows: [{ panes: [{ lines: ["$ "] }] }] }
+        ],
+        clients: [{ session: "seen" }]
+      })
+    ]
+  ])
+
+const serverOf = (w: FakeWorld) => w.get(SOCKET)!
+const paneOf = (w: FakeWorld, id: string) => FakeTmux.pane(serverOf(w), id)!.pane
+
+const request = (command: string, overrides: Partial<RunRequest> = {}): RunRequest => ({
+  command,
+  timeout: { seconds: 0, clamped: false },
+  interruptOnTimeout: false,
+  force: false,
+  maxLines: 100,
+  maxBytes: 65_536,
+  keepEscapes: false,
+  ...overrides
+})
+
+describe("runCommand's refusals", () => {
+  const refusals: ReadonlyArray<[string, (pane: FakePane) => void, Record<string, unknown>]> = [
+    ["a dead pane", (pane) => (pane.dead = true), { _tag: "Conflict", kind: "dead" }],
+    ["copy mode", (pane) => (pane.inMode = true), { _tag: "Conflict", kind: "copy_mode" }],
+    ["a full-screen program", (pane) => (pane.alternate = true), { _tag: "Conflict", kind: "full_screen" }],
+    ["a shell it cannot frame", (pane) => (pane.command = "fish"), { _tag: "Conflict", kind: "unsupported_shell" }],
+    ["a busy pane", (pane) => (pane.command = "vim"), { _tag: "Conflict", kind: "busy" }],
+    ["another run's claim", (pane) => pane.options.set("@etm-run", "0123456789abcdef"), { _tag: "Conflict", kind: "run_pending" }],
+    ["a claim that is no run id", (pane) => pane.options.set("@etm-run", "something else"), { _tag: "Conflict", kind: "run_pending" }]
+  ]
+  for (const [what, arrange, refusal] of refusals) {
+    it.effect(`refuses ${what} and types nothing`, () =>
+      Effect.gen(function* () {
+        const w = world()
+        arrange(paneOf(w, "%0"))
+        // A claim is fresh while its buffer waits to be fetched.
+        serverOf(w).buffers.push({ name: "etm.run.0123456789abcdef", data: "script", created: Math.floor(Date.now() / 1000), order: 99 })
+        const fake = fakeOperations(w, OPTIONS)
+        expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%0", request("echo hi"))))).toMatchObject(refusal)
+        expect(paneOf(w, "%0").input).toBe("")
+        expect(fake.state.invocations.some((i) => i.stdin !== undefined)).toBe(false)
+      })
+    )
+  }
+
+  it.effect("refuses a pane a person watches unless forced, and bad commands before looking", () =>
+    Effect.gen(function* () {
+      const w = world()
+      const fake = fakeOperations(w, OPTIONS)
+      expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%2", request("ls"))))).toMatchObject({ _tag: "Denied", kind: "watched" })
+      expect(paneOf(w, "%2").input).toBe("")
+      for (const command of ["  ", "nul\0", "x".repeat(262_145)]) {
+        expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%0", request(command))))).toMatchObject({ _tag: "InvalidInput" })
+      }
+      expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%9", request("ls"))))).toMatchObject({ _tag: "NotFound", kind: "pane" })
+      const forced = yield* fake.run((socket) => runCommand(socket, "%2", request("ls", { force: true })))
+      expect(forced.outcome).toBe("timed_out")
+    })
+  )
+
+  it.effect("run_command refuses the caller's own pane unless forced", () =>
+    Effect.gen(function* () {
+      const w = world()
+      const layer = fakeOperations(w, { ...OPTIONS, env: callerEnv(SOCKET, PID, "%0") }).layer
+      const refused = errorMeta(yield* call(layer, "run_command", { pane_id: "%0", command: "ls", timeout: 1 }))
+      expect(refused).toMatchObject({ code: "denied" })
+      expect(refused.text).toContain("force")
+      expect(paneOf(w, "%0").input).toBe("")
+    })
+  )
+})
+
+/** The claim list's condition, claimed commands and refusal, as if-shell -F -t got them. */
+const claimOf = (commands: ReadonlyArray<ReadonlyArray<string>>) => {
+  expect(commands).toHaveLength(1)
+  const [name, flag, targetFlag, pane, condition, claimed, refused] = commands[0]!
+  expect([name, flag, targetFlag, pane]).toEqual(["if-shell", "-F", "-t", "%0"])
+  return { condition: condition!, claimed: claimed!, refused: refused! }
+}
+
+describe("runCommand's claim and typing", () => {
+  it.effect("claims the pane, opens its recorder, loads the script from stdin and types one line, in one command list", () =>
+    Effect.gen(function* () {
+      const w = world()
+      const fake = fakeOperations(w, OPTIONS)
+      const result = yield* fake.run((socket) => runCommand(socket, "%0", request("echo 'secret payload'")))
+      expect(result).toMatchObject({ outcome: "timed_out", started: false, exit_status: null, shell: "bash", output_source: "pipe" })
+      expect(result.handle).toMatch(/^cmd1\./)
+      const typing = fake.state.invocations.find((i) => i.stdin !== undefined)!
+      const { condition, claimed } = claimOf(typing.commands)
+      // The claim goes through only while the pane is as it was read.
+      for (const part of ["#{==:#{@etm-run},}", "#{==:#{pane_dead},0}", "#{==:#{pane_in_mode},0}", "#{==:#{alternate_on},0}", "#{==:#{pane_current_command},bash}"]) {
+        expect(condition).toContain(part)
+      }
+      const id = paneOf(w, "%0").options.get("@etm-run")!
+      expect(id).toMatch(/^[0-9a-f]{16}$/)
+      expect(claimed).toContain(`"load-buffer" "-b" "etm.run.${id}" "-"`)
+      expect(paneOf(w, "%0").options.get("@etm-pipe")).toBe(id)
+      expect(paneOf(w, "%0").pipe).toContain(`tee -a '${join(LOGS, `${id}.log`)}'`)
+      // The script travelled on stdin into the run's buffer; the command is in no argv.
+      const script = serverOf(w).buffers.find((b) => b.name === `etm.run.${id}`)!.data
+      expect(script).toBe(typing.stdin)
+      expect(script).toContain("'echo '\\''secret payload'\\'''")
+      expect(fake.state.invocations.flatMap((i) => i.commands.flat()).some((arg) => arg.includes("secret payload"))).toBe(false)
+      // The edit line is cleared (End, C-u), then the fetch line is typed and entered.
+      const input = paneOf(w, "%0").input
+      expect(input.startsWith("\x1b[4~\x15")).toBe(true)
+      expect(input).toContain(`show-buffer -b etm.run.${id}`)
+      expect(input.endsWith("\r")).toBe(true)
+      expect(input).not.toMatch(/[0-9a-f]{32}/)
+    })
+  )
+
+  it.effect("a pane with a pipe of its own keeps it: the run reads the pane's history instead", () =>
+    Effect.gen(function* () {
+      const w = world()
+      paneOf(w, "%0").pipe = "cat >> /tmp/their.log"
+      const fake = fakeOperations(w, OPTIONS)
+      const result = yield* fake.run((socket) => runCommand(socket, "%0", request("true")))
+      expect(result.output_source).toBe("scrollback")
+      expect(paneOf(w, "%0").pipe).toBe("cat >> /tmp/their.log")
+      expect(paneOf(w, "%0").options.has("@etm-pipe")).toBe(false)
+    })
+  )
+})
+
+/**
+ * Plays the pane's shell: once the typed line is entered, fetches and deletes the script's buffer
+ * (as the line's `tmux show-buffer … \; delete-buffer …` does) and writes what the script prints.
+ */
+const shell = (w: FakeWorld, print: (id: string, secret: string, write: (text: string) => void) => void) =>
+  Effect.gen(function* () {
+    const server: FakeServer = serverOf(w)
+    for (;;) {
+      const buffer = server.buffers.find((b) => b.name.startsWith("etm.run."))
+      if (buffer !== undefined && paneOf(w, "%0").input.endsWith("\r")) {
+        server.buffers = server.buffers.filter((b) => b !== buffer)
+        const [, id, secret] = /ETM_E_%s %s\\n' ([0-9a-f]{16})_([0-9a-f]{32})/.exec(buffer.data)!
+        print(id!, secret!, (text) => appendFileSync(join(LOGS, `${id}.log`), text))
+        return
+      }
+      yield* Effect.sleep("10 millis")
+    }
+  })
+
+describe("runCommand end to end, the test playing the shell", () => {
+  it.live("completes with the exit status and the output between the markers, and releases the pane", () =>
+    Effect.gen(function* () {
+      const w = world()
+      const fake = fakeOperations(w, OPTIONS)
+      const playing = yield* Effect.fork(
+        shell(w, (id, secret, write) => write(`ETM_S_${id}\r\nhello\r\nETM_E_${id}_deadbeef 0\r\nworld\r\nETM_E_${id}_${secret} 3\r\n`))
+      )
+      const result = yield* fake.run((socket) => runCommand(socket, "%0", request("make", { timeout: { seconds: 5, clamped: false } })))
+      yield* Fiber.join(playing)
+      // A marker without the run's secret is output, not the end.
+      expect(result).toMatchObject({ outcome: "completed", exit_status: 3, started: true, handle: null, output: `hello\nETM_E_${paneOf(w, "%0").input.match(/etm\.run\.([0-9a-f]{16})/)![1]}_deadbeef 0\nworld` })
+      expect(paneOf(w, "%0").options.has("@etm-run")).toBe(false)
+      expect(paneOf(w, "%0").options.has("@etm-pipe")).toBe(false)
+      expect(paneOf(w, "%0").pipe).toBeNull()
+    })
+  )
+
+  it.live("a line the shell never takes is withdrawn and reported not_started", () =>
+    Effect.gen(function* () {
+      const w = world()
+      const fake = fakeOperations(w, OPTIONS)
+      const result = yield* fake.run((socket) => runCommand(socket, "%0", request("make", { timeout: { seconds: 8, clamped: false } })))
+      expect(result).toMatchObject({ outcome: "not_started", started: false, handle: null })
+      expect(serverOf(w).buffers.some((b) => b.name.startsWith("etm.run."))).toBe(false)
+      expect(paneOf(w, "%0").options.has("@etm-run")).toBe(false)
+    })
+  )
+})
