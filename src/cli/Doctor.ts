@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Config } from "../context/Config.js"
 import { InvocationContext } from "../context/InvocationContext.js"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
 import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
@@ -26,7 +26,7 @@ export const doctor = (
   Effect.gen(function* () {
     const config = yield* Config
     const context = yield* InvocationContext
-    const socket = yield* Effect.orDie((yield* SocketResolver).resolve())
+    const socket = yield* Effect.orDie(resolveSocket())
     const lines = [`effect-tmux-mcp ${VERSION} doctor`]
 
     // A binary that hangs (or ignores SIGTERM) is ended at the deadline, as every tmux call is.

@@ -21,7 +21,7 @@ import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { Config } from "../context/Config.js"
 import { InvocationContext } from "../context/InvocationContext.js"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import type { Audit } from "../services/Audit.js"
@@ -61,7 +61,7 @@ export const makeMcpServer = async (
     Effect.all({
       config: Config,
       context: InvocationContext,
-      effective: Effect.flatMap(SocketResolver, (resolver) => resolver.resolve())
+      effective: resolveSocket()
     }).pipe(Effect.orDie)
   )
   const byName = new Map(tools.map((tool) => [tool.name, tool]))

@@ -25,7 +25,7 @@ import * as Layer from "effect/Layer"
 import { Config, type ConfigShape } from "../context/Config.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { Failed, type TmuxError } from "../domain/Errors.js"
-import { classifyFailure } from "./Classify.js"
+import { classifyFailure, timedOut } from "./Classify.js"
 import { type Block, blockOutput } from "./ControlProtocol.js"
 import { ControlClient, ControlClientLost } from "./internal/ControlClient.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
@@ -201,7 +201,7 @@ export const makeTmuxControl = Effect.gen(function* () {
         onTimeout: () => {
           // The client's queue is stuck behind this request: drop the client; the next call attaches anew.
           client.destroy("a request timed out")
-          return new Failed({ command: description, reason: "timeout", exitCode: null, stderr: `no answer within ${Duration.format(timeout)}` })
+          return timedOut(description, timeout)
         }
       }),
       Effect.flatMap((blocks) => {
@@ -230,13 +230,7 @@ export const makeTmuxControl = Effect.gen(function* () {
     return client.pipe(
       Effect.timeoutFail({
         duration: timeout,
-        onTimeout: () =>
-          new Failed({
-            command: description,
-            reason: "timeout",
-            exitCode: null,
-            stderr: `tmux did not accept a control-mode client within ${Duration.format(timeout)}`
-          })
+        onTimeout: () => timedOut(description, timeout, "tmux did not accept a control-mode client")
       }),
       Effect.flatMap((client) => {
         // What the wait for the attach left of this call's deadline.

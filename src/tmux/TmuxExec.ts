@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto"
 import { Config, type ConfigShape } from "../context/Config.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { Failed } from "../domain/Errors.js"
-import { classifyFailure } from "./Classify.js"
+import { classifyFailure, timedOut } from "./Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "./CommandBatches.js"
 import { escapeArgvArgument } from "./Literal.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
@@ -98,7 +98,7 @@ export const makeTmuxExec = Effect.gen(function* () {
       Effect.mapError((error) => failed("spawn", error.message)),
       Effect.timeoutFail({
         duration: timeout,
-        onTimeout: () => failed("timeout", `no answer within ${Duration.format(timeout)}`)
+        onTimeout: () => timedOut(description, timeout)
       }),
       Effect.flatMap((result) => {
         if (mark === undefined) {

@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import {
@@ -42,7 +42,7 @@ export const listBuffersTool = defineTool({
   output: Page(BufferInfo),
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return paginate(yield* listBuffers(socket), input)
     })
 })
@@ -63,7 +63,7 @@ export const loadBufferTool = defineTool({
   textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* loadBuffer(socket, input.name, input.text)
     })
 })
@@ -85,7 +85,7 @@ export const showBufferTool = defineTool({
   output: BufferContent,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* showBuffer(socket, input.name, input.max_bytes ?? DEFAULT_SHOW_MAX_BYTES)
     })
 })
@@ -127,7 +127,7 @@ export const deleteBufferTool = defineTool({
   output: BufferDeleted,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* deleteBuffer(socket, input.name)
     })
 })

@@ -1,7 +1,7 @@
 /** The tmux environment: set_environment, unset_environment, show_environment. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { type ResolvedSocket, SocketResolver } from "../context/SocketResolver.js"
+import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput, type ToolError } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import {
@@ -141,7 +141,7 @@ export const showEnvironmentTool = defineTool({
   output: EnvironmentListing,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       const scope = yield* readScope(socket, input)
       return yield* showEnvironment(socket, scope, { name: input.name, maxBytes: input.max_bytes })
     })

@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Failed, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { SessionId } from "../../domain/Ids.js"
+import { NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, type QueryTarget, runTree } from "../../tmux/Query.js"
 import { paneIdsRecord } from "../../tmux/Records.js"
@@ -31,7 +32,6 @@ export type EnvironmentTarget = { readonly global: true } | SessionTarget
 export const MAX_ENVIRONMENT_VALUE_BYTES = 12_288
 export const DEFAULT_ENVIRONMENT_MAX_BYTES = 65_536
 
-const NonNegativeInt = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 
 const ScopeFields = {
   scope: Schema.Literal("global", "session"),

@@ -12,6 +12,7 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
+import { commandListBytes } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, queryTree } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
@@ -122,7 +123,7 @@ export const KeysSent = Schema.Struct({
     description: "The keys were one special key (C-c, Escape, Up, F5, …), which is why Enter defaulted to false."
   }),
   enter_sent: Schema.Boolean,
-  keys_length: Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+  keys_length: NonNegativeInt.annotations({
     description: "Characters sent before the Enter (the keys themselves are not returned)."
   }),
   pane_in_mode: Schema.Boolean.annotations({
@@ -231,13 +232,10 @@ export const MAX_BATCH_OPERATIONS = 64
 export const MAX_BATCH_DELAY_MS = 2000
 
 /**
- * Room for one invocation's argv: tmux 3.3a takes a client's whole command line in one message of
- * at most 16 KiB (socket path and global flags included), so the batch packs its commands below that.
+ * Room for one packed invocation's argv, well below what one tmux invocation carries
+ * (tmux/CommandBatches.ts), so the batch packs its commands below that.
  */
 const INVOCATION_BYTES = 12_288
-
-const argvBytes = (commands: ReadonlyArray<TmuxCommand>): number =>
-  commands.reduce((sum, command) => sum + command.reduce((n, arg) => n + Buffer.byteLength(arg, "utf8") + 1, 2), 0)
 
 /** Operations sent together by the same invocations: they succeed or fail together. */
 export interface BatchStep {
@@ -256,7 +254,7 @@ export const batchSteps = (plans: ReadonlyArray<KeysPlan>, packed: boolean): Arr
   let open: { operations: Array<number>; invocations: Array<Array<TmuxCommand>> } | undefined
   plans.forEach((plan, index) => {
     const single = plan.invocations.length === 1 ? plan.invocations[0]! : undefined
-    if (packed && single !== undefined && open !== undefined && argvBytes(open.invocations[0]!) + argvBytes(single) <= INVOCATION_BYTES) {
+    if (packed && single !== undefined && open !== undefined && commandListBytes([...open.invocations[0]!, ...single]) <= INVOCATION_BYTES) {
       open.operations.push(index)
       open.invocations[0]!.push(...single)
       return

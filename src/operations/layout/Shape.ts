@@ -13,7 +13,7 @@ import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { SessionId } from "../../domain/Ids.js"
-import { Pane, type Session, Window } from "../../domain/Model.js"
+import { NonNegativeInt, Pane, type Session, Window } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
 import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
@@ -398,7 +398,7 @@ export const swapPanes = (
 
 const Placement = Schema.Struct({
   session_id: SessionId,
-  window_index: Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+  window_index: NonNegativeInt
 })
 
 export const MovedWindow = Schema.Struct({

@@ -5,10 +5,10 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { realpathSync } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { InvocationContext } from "../../context/InvocationContext.js"
+import { samePath } from "../../context/RealPath.js"
 import { type ResolvedSocket, SocketResolver } from "../../context/SocketResolver.js"
 import { Denied, type Failed, type InvalidInput, NoServer, type NotFound, type TmuxError } from "../../domain/Errors.js"
 import type { LiveServer, ServerIdentity, ServerInfo, UnresponsiveSocket } from "../../domain/Model.js"
@@ -82,15 +82,6 @@ const isSocketFile = (path: string): Effect.Effect<boolean> =>
     Effect.orElseSucceed(() => false)
   )
 
-/** Socket paths compare by their real location too (a symlinked TMUX_TMPDIR names the same socket). */
-const canonicalPath = (path: string): string => {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
-
 /** What a server answered when asked in a survey. */
 export interface SurveyAnswer {
   readonly server: ServerIdentity
@@ -157,7 +148,7 @@ export const surveyServers = (
       focus: []
     }))
     focus.forEach(({ socket }, index) => {
-      const same = (path: string) => path === socket.path || canonicalPath(path) === canonicalPath(socket.path)
+      const same = (path: string) => samePath(path, socket.path)
       const ask = asks.find((entry) => same(entry.path))
       if (ask !== undefined) ask.focus.push(index)
       else asks.push({ path: socket.path, counted: false, focus: [index] })

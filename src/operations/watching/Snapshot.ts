@@ -11,7 +11,7 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { DisplayText, stripControls } from "../../domain/ControlText.js"
 import { Failed, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
-import { Generation, generationOf } from "../../domain/Model.js"
+import { Generation, generationOf, NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { runTree } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
@@ -170,7 +170,6 @@ export const trimTrailingBlank = (rows: ReadonlyArray<string>): Array<string> =>
   return rows.slice(0, end)
 }
 
-const NonNegativeInt = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 
 export const PaneSnapshot = Schema.Struct({
   pane_id: PaneId,
