@@ -27,7 +27,6 @@ import {
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
-import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const NAMESPACE = `Buffers are this server's own: the name you give is held in tmux as ${BUFFER_PREFIX}<name>, and buffers of other programs are never read or touched.`
@@ -108,11 +107,12 @@ export const pasteBufferTool = defineTool({
   output: BufferPasted,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "paste into", "pasting into your own terminal")
       return yield* pasteBuffer(socket, input.name, input.pane_id, {
         bracketed: input.bracketed ?? true,
-        deleteAfter: input.delete_after ?? false
+        deleteAfter: input.delete_after ?? false,
+        generation: input.generation
       })
     })
 })

@@ -21,6 +21,7 @@ import { BudgetFields, HeadTail } from "../bounds/OutputBudget.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 import { lookupPane } from "../hierarchy/Hierarchy.js"
 import { deleteTmuxBuffer } from "../input/Buffers.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
 import { finishRun, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
@@ -81,7 +82,7 @@ export interface OutputOptions {
   readonly keepEscapes: boolean
 }
 
-export interface RunRequest extends OutputOptions {
+export interface RunRequest extends OutputOptions, GenerationCheck {
   readonly command: string
   readonly timeout: EffectiveTimeout
   readonly interruptOnTimeout: boolean
@@ -164,6 +165,7 @@ export const runCommand = (
   request: RunRequest
 ): Effect.Effect<CommandResult, ToolError, Services> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const config = yield* Config
     const { command } = request
     if (command.trim() === "") return yield* invalid("command is empty; pass the shell command to run.")

@@ -21,6 +21,7 @@ import { paneIdsRecord } from "../../tmux/Records.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { getSession, type SessionTarget } from "../hierarchy/Hierarchy.js"
 import { ENVIRONMENT_NAME } from "../lifecycle/Spawn.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 
 /**
  * Where a variable lives: the global environment, or one session's (by id, by exact name, or the
@@ -272,9 +273,11 @@ export const setEnvironment = (
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   name: string,
-  value: string
+  value: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<EnvironmentSet, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName(name)
     // Node refuses argv with NUL bytes in an exception that quotes the argument.
     if (value.includes("\0")) return yield* Effect.fail(new InvalidInput({ reason: "value must not contain NUL characters." }))
@@ -297,9 +300,11 @@ export const unsetEnvironment = (
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   name: string,
-  mode: "unset" | "removed"
+  mode: "unset" | "removed",
+  options: GenerationCheck = {}
 ): Effect.Effect<EnvironmentUnset, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName(name)
     const plan = yield* planChange(socket, target)
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, mode === "unset" ? "-u" : "-r", "--", name])

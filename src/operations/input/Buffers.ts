@@ -18,6 +18,7 @@ import { NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, query } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { typablePane } from "./Input.js"
 import { refusePasteEnd } from "./internal/BracketedPaste.js"
 
@@ -100,9 +101,11 @@ export type BufferLoaded = typeof BufferLoaded.Type
 export const loadBuffer = (
   socket: ResolvedSocket,
   name: string,
-  text: string
+  text: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<BufferLoaded, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const bytes = yield* checkBufferText(text)
     const buffer = tmuxBufferName(name)
     const output = yield* query(socket, (m) => [listOurs(m, buffer), ["load-buffer", "-b", buffer, "-"]], { stdin: text })
@@ -218,9 +221,10 @@ export const pasteBuffer = (
   socket: ResolvedSocket,
   name: string,
   paneId: string,
-  options: PasteOptions
+  options: PasteOptions & GenerationCheck
 ): Effect.Effect<BufferPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const pane = yield* typablePane(socket, paneId, "pasted")
     const result = { name, pane_id: paneId, bracketed: options.bracketed, deleted: options.deleteAfter, pane_in_mode: pane.in_mode }
     if (!options.bracketed) {
@@ -269,5 +273,12 @@ export const deleteTmuxBuffer = (socket: ResolvedSocket, buffer: string): Effect
     Effect.catchIf(isMissingBuffer, () => Effect.succeed(false))
   )
 
-export const deleteBuffer = (socket: ResolvedSocket, name: string): Effect.Effect<BufferDeleted, TmuxError, Tmux> =>
-  Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))
+export const deleteBuffer = (
+  socket: ResolvedSocket,
+  name: string,
+  options: GenerationCheck = {}
+): Effect.Effect<BufferDeleted, TmuxError, Tmux> =>
+  Effect.zipRight(
+    ensureGeneration(socket, options.generation),
+    Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))
+  )

@@ -16,6 +16,7 @@ import { commandListBytes } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, queryTree } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 
 /** tmux's named keys (key-string.c), compared case-insensitively as tmux does. */
 const NAMED_KEYS = new Set(
@@ -211,9 +212,10 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
 export const sendKeys = (
   socket: ResolvedSocket,
   paneId: string,
-  request: SendKeysRequest
+  request: SendKeysRequest & GenerationCheck
 ): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const plan = yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const pane = yield* typablePane(socket, paneId)
     const tmux = yield* Tmux
@@ -300,7 +302,7 @@ export const KeysBatchSent = Schema.Struct({
 })
 export type KeysBatchSent = typeof KeysBatchSent.Type
 
-export interface SendKeysBatchRequest {
+export interface SendKeysBatchRequest extends GenerationCheck {
   readonly operations: ReadonlyArray<SendKeysRequest>
   /** Pause between operations; 0 packs them into as few invocations as possible. */
   readonly delayMs: number
@@ -319,6 +321,7 @@ export const sendKeysBatch = (
   request: SendKeysBatchRequest
 ): Effect.Effect<KeysBatchSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const { operations, delayMs } = request
     if (operations.length < 1 || operations.length > MAX_BATCH_OPERATIONS) {
       return yield* Effect.fail(new InvalidInput({ reason: `operations must hold 1 to ${MAX_BATCH_OPERATIONS} entries.` }))

@@ -13,6 +13,7 @@ import { Conflict, InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import type { Tmux } from "../../tmux/Tmux.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { checkBufferText, pasteThroughPrivateBuffer } from "./Buffers.js"
 import { typablePane } from "./Input.js"
 import { refusePasteEnd } from "./internal/BracketedPaste.js"
@@ -30,7 +31,7 @@ export const TextPasted = Schema.Struct({
 })
 export type TextPasted = typeof TextPasted.Type
 
-export interface PasteTextRequest {
+export interface PasteTextRequest extends GenerationCheck {
   readonly text: string
   readonly bracketed: boolean
   /** Press Enter after the paste (runs what was pasted, in a shell). */
@@ -43,6 +44,7 @@ export const pasteText = (
   request: PasteTextRequest
 ): Effect.Effect<TextPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const bytes = yield* checkBufferText(request.text)
     if (request.bracketed) yield* refusePasteEnd(request.text, "text")
     const pane = yield* typablePane(socket, paneId, "pasted")

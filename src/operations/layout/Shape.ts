@@ -20,6 +20,7 @@ import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdenti
 import { paneRecord, placementRecord, sessionIdRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { clientsCommand, decodeSessions, sessionsCommands, toPanes } from "../hierarchy/Hierarchy.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { checkName, storedExactly } from "./Names.js"
 
 type Requirements = Tmux | InvocationContext
@@ -76,9 +77,11 @@ const paneNamed = (socket: ResolvedSocket, panes: ReadonlyArray<Pane>, paneId: s
 export const renameSession = (
   socket: ResolvedSocket,
   sessionId: string,
-  name: string
+  name: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Session, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName("session name", name, "name")
     const target = { kind: "session", id: sessionId } as const
     const output = yield* queryTree(
@@ -95,9 +98,11 @@ export const renameSession = (
 export const renameWindow = (
   socket: ResolvedSocket,
   windowId: string,
-  name: string
+  name: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName("window name", name, "name")
     const window = yield* changeWindow(socket, windowId, [["rename-window", "-t", windowId, "--", literalizeFormat(name)]])
     yield* storedExactly("window name", name, window.window_name)
@@ -108,9 +113,11 @@ export const renameWindow = (
 export const setPaneTitle = (
   socket: ResolvedSocket,
   paneId: string,
-  title: string
+  title: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Pane, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName("pane title", title, "title")
     const { panes } = yield* changePanes(
       socket,
@@ -138,8 +145,13 @@ const windowDirectionCommand: Record<WindowDirection, string> = {
 }
 
 /** Makes a window its session's current window; returns it. next/previous wrap around. */
-export const selectWindow = (socket: ResolvedSocket, selection: WindowSelection): Effect.Effect<Window, TmuxError, Tmux> =>
+export const selectWindow = (
+  socket: ResolvedSocket,
+  selection: WindowSelection,
+  options: GenerationCheck = {}
+): Effect.Effect<Window, TmuxError, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if ("window_id" in selection) {
       return yield* changeWindow(socket, selection.window_id, [["select-window", "-t", selection.window_id]])
     }
@@ -195,8 +207,13 @@ const neighbourPane = (
  * Makes a pane its window's active pane; returns it. It does not switch the session's current
  * window (select_window does). Selecting a pane in a zoomed window unzooms it, as in tmux.
  */
-export const selectPane = (socket: ResolvedSocket, selection: PaneSelection): Effect.Effect<Pane, TmuxError, Requirements> =>
+export const selectPane = (
+  socket: ResolvedSocket,
+  selection: PaneSelection,
+  options: GenerationCheck = {}
+): Effect.Effect<Pane, TmuxError, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if ("pane_id" in selection) {
       const paneId = selection.pane_id
       const { panes } = yield* changePanes(socket, { kind: "pane", id: paneId }, [["select-pane", "-t", paneId]], [paneId])
@@ -226,26 +243,30 @@ export const isLayout = (layout: string): boolean =>
 export const selectLayout = (
   socket: ResolvedSocket,
   windowId: string,
-  layout: string
+  layout: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
-  isLayout(layout)
-    ? changeWindow(socket, windowId, [["select-layout", "-t", windowId, "--", layout]]).pipe(
-        // tmux checks a layout string (checksum, pane count, sizes) before changing anything.
-        Effect.catchIf(
-          (error) => error._tag === "Failed" && error.reason === "exit" && /invalid layout|have \d+ panes? but need \d+|size mismatch after applying layout/.test(error.stderr),
-          () =>
-            Effect.fail(
-              new InvalidInput({
-                reason: `layout is not a layout tmux can apply to window ${windowId} (a layout string must come from a window with the same number of panes, unchanged).`
-              })
-            )
+  Effect.zipRight(
+    ensureGeneration(socket, options.generation),
+    isLayout(layout)
+      ? changeWindow(socket, windowId, [["select-layout", "-t", windowId, "--", layout]]).pipe(
+          // tmux checks a layout string (checksum, pane count, sizes) before changing anything.
+          Effect.catchIf(
+            (error) => error._tag === "Failed" && error.reason === "exit" && /invalid layout|have \d+ panes? but need \d+|size mismatch after applying layout/.test(error.stderr),
+            () =>
+              Effect.fail(
+                new InvalidInput({
+                  reason: `layout is not a layout tmux can apply to window ${windowId} (a layout string must come from a window with the same number of panes, unchanged).`
+                })
+              )
+          )
         )
-      )
-    : Effect.fail(
-        new InvalidInput({
-          reason: `layout must be one of ${LAYOUT_NAMES.join(", ")} or a layout string from get_window_info (e.g. "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}").`
-        })
-      )
+      : Effect.fail(
+          new InvalidInput({
+            reason: `layout must be one of ${LAYOUT_NAMES.join(", ")} or a layout string from get_window_info (e.g. "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}").`
+          })
+        )
+  )
 
 export const ResizedPane = Schema.Struct({
   ...Pane.fields,
@@ -303,9 +324,11 @@ const resized = (
 export const resizePane = (
   socket: ResolvedSocket,
   paneId: string,
-  size: PaneSize
+  size: PaneSize,
+  options: GenerationCheck = {}
 ): Effect.Effect<ResizedPane, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if (size.width === undefined && size.height === undefined) {
       return yield* Effect.fail(new InvalidInput({ reason: "Pass width, height, or both (or zoom)." }))
     }
@@ -324,9 +347,11 @@ export const resizePane = (
 export const zoomPane = (
   socket: ResolvedSocket,
   paneId: string,
-  zoom: boolean
+  zoom: boolean,
+  options: GenerationCheck = {}
 ): Effect.Effect<ResizedPane, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const before = yield* paneSize(socket, paneId)
     const toggle: TmuxCommand = ["resize-pane", "-Z", "-t", paneId]
     if (zoom && before.pane_count < 2) {
@@ -351,16 +376,19 @@ export const zoomPane = (
 export const resizeWindow = (
   socket: ResolvedSocket,
   windowId: string,
-  size: PaneSize
-): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> => {
-  if (size.width === undefined && size.height === undefined) {
-    return Effect.fail(new InvalidInput({ reason: "Pass width, height, or both." }))
-  }
-  const command = ["resize-window", "-t", windowId]
-  if (size.width !== undefined) command.push("-x", String(size.width))
-  if (size.height !== undefined) command.push("-y", String(size.height))
-  return changeWindow(socket, windowId, [command])
-}
+  size: PaneSize,
+  options: GenerationCheck = {}
+): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
+  Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
+    if (size.width === undefined && size.height === undefined) {
+      return yield* Effect.fail(new InvalidInput({ reason: "Pass width, height, or both." }))
+    }
+    const command = ["resize-window", "-t", windowId]
+    if (size.width !== undefined) command.push("-x", String(size.width))
+    if (size.height !== undefined) command.push("-y", String(size.height))
+    return yield* changeWindow(socket, windowId, [command])
+  })
 
 // Moving
 
@@ -378,9 +406,11 @@ export type SwappedPanes = typeof SwappedPanes.Type
 export const swapPanes = (
   socket: ResolvedSocket,
   sourcePaneId: string,
-  targetPaneId: string
+  targetPaneId: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<SwappedPanes, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if (sourcePaneId === targetPaneId) {
       return yield* Effect.fail(new InvalidInput({ reason: "source_pane_id and target_pane_id are the same pane." }))
     }
@@ -425,9 +455,11 @@ const placementBeforeRecord = Format.record("pbef", {
 export const moveWindow = (
   socket: ResolvedSocket,
   windowId: string,
-  destination: { readonly session_id: string; readonly index?: number | undefined }
+  destination: { readonly session_id: string; readonly index?: number | undefined },
+  options: GenerationCheck = {}
 ): Effect.Effect<MovedWindow, TmuxError, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const sessionId = destination.session_id
     const output = yield* queryTree(
       socket,

@@ -20,11 +20,11 @@ import { refuseCallerPane } from "../hierarchy/Guards.js"
 import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/Hierarchy.js"
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
 import { checkName, type NameKind } from "../layout/Names.js"
-import { ensureGeneration } from "../servers/Generation.js"
-import { probeServer } from "../servers/Servers.js"
+import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
 import { type SpawnRequest, spawnArguments } from "./Spawn.js"
 
-export interface CreateSessionRequest extends SpawnRequest {
+/** With a generation, the session is created only on that server (it exists then: no server is started). */
+export interface CreateSessionRequest extends SpawnRequest, GenerationCheck {
   readonly sessionName?: string | undefined
   readonly windowName?: string | undefined
   /** Size of the initial window in cells; tmux's default-size (80x24) otherwise. */
@@ -44,14 +44,12 @@ export interface CreatedSession {
   readonly owned: boolean
 }
 
-export interface CreateWindowRequest extends SpawnRequest {
+export interface CreateWindowRequest extends SpawnRequest, GenerationCheck {
   readonly windowName?: string | undefined
   /** Where the window goes in the session; the next free index otherwise. */
   readonly windowIndex?: number | undefined
   /** Leave the session's current window as it is (default true). */
   readonly detached?: boolean | undefined
-  /** Refuse the call if the server is no longer this generation. */
-  readonly generation?: string | undefined
 }
 
 export interface CreatedWindow {
@@ -64,20 +62,18 @@ export interface CreatedWindow {
 /** Where the new pane goes, relative to the pane that is split. */
 export type SplitDirection = "above" | "below" | "left" | "right"
 
-export interface SplitWindowRequest extends SpawnRequest {
+export interface SplitWindowRequest extends SpawnRequest, GenerationCheck {
   /** Default "below". */
   readonly direction?: SplitDirection | undefined
   /** Cells (e.g. 10) or a percentage of the split pane (e.g. "30%"); half otherwise. */
   readonly size?: number | `${number}%` | undefined
   /** Leave the window's active pane as it is (default true). */
   readonly detached?: boolean | undefined
-  readonly generation?: string | undefined
 }
 
-export interface RespawnPaneRequest extends SpawnRequest {
+export interface RespawnPaneRequest extends SpawnRequest, GenerationCheck {
   /** Kill the pane's running process first (default true); without it only a dead pane respawns. */
   readonly kill?: boolean | undefined
-  readonly generation?: string | undefined
 }
 
 export interface SpawnedPane {
@@ -197,6 +193,7 @@ export const createSession = (
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
     const spawn = yield* spawnArguments(request)
     const owned = request.owned === true
+    yield* ensureGeneration(socket, request.generation)
     const running = request.allowServerStart === true ? yield* probeServer(socket) : Option.none()
     const startServer = request.allowServerStart === true && Option.isNone(running)
     if (startServer) yield* refuseOccupiedSocketPath(socket)

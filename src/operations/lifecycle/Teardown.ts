@@ -18,14 +18,12 @@ import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "
 import type { Tmux } from "../../tmux/Tmux.js"
 import { refuseCallerPane, refuseCallerWithin } from "../hierarchy/Guards.js"
 import { dedupeBy, eachPaneCommand } from "../hierarchy/Hierarchy.js"
-import { ensureGeneration } from "../servers/Generation.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 
 export type TeardownKind = "session" | "window" | "pane"
 
-export interface TeardownOptions {
-  /** A generation seen earlier: the kill is refused (NotFound) if the server restarted since. */
-  readonly generation?: string | undefined
-}
+/** A generation seen earlier: the kill is refused (NotFound) if the server restarted since. */
+export type TeardownOptions = GenerationCheck
 
 /** At most this many sessions, windows or panes are listed per answer (the counts stay complete). */
 const MAX_LISTED = 100

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import { samePath } from "../../context/RealPath.js"
 import { type ResolvedSocket, SocketResolver } from "../../context/SocketResolver.js"
-import { Denied, type Failed, type InvalidInput, NoServer, type NotFound, type TmuxError } from "../../domain/Errors.js"
+import { Denied, type Failed, type InvalidInput, NoServer, NotFound, type TmuxError } from "../../domain/Errors.js"
 import type { LiveServer, ServerIdentity, ServerInfo, UnresponsiveSocket } from "../../domain/Model.js"
 import type * as Format from "../../tmux/Format.js"
 import { type CommandsWith, decode, decodeServerIdentity, query, serverIdentityCommand } from "../../tmux/Query.js"
@@ -31,6 +31,35 @@ export const probeServer = (
     Effect.map(Option.some),
     Effect.catchTag("NoServer", () => Effect.succeedNone)
   )
+
+/**
+ * What every mutating operation takes for optimistic concurrency across server restarts: ids repeat
+ * on a new server (%0, @0, $0), so a caller passes back the `generation` it saw (create_session,
+ * get_server_info, where_am_i) and the call is refused if the server changed.
+ */
+export interface GenerationCheck {
+  /** Refuse the call (NotFound, kind server) if the server is no longer this generation; nothing is sent then. */
+  readonly generation?: string | undefined
+}
+
+/** The server answering `socket` has this generation, if one is expected; it costs one probe, before the operation's own commands. */
+export const ensureGeneration = (
+  socket: ResolvedSocket,
+  expected: string | undefined
+): Effect.Effect<void, NoServer | NotFound | Failed, Tmux> =>
+  expected === undefined ? Effect.void : Effect.asVoid(Effect.flatMap(probeServer(socket), (server) => expectServer(socket, server, expected)))
+
+/** The server a probe found, of the expected generation when one is given: no server is NoServer, another one NotFound. */
+export const expectServer = (
+  socket: ResolvedSocket,
+  probed: Option.Option<ServerIdentity>,
+  expected: string | undefined
+): Effect.Effect<ServerIdentity, NoServer | NotFound> =>
+  Option.isNone(probed)
+    ? Effect.fail(new NoServer({ socket: socket.label }))
+    : expected === undefined || probed.value.generation === expected
+      ? Effect.succeed(probed.value)
+      : Effect.fail(new NotFound({ kind: "server", target: expected, socket: socket.label }))
 
 /** Liveness, identity and object counts in one round trip; a dead server is `is_alive: false`. */
 export const serverInfo = (
@@ -260,17 +289,16 @@ export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerRe
     return { started: true, server: yield* decodeServerIdentity(output) }
   })
 
-/** Kills the server, unless the MCP server itself may be running inside it. */
+/** Kills the server, unless the MCP server itself may be running inside it (or it is not the generation given). */
 export const killServer = (
-  socket: ResolvedSocket
+  socket: ResolvedSocket,
+  options: GenerationCheck = {}
 ): Effect.Effect<ServerIdentity, TmuxError | Denied, Tmux | InvocationContext> =>
   Effect.gen(function* () {
     const context = yield* InvocationContext
-    const server = yield* probeServer(socket)
-    if (Option.isNone(server)) {
-      return yield* Effect.fail(new NoServer({ socket: socket.label }))
-    }
-    if (context.mightBeCallerServer(socket, server.value.pid)) {
+    // The probe it needs anyway answers the generation check too.
+    const server = yield* expectServer(socket, yield* probeServer(socket), options.generation)
+    if (context.mightBeCallerServer(socket, server.pid)) {
       return yield* Effect.fail(
         new Denied({
           kind: "self",
@@ -279,5 +307,5 @@ export const killServer = (
       )
     }
     yield* query(socket, () => [["kill-server"]])
-    return server.value
+    return server
   })

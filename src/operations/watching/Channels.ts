@@ -18,12 +18,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { NoServer, type TmuxError } from "../../domain/Errors.js"
+import type { TmuxError } from "../../domain/Errors.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import { reportProgress } from "../../services/Progress.js"
 import { Tmux } from "../../tmux/Tmux.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
-import { probeServer } from "../servers/Servers.js"
+import { ensureGeneration, expectServer, type GenerationCheck, probeServer } from "../servers/Servers.js"
 
 export const ChannelName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {
@@ -53,11 +53,12 @@ export type ChannelWaited = typeof ChannelWaited.Type
 export const waitForChannel = (
   socket: ResolvedSocket,
   channel: string,
-  timeout: EffectiveTimeout
+  timeout: EffectiveTimeout,
+  options: GenerationCheck = {}
 ): Effect.Effect<ChannelWaited, TmuxError, Tmux> =>
   Effect.gen(function* () {
-    const before = yield* probeServer(socket)
-    if (Option.isNone(before)) return yield* Effect.fail(new NoServer({ socket: socket.label }))
+    // The probe the wait needs anyway answers the generation check too.
+    const before = yield* expectServer(socket, yield* probeServer(socket), options.generation)
     const tmux = yield* Tmux
     const started = Date.now()
     const ticking = Effect.gen(function* () {
@@ -82,7 +83,7 @@ export const waitForChannel = (
     })
     if (Option.isNone(waited)) return result("timeout")
     const after = yield* probeServer(socket)
-    if (Option.isNone(after) || after.value.generation !== before.value.generation) return result("server_died")
+    if (Option.isNone(after) || after.value.generation !== before.generation) return result("server_died")
     if (waited.value._tag === "Left") return yield* Effect.fail(waited.value.left)
     return result("signalled")
   })
@@ -95,7 +96,12 @@ export const ChannelSignalled = Schema.Struct({
 })
 export type ChannelSignalled = typeof ChannelSignalled.Type
 
-export const signalChannel = (socket: ResolvedSocket, channel: string): Effect.Effect<ChannelSignalled, TmuxError, Tmux> =>
-  Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(
-    Effect.as({ channel, signalled: true })
+export const signalChannel = (
+  socket: ResolvedSocket,
+  channel: string,
+  options: GenerationCheck = {}
+): Effect.Effect<ChannelSignalled, TmuxError, Tmux> =>
+  Effect.zipRight(
+    ensureGeneration(socket, options.generation),
+    Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(Effect.as({ channel, signalled: true }))
   )
