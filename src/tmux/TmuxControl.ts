@@ -19,6 +19,7 @@
  * before its `control_state` exists; `control_write` reads through NULL). Every attach of ours is
  * such a window, and we re-attach after our session is killed. Fixed upstream in tmux e5a2a25fa.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -75,7 +76,7 @@ interface Attempt {
 interface Slot {
   client: ControlClient | undefined
   attaching: Attempt | undefined
-  /** Epoch ms before which no attach is tried. */
+  /** The Clock's ms before which no attach is tried. */
   notBefore: number
 }
 
@@ -87,6 +88,8 @@ const attachArgv = (config: ConfigShape, socket: ResolvedSocket): Array<string> 
 export const makeTmuxControl = Effect.gen(function* () {
   const config = yield* Config
   const exec = yield* TmuxExec.make
+  // The attach runs in promise callbacks, outside any fiber: they read the layer's Clock directly.
+  const clock = yield* Effect.clock
   const slots = new Map<string, Slot>()
 
   const slotFor = (socket: ResolvedSocket): Slot => {
@@ -110,14 +113,14 @@ export const makeTmuxControl = Effect.gen(function* () {
         signal
       })
     } catch {
-      if (!signal.aborted) slot.notBefore = Date.now() + REATTACH_AFTER_MS
+      if (!signal.aborted) slot.notBefore = clock.unsafeCurrentTimeMillis() + REATTACH_AFTER_MS
       return undefined
     }
     const check = await client
       .request([["display-message", "-p", SUITABILITY_FORMAT]])
       .reply.then((blocks) => blockOutput(blocks).trim(), () => undefined)
     if (check !== "00") {
-      slot.notBefore = Date.now() + (check === undefined ? REATTACH_AFTER_MS : UNSUITABLE_FOR_MS)
+      slot.notBefore = clock.unsafeCurrentTimeMillis() + (check === undefined ? REATTACH_AFTER_MS : UNSUITABLE_FOR_MS)
       await client.close()
       return undefined
     }
@@ -150,7 +153,7 @@ export const makeTmuxControl = Effect.gen(function* () {
       if (slot.client?.alive === true) return resume(Effect.succeed(slot.client))
       slot.client = undefined
       if (slot.attaching === undefined) {
-        if (Date.now() < slot.notBefore) return resume(Effect.succeed(undefined))
+        if (clock.unsafeCurrentTimeMillis() < slot.notBefore) return resume(Effect.succeed(undefined))
         slot.attaching = startAttempt(socket, slot)
       }
       const attempt = slot.attaching
@@ -224,38 +227,35 @@ export const makeTmuxControl = Effect.gen(function* () {
     }
     const description = describeCommands(commands)
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
-    const deadline = Date.now() + Duration.toMillis(timeout)
     const existing = slots.get(socket.path)?.client
-    const client = options.oneOff === true ? Effect.succeed(existing?.alive === true ? existing : undefined) : clientFor(socket)
-    return client.pipe(
-      Effect.timeoutFail({
+    const connected = options.oneOff === true ? Effect.succeed(existing?.alive === true ? existing : undefined) : clientFor(socket)
+    return Effect.gen(function* () {
+      const started = yield* Clock.currentTimeMillis
+      const client = yield* Effect.timeoutFail(connected, {
         duration: timeout,
         onTimeout: () => timedOut(description, timeout, "tmux did not accept a control-mode client")
-      }),
-      Effect.flatMap((client) => {
-        // What the wait for the attach left of this call's deadline.
-        const remaining = Duration.millis(Math.max(1, deadline - Date.now()))
-        if (client === undefined) return spawnCall(socket, commands, { ...options, timeout: remaining })
-        return send(socket, client, commands, description, remaining).pipe(
-          Effect.catchIf(
-            (error): error is ControlClientLost => error instanceof ControlClientLost,
-            (lost) =>
-              // The client went away before tmux ran anything (server exiting, session closed): spawn.
-              lost.sent
-                ? Effect.fail(
-                    new Failed({
-                      command: description,
-                      reason: "exit",
-                      exitCode: null,
-                      stderr: `${lost.reason}; the commands may have run in part`
-                    })
-                  )
-                : spawnCall(socket, commands, { ...options, timeout: remaining })
-          )
+      })
+      // What the wait for the attach left of this call's deadline.
+      const remaining = Duration.millis(Math.max(1, started + Duration.toMillis(timeout) - (yield* Clock.currentTimeMillis)))
+      if (client === undefined) return yield* spawnCall(socket, commands, { ...options, timeout: remaining })
+      return yield* send(socket, client, commands, description, remaining).pipe(
+        Effect.catchIf(
+          (error): error is ControlClientLost => error instanceof ControlClientLost,
+          (lost) =>
+            // The client went away before tmux ran anything (server exiting, session closed): spawn.
+            lost.sent
+              ? Effect.fail(
+                  new Failed({
+                    command: description,
+                    reason: "exit",
+                    exitCode: null,
+                    stderr: `${lost.reason}; the commands may have run in part`
+                  })
+                )
+              : spawnCall(socket, commands, { ...options, timeout: remaining })
         )
-      }),
-      Effect.withSpan("Tmux.run", { attributes: { commands: description, transport: "control" } })
-    )
+      )
+    }).pipe(Effect.withSpan("Tmux.run", { attributes: { commands: description, transport: "control" } }))
   }
 
   yield* Effect.addFinalizer(() =>

@@ -6,6 +6,7 @@
  * or not_started when the shell did not run the line. Cancelling the call (an MCP cancel) stops the
  * wait, not the command; the recording is then stopped and its log removed.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Config } from "../../context/Config.js"
@@ -139,7 +140,7 @@ const judgeClaim = (socket: ResolvedSocket, paneId: string, state: ClaimState, b
     const buffer = buffers.find((row) => row.name === commandBufferName(state.claim))
     if (buffer !== undefined) {
       // Typed but never fetched: a live run_command withdraws it long before this.
-      if (Date.now() / 1000 - buffer.created < STALE_UNFETCHED_S) return yield* Effect.fail(pending(paneId))
+      if ((yield* Clock.currentTimeMillis) / 1000 - buffer.created < STALE_UNFETCHED_S) return yield* Effect.fail(pending(paneId))
       yield* deleteTmuxBuffer(socket, buffer.name)
       return state
     }
@@ -209,7 +210,7 @@ export const runCommand = (
       started: false,
       fetched_by: null,
       returned_lines: 0,
-      typed_at: Date.now()
+      typed_at: yield* Clock.currentTimeMillis
     }
     const run: Run = {
       socket,

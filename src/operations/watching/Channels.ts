@@ -13,6 +13,7 @@
  * would wake other programs waiting there (a script's `wait-for build-done && deploy`), so the stale
  * waiter is left, and documented.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -60,7 +61,7 @@ export const waitForChannel = (
     // The probe the wait needs anyway answers the generation check too.
     const before = yield* expectServer(socket, yield* probeServer(socket), options.generation)
     const tmux = yield* Tmux
-    const started = Date.now()
+    const started = yield* Clock.currentTimeMillis
     const ticking = Effect.gen(function* () {
       for (let second = 1; ; second++) {
         yield* Effect.sleep(Duration.seconds(1))
@@ -74,18 +75,19 @@ export const waitForChannel = (
         Effect.timeoutTo({ duration: Duration.seconds(timeout.seconds), onTimeout: () => Option.none(), onSuccess: Option.some }),
         Effect.raceFirst(ticking)
       )
-    const result = (outcome: ChannelWaited["outcome"]): ChannelWaited => ({
-      channel,
-      outcome,
-      elapsed_ms: Date.now() - started,
-      effective_timeout: timeout.seconds,
-      timeout_clamped: timeout.clamped
-    })
-    if (Option.isNone(waited)) return result("timeout")
+    const result = (outcome: ChannelWaited["outcome"]): Effect.Effect<ChannelWaited> =>
+      Effect.map(Clock.currentTimeMillis, (now) => ({
+        channel,
+        outcome,
+        elapsed_ms: now - started,
+        effective_timeout: timeout.seconds,
+        timeout_clamped: timeout.clamped
+      }))
+    if (Option.isNone(waited)) return yield* result("timeout")
     const after = yield* probeServer(socket)
-    if (Option.isNone(after) || after.value.generation !== before.generation) return result("server_died")
+    if (Option.isNone(after) || after.value.generation !== before.generation) return yield* result("server_died")
     if (waited.value._tag === "Left") return yield* Effect.fail(waited.value.left)
-    return result("signalled")
+    return yield* result("signalled")
   })
 
 export const ChannelSignalled = Schema.Struct({

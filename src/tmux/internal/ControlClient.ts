@@ -6,7 +6,9 @@
  * to and read from line by line, and must be killable from any state; `TmuxControl` wraps it in
  * Effect. Each request is the command-list line followed by a sentinel line (`display-message -p
  * <token>`): tmux runs a client's lines in order, so the sentinel's block marks the end of the
- * request even when a command failed and tmux skipped the rest of the list.
+ * request even when a command failed and tmux skipped the rest of the list. Its two timers (the
+ * attach's own bound, the grace on close) time a real process in its callbacks, as TmuxProcess's do;
+ * every call's deadline is TmuxControl's, on the Clock.
  */
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
