@@ -9,7 +9,7 @@ import { resolveSocket } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
 import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
-import { runToEnd } from "../tmux/TmuxProcess.js"
+import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
 import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
 
 export interface DoctorReport {
@@ -33,7 +33,9 @@ export const doctor = (
     const version = yield* runToEnd(config.tmuxBin, ["-V"], { env: config.tmuxEnvironment }).pipe(
       Effect.flatMap((run) => (run.exitCode === 0 ? Effect.succeed(Option.some(run.stdout.trim())) : Effect.fail("exit"))),
       Effect.timeout("5 seconds"),
-      Effect.orElseSucceed(() => Option.none<string>())
+      Effect.orElseSucceed(() => Option.none<string>()),
+      // Its own children: whatever of it is still running when the check ends goes with it.
+      Effect.provide(TmuxProcesses.layer)
     )
     lines.push(
       line(

@@ -31,6 +31,7 @@ import { type Block, blockOutput } from "./ControlProtocol.js"
 import { ControlClient, ControlClientLost } from "./internal/ControlClient.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
 import { invocationArgv, TmuxExec } from "./TmuxExec.js"
+import { TmuxProcesses } from "./TmuxProcess.js"
 
 /**
  * Commands sent by spawn instead: they can detach the control client mid-list (its session or the
@@ -88,6 +89,7 @@ const attachArgv = (config: ConfigShape, socket: ResolvedSocket): Array<string> 
 export const makeTmuxControl = Effect.gen(function* () {
   const config = yield* Config
   const exec = yield* TmuxExec.make
+  const processes = yield* TmuxProcesses
   // The attach runs in promise callbacks, outside any fiber: they read the layer's Clock directly.
   const clock = yield* Effect.clock
   const slots = new Map<string, Slot>()
@@ -110,6 +112,7 @@ export const makeTmuxControl = Effect.gen(function* () {
         argv: attachArgv(config, socket),
         env: config.tmuxEnvironment,
         connectTimeoutMs: config.commandTimeoutMs,
+        spawn: processes.spawn,
         signal
       })
     } catch {
@@ -270,8 +273,8 @@ export const makeTmuxControl = Effect.gen(function* () {
   return Tmux.of({ run })
 })
 
-/** `Tmux` over persistent control-mode clients (falling back to a process per call). */
+/** `Tmux` over persistent control-mode clients (falling back to a process per call); it owns its children. */
 export const TmuxControl = {
   make: makeTmuxControl,
-  layer: Layer.scoped(Tmux, makeTmuxControl) satisfies Layer.Layer<Tmux, never, Config>
+  layer: Layer.scoped(Tmux, makeTmuxControl).pipe(Layer.provide(TmuxProcesses.layer)) satisfies Layer.Layer<Tmux, never, Config>
 }

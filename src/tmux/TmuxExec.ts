@@ -26,7 +26,7 @@ import { classifyFailure, timedOut } from "./Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "./CommandBatches.js"
 import { escapeArgvArgument } from "./Literal.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
-import { type Finished, runToEnd } from "./TmuxProcess.js"
+import { type Finished, runToEnd, TmuxProcesses } from "./TmuxProcess.js"
 
 /** The whole argv for one invocation: global flags, socket, then the `;`-joined command list. */
 export const invocationArgv = (
@@ -74,6 +74,7 @@ const endMarkFor = (commands: ReadonlyArray<TmuxCommand>): EndMark | undefined =
 
 export const makeTmuxExec = Effect.gen(function* () {
   const config = yield* Config
+  const processes = yield* TmuxProcesses
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     const description = describeCommands(commands)
@@ -95,6 +96,7 @@ export const makeTmuxExec = Effect.gen(function* () {
     const argv = invocationArgv(config, socket, sent, options.startServer === true)
 
     return runToEnd(config.tmuxBin, argv, { env: config.tmuxEnvironment, stdin: options.stdin }).pipe(
+      Effect.provideService(TmuxProcesses, processes),
       Effect.mapError((error) => failed("spawn", error.message)),
       Effect.timeoutFail({
         duration: timeout,
@@ -125,8 +127,8 @@ export const makeTmuxExec = Effect.gen(function* () {
   return Tmux.of({ run })
 })
 
-/** `Tmux` over one process per invocation. The layer needs only `Config`. */
+/** `Tmux` over one process per invocation. The layer needs only `Config`; it owns its children. */
 export const TmuxExec = {
   make: makeTmuxExec,
-  layer: Layer.effect(Tmux, makeTmuxExec) satisfies Layer.Layer<Tmux, never, Config>
+  layer: Layer.effect(Tmux, makeTmuxExec).pipe(Layer.provide(TmuxProcesses.layer)) satisfies Layer.Layer<Tmux, never, Config>
 }

@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto"
 import { StringDecoder } from "node:string_decoder"
 import { type Block, BlockReader, commandLine, quoteArgument } from "../ControlProtocol.js"
 import type { TmuxCommand } from "../Tmux.js"
-import { spawnInGroup, terminate } from "../TmuxProcess.js"
+import { type TmuxProcessesShape, terminate } from "../TmuxProcess.js"
 
 /** Why a request got no answer. `sent` is false when tmux cannot have run any of its commands. */
 export class ControlClientLost extends Error {
@@ -47,6 +47,8 @@ export interface ControlClientOptions {
   readonly env: Readonly<Record<string, string>>
   /** How long to wait for the attach to answer. */
   readonly connectTimeoutMs: number
+  /** Starts the process (the layer's, which owns it). */
+  readonly spawn: TmuxProcessesShape["spawn"]
   /** Aborting gives up the attach and kills the process. */
   readonly signal?: AbortSignal
 }
@@ -73,7 +75,7 @@ export class ControlClient {
       // Its own process group, so that ending it takes anything it started (as TmuxExec does).
       let child: ChildProcess
       try {
-        child = spawnInGroup(options.bin, options.argv, { env: options.env, stdin: true })
+        child = options.spawn(options.bin, options.argv, { env: options.env, stdin: true })
       } catch {
         return reject(new ControlConnectFailed(`${options.bin} could not be started`))
       }
