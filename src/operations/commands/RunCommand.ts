@@ -160,7 +160,7 @@ const clearLineKeys = (shell: string): ReadonlyArray<string> =>
   // kills the whole line already, and its vi mode would read End's escape as a mode switch.
   shell === "zsh" ? ["C-u"] : ["End", "C-u"]
 
-export const runCommand = (
+export const runCommand = Effect.fn("RunCommand.runCommand")((
   socket: ResolvedSocket,
   paneId: string,
   request: RunRequest
@@ -240,7 +240,7 @@ export const runCommand = (
       return yield* Effect.fail(stateConflict(paneId, refused) ?? pending(paneId))
     }
     return yield* finishRun(run, request)
-  })
+  }))
 
 const watched = (paneId: string) =>
   new Denied({
@@ -252,7 +252,7 @@ const watched = (paneId: string) =>
  * Reads a handle a caller gives back: signed by a server of this user, and not spent (a handle of a
  * command that was reported ended, or whose record expired, is refused as well).
  */
-export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, Config> =>
+export const openHandle = Effect.fn("RunCommand.openHandle")((text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, Config> =>
   Effect.gen(function* () {
     const config = yield* Config
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
@@ -261,9 +261,9 @@ export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidIn
       return yield* invalid("handle's command has already ended and its result was returned (a handle works until then), or its record expired.")
     }
     return handle
-  })
+  }))
 
-export const waitForCommand = (
+export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
   socket: ResolvedSocket,
   handle: CommandHandle,
   request: WaitRequest
@@ -290,4 +290,4 @@ export const waitForCommand = (
     }
     // A server that is gone took the pane with it.
     return yield* finishRun(run, request, server === undefined)
-  })
+  }))

@@ -269,7 +269,7 @@ const runPlan = (
  * Sets a variable for processes tmux starts later in the scope. The value reaches tmux as one argv
  * element and is never echoed: errors name the command, not the arguments.
  */
-export const setEnvironment = (
+export const setEnvironment = Effect.fn("Environment.setEnvironment")((
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   name: string,
@@ -290,13 +290,13 @@ export const setEnvironment = (
     // `--` keeps a value that starts with "-" from reading as a flag.
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, "--", name, value])
     return { name, scope: plan.scope, session_id: sessionId, value_length: [...value].length }
-  })
+  }))
 
 /**
  * `unset` deletes the entry (in a session the global value then applies again); `removed` makes new
  * processes in the scope start without the variable even when a wider scope sets it.
  */
-export const unsetEnvironment = (
+export const unsetEnvironment = Effect.fn("Environment.unsetEnvironment")((
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   name: string,
@@ -309,7 +309,7 @@ export const unsetEnvironment = (
     const plan = yield* planChange(socket, target)
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, mode === "unset" ? "-u" : "-r", "--", name])
     return { name, scope: plan.scope, session_id: sessionId, mode }
-  })
+  }))
 
 const isUnknownVariable = (error: TmuxError): boolean =>
   error._tag === "Failed" && error.reason === "exit" && /unknown variable/.test(error.stderr)
@@ -319,7 +319,7 @@ const isUnknownVariable = (error: TmuxError): boolean =>
  * named; a name that is not set is an empty listing. Values are returned whole or not at all:
  * variables that do not fit within `maxBytes` are named in `omitted_names`.
  */
-export const showEnvironment = (
+export const showEnvironment = Effect.fn("Environment.showEnvironment")((
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   options: { readonly name?: string | undefined; readonly maxBytes?: number | undefined } = {}
@@ -381,4 +381,4 @@ export const showEnvironment = (
       omitted_names: omitted.slice(0, MAX_OMITTED_NAMES),
       bytes
     }
-  })
+  }))

@@ -81,13 +81,13 @@ export const BufferInfo = Schema.Struct({
 export type BufferInfo = typeof BufferInfo.Type
 
 /** This server's buffers, newest first (tmux's order). Other programs' buffers are never read. */
-export const listBuffers = (socket: ResolvedSocket): Effect.Effect<Array<BufferInfo>, TmuxError, Tmux> =>
+export const listBuffers = Effect.fn("Buffers.listBuffers")((socket: ResolvedSocket): Effect.Effect<Array<BufferInfo>, TmuxError, Tmux> =>
   query(socket, (m) => [listOurs(m)]).pipe(
     Effect.flatMap((output) => decode(bufferRecord, output)),
     Effect.map((rows) =>
       rows.map((row) => ({ name: row.name.slice(BUFFER_PREFIX.length), tmux_buffer: row.name, bytes: row.bytes, created: row.created }))
     )
-  )
+  ))
 
 export const BufferLoaded = Schema.Struct({
   name: Schema.String,
@@ -98,7 +98,7 @@ export const BufferLoaded = Schema.Struct({
 export type BufferLoaded = typeof BufferLoaded.Type
 
 /** Loads text into the buffer (creating or replacing it) in one invocation, the text on stdin. */
-export const loadBuffer = (
+export const loadBuffer = Effect.fn("Buffers.loadBuffer")((
   socket: ResolvedSocket,
   name: string,
   text: string,
@@ -111,7 +111,7 @@ export const loadBuffer = (
     const output = yield* query(socket, (m) => [listOurs(m, buffer), ["load-buffer", "-b", buffer, "-"]], { stdin: text })
     const before = yield* decode(bufferRecord, output)
     return { name, tmux_buffer: buffer, bytes, replaced: before.length > 0 }
-  })
+  }))
 
 export const BufferContent = Schema.Struct({
   name: Schema.String,
@@ -150,7 +150,7 @@ const readBufferText = (socket: ResolvedSocket, name: string): Effect.Effect<str
   )
 
 /** The buffer's text, at most `maxBytes` of it. One invocation. */
-export const showBuffer = (
+export const showBuffer = Effect.fn("Buffers.showBuffer")((
   socket: ResolvedSocket,
   name: string,
   maxBytes: number
@@ -162,7 +162,7 @@ export const showBuffer = (
     const returned = Buffer.byteLength(content, "utf8")
     const bytes = Buffer.byteLength(text, "utf8")
     return { name, tmux_buffer: buffer, content, bytes, returned_bytes: returned, truncated: returned < bytes }
-  })
+  }))
 
 export const BufferPasted = Schema.Struct({
   name: Schema.String,
@@ -217,7 +217,7 @@ export const pasteThroughPrivateBuffer = (
  * was checked is pasted through a private buffer: the named buffer could change between a check
  * and a paste of it.
  */
-export const pasteBuffer = (
+export const pasteBuffer = Effect.fn("Buffers.pasteBuffer")((
   socket: ResolvedSocket,
   name: string,
   paneId: string,
@@ -247,7 +247,7 @@ export const pasteBuffer = (
     yield* pasteThroughPrivateBuffer(socket, paneId, text, { bracketed: true })
     if (options.deleteAfter) yield* deleteTmuxBuffer(socket, tmuxBufferName(name))
     return result
-  })
+  }))
 
 /** paste-buffer as this module runs it (newlines become carriage returns, as a terminal paste sends them). */
 export const pasteCommand = (buffer: string, paneId: string, options: PasteOptions): Array<string> => [
@@ -273,7 +273,7 @@ export const deleteTmuxBuffer = (socket: ResolvedSocket, buffer: string): Effect
     Effect.catchIf(isMissingBuffer, () => Effect.succeed(false))
   )
 
-export const deleteBuffer = (
+export const deleteBuffer = Effect.fn("Buffers.deleteBuffer")((
   socket: ResolvedSocket,
   name: string,
   options: GenerationCheck = {}
@@ -281,4 +281,4 @@ export const deleteBuffer = (
   Effect.zipRight(
     ensureGeneration(socket, options.generation),
     Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))
-  )
+  ))

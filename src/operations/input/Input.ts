@@ -209,7 +209,7 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
  * would drop the keys without a word). Text longer than one tmux command allows goes in pieces,
  * in order, typed literally (text that long cannot be a key name, so nothing changes meaning).
  */
-export const sendKeys = (
+export const sendKeys = Effect.fn("Input.sendKeys")((
   socket: ResolvedSocket,
   paneId: string,
   request: SendKeysRequest & GenerationCheck
@@ -228,7 +228,7 @@ export const sendKeys = (
       keys_length: plan.length,
       pane_in_mode: pane.in_mode
     }
-  })
+  }))
 
 export const MAX_BATCH_OPERATIONS = 64
 export const MAX_BATCH_DELAY_MS = 2000
@@ -315,7 +315,7 @@ export interface SendKeysBatchRequest extends GenerationCheck {
  * up once before anything is sent. Each operation reports its own outcome; the call as a whole fails
  * only when nothing at all was sent, with the first error.
  */
-export const sendKeysBatch = (
+export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
   socket: ResolvedSocket,
   paneId: string,
   request: SendKeysBatchRequest
@@ -381,4 +381,4 @@ export const sendKeysBatch = (
       invocations,
       results
     }
-  })
+  }))

@@ -38,7 +38,7 @@ export interface PasteTextRequest extends GenerationCheck {
   readonly enter: boolean
 }
 
-export const pasteText = (
+export const pasteText = Effect.fn("Paste.pasteText")((
   socket: ResolvedSocket,
   paneId: string,
   request: PasteTextRequest
@@ -63,4 +63,4 @@ export const pasteText = (
       after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
     })
     return { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
-  })
+  }))

@@ -74,7 +74,7 @@ const paneNamed = (socket: ResolvedSocket, panes: ReadonlyArray<Pane>, paneId: s
 
 // Names and titles
 
-export const renameSession = (
+export const renameSession = Effect.fn("Shape.renameSession")((
   socket: ResolvedSocket,
   sessionId: string,
   name: string,
@@ -93,9 +93,9 @@ export const renameSession = (
     if (found === undefined) return yield* notFound(socket, target)
     yield* storedExactly("session name", name, found.session_name)
     return found as Session
-  })
+  }))
 
-export const renameWindow = (
+export const renameWindow = Effect.fn("Shape.renameWindow")((
   socket: ResolvedSocket,
   windowId: string,
   name: string,
@@ -107,10 +107,10 @@ export const renameWindow = (
     const window = yield* changeWindow(socket, windowId, [["rename-window", "-t", windowId, "--", literalizeFormat(name)]])
     yield* storedExactly("window name", name, window.window_name)
     return window
-  })
+  }))
 
 /** A program in the pane may set its title later with an escape sequence; tmux 3.3a allows that. */
-export const setPaneTitle = (
+export const setPaneTitle = Effect.fn("Shape.setPaneTitle")((
   socket: ResolvedSocket,
   paneId: string,
   title: string,
@@ -128,7 +128,7 @@ export const setPaneTitle = (
     const pane = yield* paneNamed(socket, panes, paneId)
     yield* storedExactly("pane title", title, pane.title)
     return pane
-  })
+  }))
 
 // Selection
 
@@ -145,7 +145,7 @@ const windowDirectionCommand: Record<WindowDirection, string> = {
 }
 
 /** Makes a window its session's current window; returns it. next/previous wrap around. */
-export const selectWindow = (
+export const selectWindow = Effect.fn("Shape.selectWindow")((
   socket: ResolvedSocket,
   selection: WindowSelection,
   options: GenerationCheck = {}
@@ -166,7 +166,7 @@ export const selectWindow = (
     )
     const found = (yield* decode(windowRecord, output)).find((window) => window.active)
     return found === undefined ? yield* notFound(socket, target) : (found as Window)
-  })
+  }))
 
 export type PaneDirection = "up" | "down" | "left" | "right" | "last" | "next" | "previous"
 
@@ -207,7 +207,7 @@ const neighbourPane = (
  * Makes a pane its window's active pane; returns it. It does not switch the session's current
  * window (select_window does). Selecting a pane in a zoomed window unzooms it, as in tmux.
  */
-export const selectPane = (
+export const selectPane = Effect.fn("Shape.selectPane")((
   socket: ResolvedSocket,
   selection: PaneSelection,
   options: GenerationCheck = {}
@@ -228,7 +228,7 @@ export const selectPane = (
     const { panes } = yield* changePanes(socket, target, [paneDirectionCommand[direction](windowId)], [windowId])
     const active = panes.find((pane) => pane.window_id === windowId && pane.active)
     return active === undefined ? yield* notFound(socket, target) : active
-  })
+  }))
 
 // Layout and size
 
@@ -240,7 +240,7 @@ const RAW_LAYOUT = /^[0-9a-f]{4},[0-9x,{}[\]]+$/
 export const isLayout = (layout: string): boolean =>
   (LAYOUT_NAMES as ReadonlyArray<string>).includes(layout) || (layout.length <= 8192 && RAW_LAYOUT.test(layout))
 
-export const selectLayout = (
+export const selectLayout = Effect.fn("Shape.selectLayout")((
   socket: ResolvedSocket,
   windowId: string,
   layout: string,
@@ -266,7 +266,7 @@ export const selectLayout = (
             reason: `layout must be one of ${LAYOUT_NAMES.join(", ")} or a layout string from get_window_info (e.g. "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}").`
           })
         )
-  )
+  ))
 
 export const ResizedPane = Schema.Struct({
   ...Pane.fields,
@@ -321,7 +321,7 @@ const resized = (
  * Sets a pane's size in cells. tmux keeps the window's size, so the neighbours give or take the
  * difference; a pane alone in its window keeps the window's size. Resizing unzooms the window.
  */
-export const resizePane = (
+export const resizePane = Effect.fn("Shape.resizePane")((
   socket: ResolvedSocket,
   paneId: string,
   size: PaneSize,
@@ -337,14 +337,14 @@ export const resizePane = (
     if (size.width !== undefined) command.push("-x", String(size.width))
     if (size.height !== undefined) command.push("-y", String(size.height))
     return yield* resized(socket, paneId, [command], before)
-  })
+  }))
 
 /**
  * Zooms a pane (it fills its window) or unzooms its window, idempotently: tmux's `resize-pane -Z`
  * toggles, so the zoom state is read first and only a needed change is sent. Zooming a pane of a
  * window where another pane is zoomed zooms this one instead.
  */
-export const zoomPane = (
+export const zoomPane = Effect.fn("Shape.zoomPane")((
   socket: ResolvedSocket,
   paneId: string,
   zoom: boolean,
@@ -367,13 +367,13 @@ export const zoomPane = (
         ? [toggle]
         : []
     return yield* resized(socket, paneId, change, before)
-  })
+  }))
 
 /**
  * Sets a window's size in cells. tmux then sets the window's `window-size` option to `manual`: the
  * window keeps this size and stops following the size of attached clients.
  */
-export const resizeWindow = (
+export const resizeWindow = Effect.fn("Shape.resizeWindow")((
   socket: ResolvedSocket,
   windowId: string,
   size: PaneSize,
@@ -388,7 +388,7 @@ export const resizeWindow = (
     if (size.width !== undefined) command.push("-x", String(size.width))
     if (size.height !== undefined) command.push("-y", String(size.height))
     return yield* changeWindow(socket, windowId, [command])
-  })
+  }))
 
 // Moving
 
@@ -403,7 +403,7 @@ export type SwappedPanes = typeof SwappedPanes.Type
  * pane is swapped, the pane that takes its place becomes active, so what a person looks at keeps
  * its spot on screen.
  */
-export const swapPanes = (
+export const swapPanes = Effect.fn("Shape.swapPanes")((
   socket: ResolvedSocket,
   sourcePaneId: string,
   targetPaneId: string,
@@ -424,7 +424,7 @@ export const swapPanes = (
       source: yield* paneNamed(socket, panes, sourcePaneId),
       target: yield* paneNamed(socket, panes, targetPaneId)
     }
-  })
+  }))
 
 const Placement = Schema.Struct({
   session_id: SessionId,
@@ -452,7 +452,7 @@ const placementBeforeRecord = Format.record("pbef", {
  * free one. The destination's current window does not change. A window linked into several
  * sessions leaves the one tmux picks for `window_id`; `moved_from` says which.
  */
-export const moveWindow = (
+export const moveWindow = Effect.fn("Shape.moveWindow")((
   socket: ResolvedSocket,
   windowId: string,
   destination: { readonly session_id: string; readonly index?: number | undefined },
@@ -483,4 +483,4 @@ export const moveWindow = (
       moved_from: from === undefined ? null : { session_id: from.session_id, window_index: from.window_index },
       source_session_closed: from !== undefined && !sessions.has(from.session_id)
     }
-  })
+  }))

@@ -184,7 +184,7 @@ const spawnAndRead = (
  * `serverStarted` is true only for the call that did (a server started by someone else between
  * the probe and the call would also be reported as ours).
  */
-export const createSession = (
+export const createSession = Effect.fn("Create.createSession")((
   socket: ResolvedSocket,
   request: CreateSessionRequest
 ): Effect.Effect<CreatedSession, TmuxError | InvalidInput, Tmux | Ownership> =>
@@ -237,10 +237,10 @@ export const createSession = (
       serverStarted: startServer,
       owned
     }
-  })
+  }))
 
 /** A new window in an explicitly named session, and its pane. */
-export const createWindow = (
+export const createWindow = Effect.fn("Create.createWindow")((
   socket: ResolvedSocket,
   sessionId: string,
   request: CreateWindowRequest
@@ -280,10 +280,10 @@ export const createWindow = (
     )
     const window = yield* firstRow(yield* decode(windowRecord, output), "window")
     return { window: window as Window, pane, server }
-  })
+  }))
 
 /** A new pane next to an existing one, starting in that pane's directory unless told otherwise. */
-export const splitWindow = (
+export const splitWindow = Effect.fn("Create.splitWindow")((
   socket: ResolvedSocket,
   paneId: string,
   request: SplitWindowRequest
@@ -313,13 +313,13 @@ export const splitWindow = (
       { kind: "pane", id: paneId }
     )
     return { pane, server }
-  })
+  }))
 
 /**
  * Restarts a pane's process: the given argv, or the command the pane was started with. Never the
  * pane this MCP server runs in.
  */
-export const respawnPane = (
+export const respawnPane = Effect.fn("Create.respawnPane")((
   socket: ResolvedSocket,
   paneId: string,
   request: RespawnPaneRequest
@@ -347,4 +347,4 @@ export const respawnPane = (
       )
     )
     return { pane, server }
-  })
+  }))

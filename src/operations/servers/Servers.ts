@@ -23,14 +23,14 @@ import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
  * Asks the socket who answers. A dead server is `None`, never an error; the probe runs with `-N`
  * so it can never start a server.
  */
-export const probeServer = (
+export const probeServer = Effect.fn("Servers.probeServer")((
   socket: ResolvedSocket
 ): Effect.Effect<Option.Option<ServerIdentity>, Failed | NotFound, Tmux> =>
   query(socket, (m) => [serverIdentityCommand(m)]).pipe(
     Effect.flatMap(decodeServerIdentity),
     Effect.map(Option.some),
     Effect.catchTag("NoServer", () => Effect.succeedNone)
-  )
+  ))
 
 /**
  * What every mutating operation takes for optimistic concurrency across server restarts: ids repeat
@@ -43,11 +43,11 @@ export interface GenerationCheck {
 }
 
 /** The server answering `socket` has this generation, if one is expected; it costs one probe, before the operation's own commands. */
-export const ensureGeneration = (
+export const ensureGeneration = Effect.fn("Servers.ensureGeneration")((
   socket: ResolvedSocket,
   expected: string | undefined
 ): Effect.Effect<void, NoServer | NotFound | Failed, Tmux> =>
-  expected === undefined ? Effect.void : Effect.asVoid(Effect.flatMap(probeServer(socket), (server) => expectServer(socket, server, expected)))
+  expected === undefined ? Effect.void : Effect.asVoid(Effect.flatMap(probeServer(socket), (server) => expectServer(socket, server, expected))))
 
 /** The server a probe found, of the expected generation when one is given: no server is NoServer, another one NotFound. */
 export const expectServer = (
@@ -62,7 +62,7 @@ export const expectServer = (
       : Effect.fail(new NotFound({ kind: "server", target: expected, socket: socket.label }))
 
 /** Liveness, identity and object counts in one round trip; a dead server is `is_alive: false`. */
-export const serverInfo = (
+export const serverInfo = Effect.fn("Servers.serverInfo")((
   socket: ResolvedSocket
 ): Effect.Effect<ServerInfo, Failed | NotFound, Tmux | InvocationContext> =>
   Effect.gen(function* () {
@@ -103,7 +103,7 @@ export const serverInfo = (
       pane_count: new Set(ids.map((row) => row.pane_id)).size,
       is_caller_server: context.isCallerServer(socket, server.pid)
     }
-  })
+  }))
 
 const isSocketFile = (path: string): Effect.Effect<boolean> =>
   Effect.tryPromise(() => stat(path)).pipe(
@@ -255,16 +255,16 @@ export interface ServerDiscovery {
  * that does not answer within PROBE_TIMEOUT_MS is reported apart. `extraPaths` adds sockets outside
  * the directory.
  */
-export const discoverServers = (
+export const discoverServers = Effect.fn("Servers.discoverServers")((
   extraPaths: ReadonlyArray<string> = []
 ): Effect.Effect<ServerDiscovery, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.map(surveyServers(extraPaths, []), ({ live, unresponsive }) => ({ live, unresponsive }))
+  Effect.map(surveyServers(extraPaths, []), ({ live, unresponsive }) => ({ live, unresponsive })))
 
 /** The live servers of `discoverServers`. */
-export const listServers = (
+export const listServers = Effect.fn("Servers.listServers")((
   extraPaths: ReadonlyArray<string> = []
 ): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.map(discoverServers(extraPaths), (discovery) => discovery.live)
+  Effect.map(discoverServers(extraPaths), (discovery) => discovery.live))
 
 export interface StartServerResult {
   readonly started: boolean
@@ -276,7 +276,7 @@ export interface StartServerResult {
  * `start-server` would exit at once). Says whether it started one or one was already running.
  * A socket path that holds something else than a socket is refused (tmux would delete it).
  */
-export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError | InvalidInput, Tmux> =>
+export const startServer = Effect.fn("Servers.startServer")((socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     const running = yield* probeServer(socket)
     if (Option.isSome(running)) return { started: false, server: running.value }
@@ -287,10 +287,10 @@ export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerRe
       { startServer: true }
     )
     return { started: true, server: yield* decodeServerIdentity(output) }
-  })
+  }))
 
 /** Kills the server, unless the MCP server itself may be running inside it (or it is not the generation given). */
-export const killServer = (
+export const killServer = Effect.fn("Servers.killServer")((
   socket: ResolvedSocket,
   options: GenerationCheck = {}
 ): Effect.Effect<ServerIdentity, TmuxError | Denied, Tmux | InvocationContext> =>
@@ -308,4 +308,4 @@ export const killServer = (
     }
     yield* query(socket, () => [["kill-server"]])
     return server
-  })
+  }))

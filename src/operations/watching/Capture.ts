@@ -25,7 +25,7 @@ export interface CaptureOptions {
 
 export const DEFAULT_CAPTURE_MAX_LINES = 500
 
-export const capturePane = (
+export const capturePane = Effect.fn("Capture.capturePane")((
   socket: ResolvedSocket,
   paneId: string,
   options: CaptureOptions
@@ -49,4 +49,4 @@ export const capturePane = (
       truncated: kept.length < lines.length,
       truncated_lines: lines.length - kept.length
     }
-  })
+  }))

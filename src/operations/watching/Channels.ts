@@ -51,7 +51,7 @@ export type ChannelWaited = typeof ChannelWaited.Type
  * Waits for a signal on `channel`: the server is probed first (no server is NoServer, nothing waited),
  * then `wait-for` runs until signalled or the deadline; afterwards the same server must still answer.
  */
-export const waitForChannel = (
+export const waitForChannel = Effect.fn("Channels.waitForChannel")((
   socket: ResolvedSocket,
   channel: string,
   timeout: EffectiveTimeout,
@@ -88,7 +88,7 @@ export const waitForChannel = (
     if (Option.isNone(after) || after.value.generation !== before.generation) return yield* result("server_died")
     if (waited.value._tag === "Left") return yield* Effect.fail(waited.value.left)
     return yield* result("signalled")
-  })
+  }))
 
 export const ChannelSignalled = Schema.Struct({
   channel: Schema.String,
@@ -98,7 +98,7 @@ export const ChannelSignalled = Schema.Struct({
 })
 export type ChannelSignalled = typeof ChannelSignalled.Type
 
-export const signalChannel = (
+export const signalChannel = Effect.fn("Channels.signalChannel")((
   socket: ResolvedSocket,
   channel: string,
   options: GenerationCheck = {}
@@ -106,4 +106,4 @@ export const signalChannel = (
   Effect.zipRight(
     ensureGeneration(socket, options.generation),
     Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(Effect.as({ channel, signalled: true }))
-  )
+  ))

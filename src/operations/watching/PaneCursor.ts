@@ -478,7 +478,7 @@ export const parseCursorFor = (text: string, paneId: string, argument = "cursor"
       : Either.left(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` }))
   )
 
-export const captureSince = (
+export const captureSince = Effect.fn("PaneCursor.captureSince")((
   socket: ResolvedSocket,
   paneId: string,
   options: CaptureSinceOptions
@@ -511,4 +511,4 @@ export const captureSince = (
       pane_dead: since.view.state.pane_dead,
       cursor: encodeCursor(since.next)
     }
-  })
+  }))

@@ -255,7 +255,7 @@ const fillBudget = (found: ReadonlyArray<PaneFound>, maxBytes: number) => {
   return { panes, omitted, exhausted }
 }
 
-export const searchPanes = (
+export const searchPanes = Effect.fn("Search.searchPanes")((
   socket: ResolvedSocket,
   options: SearchOptions
 ): Effect.Effect<SearchResult, TmuxError | InvalidInput, Tmux | InvocationContext> =>
@@ -328,4 +328,4 @@ export const searchPanes = (
       time_exhausted: timeExhausted,
       truncated: nextOffset !== null || matchesReturned < totalMatches || notSearched > 0 || omitted > 0
     }
-  })
+  }))

@@ -200,7 +200,7 @@ export const PaneSnapshot = Schema.Struct({
 export type PaneSnapshot = typeof PaneSnapshot.Type
 
 /** What a pane shows and where its cursor and modes are, in one round trip. */
-export const snapshotPane = (
+export const snapshotPane = Effect.fn("Snapshot.snapshotPane")((
   socket: ResolvedSocket,
   paneId: string,
   options: { readonly escapes?: boolean | undefined } = {}
@@ -224,4 +224,4 @@ export const snapshotPane = (
     pane_pid: state.pane_pid,
     title: state.title,
     generation: state.generation
-  }))
+  })))

@@ -90,7 +90,7 @@ const matchesIn = (
     ? Effect.succeed(rows.flatMap((text, line) => (text.trim() === "" ? [] : [{ line, pattern: null }])))
     : matcher.matchLines(rows)
 
-export const waitForText = (
+export const waitForText = Effect.fn("TextWait.waitForText")((
   socket: ResolvedSocket,
   paneId: string,
   request: TextWaitRequest
@@ -196,4 +196,4 @@ export const waitForText = (
       timeout_clamped: request.timeout.clamped,
       cursor: encodeCursor(lastView === undefined ? anchor! : cursorOf(lastView))
     }
-  })
+  }))
