@@ -22,8 +22,7 @@ import { allTools } from "./tools/registry.js"
 /** The program stops with this exit code and message, before any service was built. */
 class Stop extends Data.TaggedError("Stop")<{ readonly code: number; readonly message: string }> {}
 
-// stdout-ok: help, version and doctor are not MCP mode.
-const print = (text: string) => Effect.sync(() => void process.stdout.write(text))
+const print = (text: string) => Effect.sync(() => void process.stdout.write(text)) // stdout-ok: help, version and doctor are not MCP mode
 
 /** The exit code to leave with. */
 const program: Effect.Effect<number, Stop> = Effect.gen(function* () {

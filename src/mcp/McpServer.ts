@@ -56,6 +56,9 @@ const noJsonSchemaValidator: jsonSchemaValidator = {
   })
 }
 
+/** Runs one request's effect on the server's services; aborting the signal (a client's cancel) interrupts it. */
+type RunRequest = <A, E>(effect: Effect.Effect<A, E, ServerServices>, signal: AbortSignal) => Promise<A>
+
 /**
  * Builds the SDK server over the services; its requests run as fibers of the scope (interrupted
  * when it closes).
@@ -71,11 +74,12 @@ export const makeMcpServer = (
     const effective = yield* Effect.orDie(resolveSocket())
     const runFork = yield* FiberSet.makeRuntime<ServerServices>()
     // As ManagedRuntime.runPromise would, with the request's fiber in the scope's set.
-    const run = <A, E>(effect: Effect.Effect<A, E, ServerServices>, signal: AbortSignal): Promise<A> =>
+    const run: RunRequest = (effect, signal) =>
       new Promise((resolve, reject) => {
         const fiber = runFork(effect)
         const cancel = () => fiber.unsafeInterruptAsFork(FiberId.none)
         signal.addEventListener("abort", cancel, { once: true })
+        if (signal.aborted) cancel()
         fiber.addObserver((exit) => {
           signal.removeEventListener("abort", cancel)
           if (Exit.isSuccess(exit)) resolve(exit.value)
@@ -88,7 +92,7 @@ export const makeMcpServer = (
 const serverFor = (
   tools: ReadonlyArray<AnyTool>,
   hadProtoKey: (id: RequestId) => boolean,
-  run: <A, E>(effect: Effect.Effect<A, E, ServerServices>, signal: AbortSignal) => Promise<A>,
+  run: RunRequest,
   { config, context, effective }: { readonly config: ConfigShape; readonly context: InvocationContextShape; readonly effective: ResolvedSocket }
 ): Server => {
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
