@@ -1,51 +1,64 @@
 /**
- * The CLI entry and the only place that composes live layers.
+ * The CLI entry: flags and environment -> configuration -> the live server (ServerLive) -> MCP over
+ * stdio, or the doctor report. It runs on NodeRuntime.runMain: SIGINT and SIGTERM interrupt the
+ * program, so the layer's finalizers (owned sessions killed, control clients detached, tmux children
+ * ended) run before the process exits. Exit codes: 0 (served until the client left or a signal came;
+ * help; version; a healthy doctor), 1 (an invalid configuration, doctor finding no tmux, a bug), 2 (usage).
  */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
+import * as Exit from "effect/Exit"
 import { parseArgs, USAGE } from "./cli/Args.js"
 import { doctor } from "./cli/Doctor.js"
-import { loadConfig, TmuxMcpConfig, type TmuxMcpConfigShape } from "./context/TmuxMcpConfig.js"
-import { InvocationContext } from "./context/InvocationContext.js"
-import { SocketResolver } from "./context/SocketResolver.js"
+import { loadConfig } from "./context/TmuxMcpConfig.js"
 import { VERSION } from "./domain/Version.js"
 import { serveStdio } from "./mcp/McpServer.js"
-import { Audit } from "./services/Audit.js"
-import { Ownership } from "./services/Ownership.js"
-import { Policy } from "./services/Policy.js"
-import { TmuxLive } from "./tmux/TmuxLive.js"
+import { ServerLive } from "./services/ServerLive.js"
 import { allTools } from "./tools/registry.js"
 
-const liveLayer = (config: TmuxMcpConfigShape) =>
-  Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.layer).pipe(
-    Layer.provideMerge(TmuxLive.layer),
-    Layer.provideMerge(TmuxMcpConfig.layer(config))
-  )
+/** The program stops with this exit code and message, before any service was built. */
+class Stop extends Data.TaggedError("Stop")<{ readonly code: number; readonly message: string }> {}
 
-const fail = (message: string, exitCode: number): never => {
-  process.stderr.write(`effect-tmux-mcp: ${message}\n`)
-  process.exit(exitCode)
-}
+const print = (text: string) => Effect.sync(() => void process.stdout.write(text)) // stdout-ok: help, version and doctor are not MCP mode
 
-const main = async () => {
+/** The exit code to leave with. */
+const program: Effect.Effect<number, Stop> = Effect.gen(function* () {
   const args = parseArgs(process.argv.slice(2))
-  if (Either.isLeft(args)) return fail(`${args.left} Run with --help for usage.`, 2)
+  if (Either.isLeft(args)) return yield* new Stop({ code: 2, message: `${args.left} Run with --help for usage.` })
   const { command, flags } = args.right
-  if (command === "help") return void process.stdout.write(USAGE) // stdout-ok: not in MCP mode
-  if (command === "version") return void process.stdout.write(`${VERSION}\n`) // stdout-ok: not in MCP mode
+  if (command === "help") return yield* Effect.as(print(USAGE), 0)
+  if (command === "version") return yield* Effect.as(print(`${VERSION}\n`), 0)
 
   const config = loadConfig({ env: process.env, flags, uid: process.getuid?.() ?? 0 })
-  if (Either.isLeft(config)) return fail(config.left.message, 1)
+  if (Either.isLeft(config)) return yield* new Stop({ code: 1, message: config.left.message })
+  const live = ServerLive.layer(config.right)
 
   if (command === "doctor") {
-    const report = await Effect.runPromise(
-      doctor(allTools).pipe(Effect.provide(liveLayer(config.right)))
-    )
-    process.stdout.write(`${report.text}\n`) // stdout-ok: not in MCP mode
-    process.exit(report.healthy ? 0 : 1)
+    const report = yield* Effect.provide(doctor(allTools), live)
+    return yield* Effect.as(print(`${report.text}\n`), report.healthy ? 0 : 1)
   }
-  await serveStdio(liveLayer(config.right), allTools)
-}
+  yield* Effect.provide(serveStdio(allTools), live)
+  return 0
+})
 
-main().catch((error: unknown) => fail(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 1))
+const complain = (message: string) => process.stderr.write(`effect-tmux-mcp: ${message}\n`)
+
+NodeRuntime.runMain(
+  program.pipe(Effect.catchTag("Stop", (stop) => Effect.as(Effect.sync(() => complain(stop.message)), stop.code))),
+  {
+    // Effect's own reporting and logger would write to stdout, which is the protocol's.
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    // Always exits (runMain leaves a clean end to the event loop), so nothing left running can hold the process.
+    teardown: (exit) => {
+      if (Exit.isSuccess(exit)) process.exit(typeof exit.value === "number" ? exit.value : 0)
+      if (Cause.isInterruptedOnly(exit.cause)) process.exit(0)
+      const error = Cause.squash(exit.cause)
+      complain(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      process.exit(1)
+    }
+  }
+)

@@ -5,11 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../context/InvocationContext.js"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
 import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
-import { runToEnd } from "../tmux/TmuxProcess.js"
+import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
 import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
 
 export interface DoctorReport {
@@ -34,14 +34,16 @@ export const doctor = (
   Effect.gen(function* () {
     const config = yield* TmuxMcpConfig
     const context = yield* InvocationContext
-    const socket = yield* Effect.orDie((yield* SocketResolver).resolve())
+    const socket = yield* Effect.orDie(resolveSocket())
     const lines = [`effect-tmux-mcp ${VERSION} doctor`]
 
     // A binary that hangs (or ignores SIGTERM) is ended at the deadline, as every tmux call is.
     const version = yield* runToEnd(config.tmuxBin, ["-V"], { env: config.tmuxEnvironment }).pipe(
       Effect.flatMap((run) => (run.exitCode === 0 ? Effect.succeed(Option.some(run.stdout.trim())) : Effect.fail("exit"))),
       Effect.timeout("5 seconds"),
-      Effect.orElseSucceed(() => Option.none<string>())
+      Effect.orElseSucceed(() => Option.none<string>()),
+      // Its own children: whatever of it is still running when the check ends goes with it.
+      Effect.provide(TmuxProcesses.layer)
     )
     lines.push(
       line(

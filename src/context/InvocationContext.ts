@@ -8,9 +8,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { realpathSync } from "node:fs"
 import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
+import { samePath } from "./RealPath.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
 
 /** The caller's tmux context from `$TMUX` / `$TMUX_PANE`: socket, server pid and pane. */
@@ -48,15 +48,6 @@ export class InvocationContext extends Context.Tag("effect-tmux-mcp/InvocationCo
   )
 }
 
-/** Socket paths compare by their real location (a symlinked TMUX_TMPDIR must still match). */
-const canonicalPath = (path: string): string => {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
-
 export const makeInvocationContext = (
   tmuxVariable: string | undefined,
   tmuxPane: string | undefined
@@ -67,8 +58,8 @@ export const makeInvocationContext = (
     Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId }))
   )
   const uncertain = Option.isNone(caller) && tmuxPane !== undefined
-  const sameSocket = (c: Caller, socket: ResolvedSocket) =>
-    c.socketPath === socket.path || canonicalPath(c.socketPath) === canonicalPath(socket.path)
+  // By real location too: a symlinked TMUX_TMPDIR must still match.
+  const sameSocket = (c: Caller, socket: ResolvedSocket) => samePath(c.socketPath, socket.path)
 
   const isCallerServer = (socket: ResolvedSocket, serverPid: number): boolean | null =>
     Option.match(caller, {

@@ -8,11 +8,11 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { realpathSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { InvalidInput } from "../domain/Errors.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
+import { realPathOrSelf } from "./RealPath.js"
 
 /** The precedence rule that chose a socket, as where_am_i and doctor name it. */
 export type SocketRule =
@@ -65,17 +65,12 @@ export class SocketResolver extends Context.Tag("effect-tmux-mcp/SocketResolver"
   )
 }
 
+/** The socket a call's selectors choose (the configured default without them), as every tool resolves it. */
+export const resolveSocket = (selector?: SocketSelector): Effect.Effect<ResolvedSocket, InvalidInput, SocketResolver> =>
+  Effect.flatMap(SocketResolver, (resolver) => resolver.resolve(selector))
+
 /** A Unix socket address holds a path of at most 107 bytes (sun_path is 108, its NUL included). */
 export const MAX_SOCKET_PATH_BYTES = 107
-
-/** tmux resolves TMUX_TMPDIR through realpath before appending `tmux-<uid>`; so do we. */
-const realDirectory = (directory: string): string => {
-  try {
-    return realpathSync(directory)
-  } catch {
-    return directory
-  }
-}
 
 /** No NUL (no path holds one) and a socket address that can hold the path; the value is never echoed. */
 const checkPathFits = (argument: string, value: string, path: string): Effect.Effect<void, InvalidInput> => {
@@ -91,7 +86,8 @@ const checkPathFits = (argument: string, value: string, path: string): Effect.Ef
 }
 
 export const makeSocketResolver = (config: TmuxMcpConfigShape): SocketResolverShape => {
-  const socketDirectory = join(realDirectory(config.tmuxTmpdir), `tmux-${config.uid}`)
+  // tmux resolves TMUX_TMPDIR through realpath before appending `tmux-<uid>`; so do we.
+  const socketDirectory = join(realPathOrSelf(config.tmuxTmpdir), `tmux-${config.uid}`)
 
   const byName = (name: string, rule: SocketRule): ResolvedSocket => {
     const path = join(socketDirectory, name)

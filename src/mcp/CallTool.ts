@@ -105,6 +105,7 @@ export const callTool = (
   args: unknown
 ): Effect.Effect<ToolResult, never, ToolServices | Policy | Audit> =>
   Effect.gen(function* () {
+    // Wall-clock on purpose: the audit says how long the call really took (to 0.01 ms); no wait depends on it.
     const started = performance.now()
     const policy = yield* Policy
     const audit = yield* Audit

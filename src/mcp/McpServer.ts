@@ -1,8 +1,10 @@
 /**
  * The MCP bridge over the SDK's low-level `Server` (it takes raw JSON Schema, which we generate from
- * Effect schemas). Tool calls run on a `ManagedRuntime`; a client's cancellation interrupts the
- * fiber, and interruption kills any tmux child. The process exits cleanly on stdin EOF, SIGINT and
- * SIGTERM, after the runtime's finalizers ran. Request lines are bounded (internal/StdioTransport.ts).
+ * Effect schemas). Each request runs as a fiber of the server's scope: a client's cancellation
+ * interrupts it, interruption kills any tmux child, and the fibers still running when the server
+ * stops are interrupted before the services' finalizers run. Serving ends on stdin EOF or a stdout
+ * error; a signal interrupts it (main runs it on NodeRuntime.runMain). Request lines are bounded
+ * (internal/StdioTransport.ts).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
@@ -14,13 +16,17 @@ import {
   type RequestId
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
-import { InvocationContext } from "../context/InvocationContext.js"
-import { SocketResolver } from "../context/SocketResolver.js"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
+import { InvocationContext, type InvocationContextShape } from "../context/InvocationContext.js"
+import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
 import { hint } from "../domain/Errors.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import type { Audit } from "../services/Audit.js"
@@ -56,20 +62,45 @@ const noJsonSchemaValidator: jsonSchemaValidator = {
  */
 const jsonRpcError = (code: ErrorCode, message: string): Error => Object.assign(new Error(message), { code })
 
-/** Builds the SDK server over a runtime that holds the services. */
-export const makeMcpServer = async (
-  runtime: ManagedRuntime.ManagedRuntime<ServerServices, never>,
+/** Runs one request's effect on the server's services; aborting the signal (a client's cancel) interrupts it. */
+type RunRequest = <A, E>(effect: Effect.Effect<A, E, ServerServices>, signal: AbortSignal) => Promise<A>
+
+/**
+ * Builds the SDK server over the services; its requests run as fibers of the scope (interrupted
+ * when it closes).
+ */
+export const makeMcpServer = (
   tools: ReadonlyArray<AnyTool>,
   /** Whether a tools/call request had a `__proto__` argument the SDK's parsing dropped (see StdioTransport). */
   hadProtoKey: (id: RequestId) => boolean = () => false
-): Promise<Server> => {
-  const { config, context, effective } = await runtime.runPromise(
-    Effect.all({
-      config: TmuxMcpConfig,
-      context: InvocationContext,
-      effective: Effect.flatMap(SocketResolver, (resolver) => resolver.resolve())
-    }).pipe(Effect.orDie)
-  )
+): Effect.Effect<Server, never, ServerServices | Scope.Scope> =>
+  Effect.gen(function* () {
+    const config = yield* TmuxMcpConfig
+    const context = yield* InvocationContext
+    const effective = yield* Effect.orDie(resolveSocket())
+    const runFork = yield* FiberSet.makeRuntime<ServerServices>()
+    // As ManagedRuntime.runPromise would, with the request's fiber in the scope's set.
+    const run: RunRequest = (effect, signal) =>
+      new Promise((resolve, reject) => {
+        const fiber = runFork(effect)
+        const cancel = () => fiber.unsafeInterruptAsFork(FiberId.none)
+        signal.addEventListener("abort", cancel, { once: true })
+        if (signal.aborted) cancel()
+        fiber.addObserver((exit) => {
+          signal.removeEventListener("abort", cancel)
+          if (Exit.isSuccess(exit)) resolve(exit.value)
+          else reject(Runtime.makeFiberFailure(exit.cause))
+        })
+      })
+    return serverFor(tools, hadProtoKey, run, { config, context, effective })
+  })
+
+const serverFor = (
+  tools: ReadonlyArray<AnyTool>,
+  hadProtoKey: (id: RequestId) => boolean,
+  run: RunRequest,
+  { config, context, effective }: { readonly config: TmuxMcpConfigShape; readonly context: InvocationContextShape; readonly effective: ResolvedSocket }
+): Server => {
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   // Computed once: the tier cannot change while the server runs.
   const listed = visibleTools(tools, config.safety).map(describeTool)
@@ -92,7 +123,7 @@ export const makeMcpServer = async (
     const progressToken = request.params._meta?.progressToken
     const args = hadProtoKey(extra.requestId) ? withProtoKey(request.params.arguments) : request.params.arguments
     const call = callTool(tool, args)
-    return runtime.runPromise(
+    return run(
       progressToken === undefined
         ? call
         : Effect.provideService(call, Progress, {
@@ -109,12 +140,12 @@ export const makeMcpServer = async (
                 })
               )
           }),
-      { signal: extra.signal }
+      extra.signal
     )
   })
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const outcome = await runtime.runPromise(Effect.either(readResource(request.params.uri)), { signal: extra.signal })
+    const outcome = await run(Effect.either(readResource(request.params.uri)), extra.signal)
     if (Either.isLeft(outcome)) {
       throw jsonRpcError(ErrorCode.InternalError, `${outcome.left.message}\nHint: ${hint(outcome.left)}`)
     }
@@ -124,30 +155,26 @@ export const makeMcpServer = async (
   return server
 }
 
-/** Serves MCP over stdin/stdout until the client goes away or a signal arrives. */
-export const serveStdio = async (
-  layer: Layer.Layer<ServerServices, never, never>,
-  tools: ReadonlyArray<AnyTool>
-): Promise<void> => {
-  const runtime = ManagedRuntime.make(layer)
-  const transport = new BoundedStdioServerTransport()
-  const server = await makeMcpServer(runtime, tools, (id) => transport.hadProtoKey(id))
-  let closing = false
-  const shutdown = async (exitCode: number) => {
-    if (closing) return
-    closing = true
-    try {
-      await server.close()
-      await runtime.dispose()
-    } finally {
-      process.exit(exitCode)
-    }
-  }
-  // The SDK's stdio transport does not watch for EOF; without this a closed client leaves us running.
-  process.stdin.on("end", () => void shutdown(0))
-  process.stdin.on("close", () => void shutdown(0))
-  process.stdout.on("error", () => void shutdown(0))
-  process.on("SIGINT", () => void shutdown(0))
-  process.on("SIGTERM", () => void shutdown(0))
-  await server.connect(transport)
-}
+/**
+ * Serves MCP over stdin/stdout until the client goes away (stdin ends or closes, stdout fails), or
+ * until it is interrupted; the SDK server is closed first, then the requests still running.
+ */
+export const serveStdio = (tools: ReadonlyArray<AnyTool>): Effect.Effect<void, never, ServerServices> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const transport = new BoundedStdioServerTransport()
+      const server = yield* makeMcpServer(tools, (id) => transport.hadProtoKey(id))
+      const gone = yield* Deferred.make<void>()
+      const done = () => Deferred.unsafeDone(gone, Exit.void)
+      // The SDK's stdio transport does not watch for EOF; without this a closed client leaves us running.
+      // Left in place: the process ends with the server, and an EPIPE must never go unhandled.
+      process.stdin.on("end", done)
+      process.stdin.on("close", done)
+      process.stdout.on("error", done)
+      yield* Effect.acquireRelease(
+        Effect.promise(() => server.connect(transport)),
+        () => Effect.ignore(Effect.tryPromise(() => server.close()))
+      )
+      yield* Deferred.await(gone)
+    })
+  )

@@ -1,6 +1,7 @@
 /**
- * Turns tmux's stderr into the closed error set, once, for every transport.
+ * Turns tmux's stderr (and a missed deadline) into the closed error set, once, for every transport.
  */
+import * as Duration from "effect/Duration"
 import { Failed, NoServer, NotFound, type ObjectKind, type TmuxError } from "../domain/Errors.js"
 
 /** tmux's error text is not bounded; an agent needs the first lines, not a flood. */
@@ -37,3 +38,7 @@ export const classifyFailure = (params: {
     stderr: bound(stderr === "" ? "(tmux printed no message)" : stderr)
   })
 }
+
+/** A call that missed its deadline; `unanswered` says what did not happen in time (tmux's answer by default). */
+export const timedOut = (command: string, timeout: Duration.Duration, unanswered = "no answer"): Failed =>
+  new Failed({ command, reason: "timeout", exitCode: null, stderr: `${unanswered} within ${Duration.format(timeout)}` })

@@ -19,17 +19,19 @@
  * before its `control_state` exists; `control_write` reads through NULL). Every attach of ours is
  * such a window, and we re-attach after our session is killed. Fixed upstream in tmux e5a2a25fa.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { Failed, type TmuxError } from "../domain/Errors.js"
-import { classifyFailure } from "./Classify.js"
+import { classifyFailure, timedOut } from "./Classify.js"
 import { type Block, blockOutput } from "./ControlProtocol.js"
 import { ControlClient, ControlClientLost } from "./internal/ControlClient.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
 import { invocationArgv, TmuxExec } from "./TmuxExec.js"
+import { TmuxProcesses } from "./TmuxProcess.js"
 
 /**
  * Commands sent by spawn instead: they can detach the control client mid-list (its session or the
@@ -75,7 +77,7 @@ interface Attempt {
 interface Slot {
   client: ControlClient | undefined
   attaching: Attempt | undefined
-  /** Epoch ms before which no attach is tried. */
+  /** The Clock's ms before which no attach is tried. */
   notBefore: number
 }
 
@@ -87,6 +89,9 @@ const attachArgv = (config: TmuxMcpConfigShape, socket: ResolvedSocket): Array<s
 export const makeTmuxControl = Effect.gen(function* () {
   const config = yield* TmuxMcpConfig
   const exec = yield* TmuxExec.make
+  const processes = yield* TmuxProcesses
+  // The attach runs in promise callbacks, outside any fiber: they read the layer's Clock directly.
+  const clock = yield* Effect.clock
   const slots = new Map<string, Slot>()
 
   const slotFor = (socket: ResolvedSocket): Slot => {
@@ -107,17 +112,18 @@ export const makeTmuxControl = Effect.gen(function* () {
         argv: attachArgv(config, socket),
         env: config.tmuxEnvironment,
         connectTimeoutMs: config.commandTimeoutMs,
+        spawn: processes.spawn,
         signal
       })
     } catch {
-      if (!signal.aborted) slot.notBefore = Date.now() + REATTACH_AFTER_MS
+      if (!signal.aborted) slot.notBefore = clock.unsafeCurrentTimeMillis() + REATTACH_AFTER_MS
       return undefined
     }
     const check = await client
       .request([["display-message", "-p", SUITABILITY_FORMAT]])
       .reply.then((blocks) => blockOutput(blocks).trim(), () => undefined)
     if (check !== "00") {
-      slot.notBefore = Date.now() + (check === undefined ? REATTACH_AFTER_MS : UNSUITABLE_FOR_MS)
+      slot.notBefore = clock.unsafeCurrentTimeMillis() + (check === undefined ? REATTACH_AFTER_MS : UNSUITABLE_FOR_MS)
       await client.close()
       return undefined
     }
@@ -150,7 +156,7 @@ export const makeTmuxControl = Effect.gen(function* () {
       if (slot.client?.alive === true) return resume(Effect.succeed(slot.client))
       slot.client = undefined
       if (slot.attaching === undefined) {
-        if (Date.now() < slot.notBefore) return resume(Effect.succeed(undefined))
+        if (clock.unsafeCurrentTimeMillis() < slot.notBefore) return resume(Effect.succeed(undefined))
         slot.attaching = startAttempt(socket, slot)
       }
       const attempt = slot.attaching
@@ -201,7 +207,7 @@ export const makeTmuxControl = Effect.gen(function* () {
         onTimeout: () => {
           // The client's queue is stuck behind this request: drop the client; the next call attaches anew.
           client.destroy("a request timed out")
-          return new Failed({ command: description, reason: "timeout", exitCode: null, stderr: `no answer within ${Duration.format(timeout)}` })
+          return timedOut(description, timeout)
         }
       }),
       Effect.flatMap((blocks) => {
@@ -224,44 +230,35 @@ export const makeTmuxControl = Effect.gen(function* () {
     }
     const description = describeCommands(commands)
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
-    const deadline = Date.now() + Duration.toMillis(timeout)
     const existing = slots.get(socket.path)?.client
-    const client = options.oneOff === true ? Effect.succeed(existing?.alive === true ? existing : undefined) : clientFor(socket)
-    return client.pipe(
-      Effect.timeoutFail({
+    const connected = options.oneOff === true ? Effect.succeed(existing?.alive === true ? existing : undefined) : clientFor(socket)
+    return Effect.gen(function* () {
+      const started = yield* Clock.currentTimeMillis
+      const client = yield* Effect.timeoutFail(connected, {
         duration: timeout,
-        onTimeout: () =>
-          new Failed({
-            command: description,
-            reason: "timeout",
-            exitCode: null,
-            stderr: `tmux did not accept a control-mode client within ${Duration.format(timeout)}`
-          })
-      }),
-      Effect.flatMap((client) => {
-        // What the wait for the attach left of this call's deadline.
-        const remaining = Duration.millis(Math.max(1, deadline - Date.now()))
-        if (client === undefined) return spawnCall(socket, commands, { ...options, timeout: remaining })
-        return send(socket, client, commands, description, remaining).pipe(
-          Effect.catchIf(
-            (error): error is ControlClientLost => error instanceof ControlClientLost,
-            (lost) =>
-              // The client went away before tmux ran anything (server exiting, session closed): spawn.
-              lost.sent
-                ? Effect.fail(
-                    new Failed({
-                      command: description,
-                      reason: "exit",
-                      exitCode: null,
-                      stderr: `${lost.reason}; the commands may have run in part`
-                    })
-                  )
-                : spawnCall(socket, commands, { ...options, timeout: remaining })
-          )
+        onTimeout: () => timedOut(description, timeout, "tmux did not accept a control-mode client")
+      })
+      // What the wait for the attach left of this call's deadline.
+      const remaining = Duration.millis(Math.max(1, started + Duration.toMillis(timeout) - (yield* Clock.currentTimeMillis)))
+      if (client === undefined) return yield* spawnCall(socket, commands, { ...options, timeout: remaining })
+      return yield* send(socket, client, commands, description, remaining).pipe(
+        Effect.catchIf(
+          (error): error is ControlClientLost => error instanceof ControlClientLost,
+          (lost) =>
+            // The client went away before tmux ran anything (server exiting, session closed): spawn.
+            lost.sent
+              ? Effect.fail(
+                  new Failed({
+                    command: description,
+                    reason: "exit",
+                    exitCode: null,
+                    stderr: `${lost.reason}; the commands may have run in part`
+                  })
+                )
+              : spawnCall(socket, commands, { ...options, timeout: remaining })
         )
-      }),
-      Effect.withSpan("Tmux.run", { attributes: { commands: description, transport: "control" } })
-    )
+      )
+    }).pipe(Effect.withSpan("Tmux.run", { attributes: { commands: description, transport: "control" } }))
   }
 
   yield* Effect.addFinalizer(() =>
@@ -276,8 +273,8 @@ export const makeTmuxControl = Effect.gen(function* () {
   return Tmux.of({ run })
 })
 
-/** `Tmux` over persistent control-mode clients (falling back to a process per call). */
+/** `Tmux` over persistent control-mode clients (falling back to a process per call); it owns its children. */
 export const TmuxControl = {
   make: makeTmuxControl,
-  layer: Layer.scoped(Tmux, makeTmuxControl) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
+  layer: Layer.scoped(Tmux, makeTmuxControl).pipe(Layer.provide(TmuxProcesses.layer)) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
 }

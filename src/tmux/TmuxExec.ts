@@ -22,11 +22,11 @@ import { randomBytes } from "node:crypto"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { Failed } from "../domain/Errors.js"
-import { classifyFailure } from "./Classify.js"
+import { classifyFailure, timedOut } from "./Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "./CommandBatches.js"
 import { escapeArgvArgument } from "./Literal.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
-import { type Finished, runToEnd } from "./TmuxProcess.js"
+import { type Finished, runToEnd, TmuxProcesses } from "./TmuxProcess.js"
 
 /** The whole argv for one invocation: global flags, socket, then the `;`-joined command list. */
 export const invocationArgv = (
@@ -74,6 +74,7 @@ const endMarkFor = (commands: ReadonlyArray<TmuxCommand>): EndMark | undefined =
 
 export const makeTmuxExec = Effect.gen(function* () {
   const config = yield* TmuxMcpConfig
+  const processes = yield* TmuxProcesses
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     const description = describeCommands(commands)
@@ -95,10 +96,11 @@ export const makeTmuxExec = Effect.gen(function* () {
     const argv = invocationArgv(config, socket, sent, options.startServer === true)
 
     return runToEnd(config.tmuxBin, argv, { env: config.tmuxEnvironment, stdin: options.stdin }).pipe(
+      Effect.provideService(TmuxProcesses, processes),
       Effect.mapError((error) => failed("spawn", error.message)),
       Effect.timeoutFail({
         duration: timeout,
-        onTimeout: () => failed("timeout", `no answer within ${Duration.format(timeout)}`)
+        onTimeout: () => timedOut(description, timeout)
       }),
       Effect.flatMap((result) => {
         if (mark === undefined) {
@@ -125,8 +127,8 @@ export const makeTmuxExec = Effect.gen(function* () {
   return Tmux.of({ run })
 })
 
-/** `Tmux` over one process per invocation. The layer needs only `TmuxMcpConfig`. */
+/** `Tmux` over one process per invocation. The layer needs only `TmuxMcpConfig`; it owns its children. */
 export const TmuxExec = {
   make: makeTmuxExec,
-  layer: Layer.effect(Tmux, makeTmuxExec) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
+  layer: Layer.effect(Tmux, makeTmuxExec).pipe(Layer.provide(TmuxProcesses.layer)) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
 }

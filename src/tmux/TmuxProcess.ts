@@ -5,16 +5,23 @@
  * SIGTERM, then SIGKILL after a short grace: a tmux that ignores SIGTERM (a wrapper with
  * `trap '' TERM`, a client stuck in the kernel) must not keep a call past its deadline, and
  * waiting for its exit is bounded too. @effect/platform's executor is not used here for that
- * reason: its release sends SIGTERM and then waits for the exit without a bound. Children still
- * running when this process exits are SIGKILLed from the exit hook, whatever state their call is in.
+ * reason: its release sends SIGTERM and then waits for the exit without a bound.
+ *
+ * The children still running belong to the layer that spawned them (`TmuxProcesses`): when it is
+ * released they are SIGKILLed, and until then a hook on the process's "exit" event does that if the
+ * process ends first, whatever state their call is in. That hook is process-global by nature: "exit"
+ * is the one moment Node runs code for sure before the process goes, and only synchronous code, so
+ * no finalizer can stand in for it. The layer installs it when built and removes it when released.
+ * The timers here time a real process from its callbacks, not a wait of the program: they use the
+ * wall clock.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /** How long a child gets to exit after SIGTERM before SIGKILL (and to be reaped after SIGKILL). */
 export const KILL_GRACE_MS = 500
-
-const running = new Set<ChildProcess>()
 
 const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
   try {
@@ -29,33 +36,54 @@ const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
   }
 }
 
-let exitHookInstalled = false
-const killAllOnExit = () => {
-  for (const child of running) killGroup(child, "SIGKILL")
-}
-
 const hasExited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null
 
-/** Spawns a child in its own process group, to be SIGKILLed at the latest when this process exits. */
-export const spawnInGroup = (
-  bin: string,
-  argv: ReadonlyArray<string>,
-  options: { readonly env: Readonly<Record<string, string>>; readonly stdin: boolean }
-): ChildProcess => {
-  if (!exitHookInstalled) {
-    process.on("exit", killAllOnExit)
-    exitHookInstalled = true
-  }
-  const child = spawn(bin, [...argv], {
-    env: options.env,
-    stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
-    detached: true
-  })
-  running.add(child)
-  child.once("exit", () => running.delete(child))
-  // A spawn that failed emits "error" and never "exit".
-  child.once("error", () => running.delete(child))
-  return child
+export interface SpawnOptions {
+  readonly env: Readonly<Record<string, string>>
+  readonly stdin: boolean
+}
+
+export interface TmuxProcessesShape {
+  /**
+   * Spawns a child in its own process group, to be SIGKILLed at the latest when the layer is
+   * released or this process exits. Throws as `child_process.spawn` does.
+   */
+  readonly spawn: (bin: string, argv: ReadonlyArray<string>, options: SpawnOptions) => ChildProcess
+}
+
+/** The tmux children of one live layer (see the module's comment). */
+export class TmuxProcesses extends Context.Tag("effect-tmux-mcp/TmuxProcesses")<TmuxProcesses, TmuxProcessesShape>() {
+  static readonly layer: Layer.Layer<TmuxProcesses> = Layer.scoped(
+    TmuxProcesses,
+    Effect.gen(function* () {
+      const running = new Set<ChildProcess>()
+      const killAll = () => {
+        for (const child of running) killGroup(child, "SIGKILL")
+      }
+      yield* Effect.acquireRelease(
+        Effect.sync(() => process.on("exit", killAll)),
+        () =>
+          Effect.sync(() => {
+            process.off("exit", killAll)
+            killAll()
+          })
+      )
+      return TmuxProcesses.of({
+        spawn: (bin, argv, options) => {
+          const child = spawn(bin, [...argv], {
+            env: options.env,
+            stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+            detached: true
+          })
+          running.add(child)
+          child.once("exit", () => running.delete(child))
+          // A spawn that failed emits "error" and never "exit".
+          child.once("error", () => running.delete(child))
+          return child
+        }
+      })
+    })
+  )
 }
 
 /**
@@ -123,11 +151,11 @@ export const runToEnd = (
   bin: string,
   argv: ReadonlyArray<string>,
   options: { readonly env: Readonly<Record<string, string>>; readonly stdin?: string | undefined }
-): Effect.Effect<Finished, SpawnFailed> =>
-  Effect.async<Finished, SpawnFailed>((resume) => {
+): Effect.Effect<Finished, SpawnFailed, TmuxProcesses> =>
+  Effect.flatMap(TmuxProcesses, (processes) => Effect.async<Finished, SpawnFailed>((resume) => {
     let child: ChildProcess
     try {
-      child = spawnInGroup(bin, argv, { env: options.env, stdin: options.stdin !== undefined })
+      child = processes.spawn(bin, argv, { env: options.env, stdin: options.stdin !== undefined })
     } catch (error) {
       resume(Effect.fail(spawnFailed(bin, error)))
       return
@@ -160,4 +188,4 @@ export const runToEnd = (
       child.stdin!.end(options.stdin)
     }
     return Effect.promise(() => terminate(child))
-  })
+  }))

@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import {
@@ -27,7 +27,6 @@ import {
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
-import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const NAMESPACE = `Buffers are this server's own: the name you give is held in tmux as ${BUFFER_PREFIX}<name>, and buffers of other programs are never read or touched.`
@@ -42,7 +41,7 @@ export const listBuffersTool = defineTool({
   output: Page(BufferInfo),
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return paginate(yield* listBuffers(socket), input)
     })
 })
@@ -63,7 +62,7 @@ export const loadBufferTool = defineTool({
   textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* loadBuffer(socket, input.name, input.text)
     })
 })
@@ -85,7 +84,7 @@ export const showBufferTool = defineTool({
   output: BufferContent,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* showBuffer(socket, input.name, input.max_bytes ?? DEFAULT_SHOW_MAX_BYTES)
     })
 })
@@ -108,11 +107,12 @@ export const pasteBufferTool = defineTool({
   output: BufferPasted,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "paste into", "pasting into your own terminal")
       return yield* pasteBuffer(socket, input.name, input.pane_id, {
         bracketed: input.bracketed ?? true,
-        deleteAfter: input.delete_after ?? false
+        deleteAfter: input.delete_after ?? false,
+        generation: input.generation
       })
     })
 })
@@ -127,7 +127,7 @@ export const deleteBufferTool = defineTool({
   output: BufferDeleted,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* deleteBuffer(socket, input.name)
     })
 })

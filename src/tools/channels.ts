@@ -1,7 +1,7 @@
 /** tmux wait-for channels: wait_for_channel, signal_channel. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { ChannelName, ChannelSignalled, ChannelWaited, signalChannel, waitForChannel } from "../operations/watching/Channels.js"
 import { timeoutArgument } from "./internal/Arguments.js"
@@ -19,7 +19,7 @@ export const waitForChannelTool = defineTool({
   handler: (input) =>
     Effect.gen(function* () {
       const timeout = yield* effectiveTimeout(input.timeout)
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* waitForChannel(socket, input.channel, timeout)
     })
 })
@@ -35,7 +35,7 @@ export const signalChannelTool = defineTool({
   output: ChannelSignalled,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* signalChannel(socket, input.channel)
     })
 })

@@ -1,14 +1,13 @@
 /** Running commands in a pane's shell: run_command, wait_for_command. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket, SocketResolver } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { CommandResult, MAX_COMMAND_BYTES, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
 import { budgetArguments, generationArgument, timeoutArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
-import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 const outputArguments = {
@@ -46,13 +45,14 @@ export const runCommandTool = defineTool({
   textArguments: { command: "text" },
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "run a command in", "running a command in your own terminal")
       return yield* runCommand(socket, input.pane_id, {
         command: input.command,
         timeout: yield* effectiveTimeout(input.timeout),
         interruptOnTimeout: input.interrupt_on_timeout ?? false,
         force: input.force ?? false,
+        generation: input.generation,
         ...outputOptions(input)
       })
     })

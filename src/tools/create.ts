@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { PaneId, SessionId } from "../domain/Ids.js"
 import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
 import { MAX_NAME_LENGTH } from "../operations/layout/Names.js"
@@ -52,9 +52,6 @@ const spawnRequest = (input: {
 
 const detachedArgument = (what: string) =>
   optional(Schema.Boolean, `Default true: ${what} stays as it is, so a person's view does not jump. false makes the new one current.`)
-
-const resolveSocket = (input: { readonly socket_name?: string; readonly socket_path?: string }) =>
-  Effect.flatMap(SocketResolver, (resolver) => resolver.resolve(input))
 
 const paneResult = ({ pane, server }: SpawnedPane) => ({ pane, generation: server.generation })
 

@@ -1,7 +1,7 @@
 /** The tmux environment: set_environment, unset_environment, show_environment. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { type ResolvedSocket, SocketResolver } from "../context/SocketResolver.js"
+import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput, type ToolError } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import {
@@ -18,7 +18,6 @@ import {
 import { ENVIRONMENT_NAME } from "../operations/lifecycle/Spawn.js"
 import { generationArgument } from "./internal/Arguments.js"
 import { callerPaneId } from "./internal/CallerTarget.js"
-import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments, type ToolServices } from "./Tool.js"
 
 const EnvironmentName = Schema.String.pipe(
@@ -92,8 +91,8 @@ export const setEnvironmentTool = defineTool({
   handler: (input) =>
     Effect.gen(function* () {
       const scope = yield* requiredScope(input)
-      const socket = yield* resolveChecked(input)
-      return yield* setEnvironment(socket, scope, input.name, input.value)
+      const socket = yield* resolveSocket(input)
+      return yield* setEnvironment(socket, scope, input.name, input.value, { generation: input.generation })
     })
 })
 
@@ -118,8 +117,8 @@ export const unsetEnvironmentTool = defineTool({
   handler: (input) =>
     Effect.gen(function* () {
       const scope = yield* requiredScope(input)
-      const socket = yield* resolveChecked(input)
-      return yield* unsetEnvironment(socket, scope, input.name, input.remove === true ? "removed" : "unset")
+      const socket = yield* resolveSocket(input)
+      return yield* unsetEnvironment(socket, scope, input.name, input.remove === true ? "removed" : "unset", { generation: input.generation })
     })
 })
 
@@ -141,7 +140,7 @@ export const showEnvironmentTool = defineTool({
   output: EnvironmentListing,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       const scope = yield* readScope(socket, input)
       return yield* showEnvironment(socket, scope, { name: input.name, maxBytes: input.max_bytes })
     })

@@ -2,6 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import { MAX_BUFFER_BYTES } from "../operations/input/Buffers.js"
@@ -17,7 +18,6 @@ import {
 import { pasteText, TextPasted } from "../operations/input/Paste.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
-import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const keysArgument = Schema.String.annotations({
@@ -49,9 +49,9 @@ export const sendKeysTool = defineTool({
   textArguments: { keys: "text" },
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "type into", "typing into your own terminal")
-      return yield* sendKeys(socket, input.pane_id, { keys: input.keys, literal: input.literal, enter: input.enter })
+      return yield* sendKeys(socket, input.pane_id, { keys: input.keys, literal: input.literal, enter: input.enter, generation: input.generation })
     })
 })
 
@@ -90,12 +90,13 @@ export const sendKeysBatchTool = defineTool({
           })
         )
       }
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "type into", "typing into your own terminal")
       return yield* sendKeysBatch(socket, input.pane_id, {
         operations: input.operations,
         delayMs,
-        stopOnError: input.stop_on_error ?? true
+        stopOnError: input.stop_on_error ?? true,
+        generation: input.generation
       })
     })
 })
@@ -120,12 +121,13 @@ export const pasteTextTool = defineTool({
   textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "paste into", "pasting into your own terminal")
       return yield* pasteText(socket, input.pane_id, {
         text: input.text,
         bracketed: input.bracketed ?? true,
-        enter: input.enter ?? false
+        enter: input.enter ?? false,
+        generation: input.generation
       })
     })
 })

@@ -1,7 +1,7 @@
 /** Pane read tools: the tree's leaves and what they show. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Capture, Pane } from "../domain/Model.js"
@@ -31,7 +31,7 @@ export const listPanesTool = defineTool({
       if (input.session_id !== undefined && input.window_id !== undefined) {
         return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or window_id, not both." }))
       }
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       const { items } = yield* listPanes(socket, { session_id: input.session_id, window_id: input.window_id })
       return paginate(items, input)
     })
@@ -48,7 +48,7 @@ export const getPaneInfoTool = defineTool({
   output: Pane,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return input.pane_id === undefined ? yield* callerPane(socket) : yield* getPane(socket, input.pane_id)
     })
 })
@@ -74,7 +74,7 @@ export const capturePaneTool = defineTool({
   output: Capture,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* capturePane(socket, input.pane_id, {
         start: input.start,
         end: input.end,

@@ -1,7 +1,7 @@
 /** Searching pane text across a server, a session or a window: search_panes. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { SessionId, WindowId } from "../domain/Ids.js"
 import {
@@ -72,7 +72,7 @@ export const searchPanesTool = defineTool({
           })
         )
       }
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* searchPanes(socket, {
         scope: { session_id: input.session_id, window_id: input.window_id },
         patterns: { patterns: input.patterns, regex: input.regex, ignoreCase: input.ignore_case },

@@ -1,7 +1,7 @@
 /** Server tools: discover, inspect, start and kill tmux servers. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
@@ -36,9 +36,6 @@ export const listServersTool = defineTool({
     }))
 })
 
-const resolve = (input: { readonly socket_name?: string; readonly socket_path?: string }) =>
-  Effect.flatMap(SocketResolver, (resolver) => resolver.resolve(input))
-
 export const getServerInfoTool = defineTool({
   name: "get_server_info",
   title: "Get tmux Server Info",
@@ -48,7 +45,7 @@ export const getServerInfoTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct(socketArguments),
   output: ServerInfo,
-  handler: (input) => Effect.flatMap(resolve(input), serverInfo)
+  handler: (input) => Effect.flatMap(resolveSocket(input), serverInfo)
 })
 
 const ServerStarted = Schema.Struct({
@@ -71,7 +68,7 @@ export const startServerTool = defineTool({
   output: ServerStarted,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolve(input)
+      const socket = yield* resolveSocket(input)
       const { started, server } = yield* startServer(socket)
       return {
         started,
@@ -103,7 +100,7 @@ export const killServerTool = defineTool({
   output: ServerKilled,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* resolve(input)
+      const socket = yield* resolveSocket(input)
       const server = yield* killServer(socket)
       return {
         killed: true as const,

@@ -1,7 +1,7 @@
 /** Session read tools. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import { Session } from "../domain/Model.js"
@@ -22,7 +22,7 @@ export const listSessionsTool = defineTool({
   output: Page(Session),
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       const { items } = yield* listSessions(socket)
       return paginate(items, input)
     })
@@ -43,7 +43,7 @@ export const getSessionInfoTool = defineTool({
   output: Session,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       if (input.session_id !== undefined && input.session_name !== undefined) {
         return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or session_name, not both." }))
       }

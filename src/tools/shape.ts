@@ -22,8 +22,8 @@ import {
   swapPanes,
   zoomPane
 } from "../operations/layout/Shape.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { generationArgument } from "./internal/Arguments.js"
-import { resolveChecked } from "./internal/Resolve.js"
 import { defineTool, Int, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 
 const changeArguments = { generation: generationArgument, ...socketArguments }
@@ -42,7 +42,7 @@ export const renameSessionTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({ session_id: SessionId, name: Schema.String, ...changeArguments }),
   output: Session,
-  handler: (input) => Effect.flatMap(resolveChecked(input), (socket) => renameSession(socket, input.session_id, input.name))
+  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => renameSession(socket, input.session_id, input.name, { generation: input.generation }))
 })
 
 export const renameWindowTool = defineTool({
@@ -53,7 +53,7 @@ export const renameWindowTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...changeArguments }),
   output: Window,
-  handler: (input) => Effect.flatMap(resolveChecked(input), (socket) => renameWindow(socket, input.window_id, input.name))
+  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => renameWindow(socket, input.window_id, input.name, { generation: input.generation }))
 })
 
 export const selectWindowTool = defineTool({
@@ -77,10 +77,11 @@ export const selectWindowTool = defineTool({
       if (byId === byDirection || (byId && (input.session_id !== undefined || input.direction !== undefined))) {
         return yield* invalid("Pass window_id, or session_id with direction (not both).")
       }
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       return yield* selectWindow(
         socket,
-        input.window_id !== undefined ? { window_id: input.window_id } : { session_id: input.session_id!, direction: input.direction! }
+        input.window_id !== undefined ? { window_id: input.window_id } : { session_id: input.session_id!, direction: input.direction! },
+        { generation: input.generation }
       )
     })
 })
@@ -109,10 +110,11 @@ export const selectPaneTool = defineTool({
       if (byId === byDirection || (byId && (input.window_id !== undefined || input.direction !== undefined))) {
         return yield* invalid("Pass pane_id, or window_id with direction (not both).")
       }
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       return yield* selectPane(
         socket,
-        input.pane_id !== undefined ? { pane_id: input.pane_id } : { window_id: input.window_id!, direction: input.direction! }
+        input.pane_id !== undefined ? { pane_id: input.pane_id } : { window_id: input.window_id!, direction: input.direction! },
+        { generation: input.generation }
       )
     })
 })
@@ -129,7 +131,7 @@ export const selectLayoutTool = defineTool({
     ...changeArguments
   }),
   output: Window,
-  handler: (input) => Effect.flatMap(resolveChecked(input), (socket) => selectLayout(socket, input.window_id, input.layout))
+  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => selectLayout(socket, input.window_id, input.layout, { generation: input.generation }))
 })
 
 export const resizePaneTool = defineTool({
@@ -151,10 +153,10 @@ export const resizePaneTool = defineTool({
     Effect.gen(function* () {
       const sized = input.width !== undefined || input.height !== undefined
       if (sized === (input.zoom !== undefined)) return yield* invalid("Pass width and/or height, or zoom (not both).")
-      const socket = yield* resolveChecked(input)
+      const socket = yield* resolveSocket(input)
       return input.zoom !== undefined
-        ? yield* zoomPane(socket, input.pane_id, input.zoom)
-        : yield* resizePane(socket, input.pane_id, { width: input.width, height: input.height })
+        ? yield* zoomPane(socket, input.pane_id, input.zoom, { generation: input.generation })
+        : yield* resizePane(socket, input.pane_id, { width: input.width, height: input.height }, { generation: input.generation })
     })
 })
 
@@ -173,7 +175,9 @@ export const resizeWindowTool = defineTool({
   }),
   output: Window,
   handler: (input) =>
-    Effect.flatMap(resolveChecked(input), (socket) => resizeWindow(socket, input.window_id, { width: input.width, height: input.height }))
+    Effect.flatMap(resolveSocket(input), (socket) =>
+      resizeWindow(socket, input.window_id, { width: input.width, height: input.height }, { generation: input.generation })
+    )
 })
 
 export const swapPaneTool = defineTool({
@@ -186,7 +190,7 @@ export const swapPaneTool = defineTool({
   input: Schema.Struct({ source_pane_id: PaneId, target_pane_id: PaneId, ...changeArguments }),
   output: SwappedPanes,
   handler: (input) =>
-    Effect.flatMap(resolveChecked(input), (socket) => swapPanes(socket, input.source_pane_id, input.target_pane_id))
+    Effect.flatMap(resolveSocket(input), (socket) => swapPanes(socket, input.source_pane_id, input.target_pane_id, { generation: input.generation }))
 })
 
 export const moveWindowTool = defineTool({
@@ -204,8 +208,8 @@ export const moveWindowTool = defineTool({
   }),
   output: MovedWindow,
   handler: (input) =>
-    Effect.flatMap(resolveChecked(input), (socket) =>
-      moveWindow(socket, input.window_id, { session_id: input.session_id, index: input.index })
+    Effect.flatMap(resolveSocket(input), (socket) =>
+      moveWindow(socket, input.window_id, { session_id: input.session_id, index: input.index }, { generation: input.generation })
     )
 })
 
@@ -217,7 +221,7 @@ export const setPaneTitleTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({ pane_id: PaneId, title: Schema.String, ...changeArguments }),
   output: Pane,
-  handler: (input) => Effect.flatMap(resolveChecked(input), (socket) => setPaneTitle(socket, input.pane_id, input.title))
+  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => setPaneTitle(socket, input.pane_id, input.title, { generation: input.generation }))
 })
 
 export const shapeTools = [

@@ -1,15 +1,12 @@
 /** Destroying objects: kill_session, kill_window, kill_pane (destructive tier, explicit ids only). */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Teardown } from "../domain/Model.js"
 import { killPane, killSession, killWindow } from "../operations/lifecycle/Teardown.js"
 import { generationArgument } from "./internal/Arguments.js"
 import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
-
-const resolve = (input: { readonly socket_name?: string; readonly socket_path?: string }) =>
-  Effect.flatMap(SocketResolver, (resolver) => resolver.resolve(input))
 
 const RESULT =
   "Returns what closed with it (sessions, windows, pane ids, with counts), sessions_remaining, and server_exited: true when nothing is left and the tmux server exits (exit-empty)."
@@ -27,7 +24,7 @@ export const killSessionTool = defineTool({
   }),
   output: Teardown,
   handler: (input) =>
-    Effect.flatMap(resolve(input), (socket) => killSession(socket, input.session_id, { generation: input.generation }))
+    Effect.flatMap(resolveSocket(input), (socket) => killSession(socket, input.session_id, { generation: input.generation }))
 })
 
 export const killWindowTool = defineTool({
@@ -43,7 +40,7 @@ export const killWindowTool = defineTool({
   }),
   output: Teardown,
   handler: (input) =>
-    Effect.flatMap(resolve(input), (socket) => killWindow(socket, input.window_id, { generation: input.generation }))
+    Effect.flatMap(resolveSocket(input), (socket) => killWindow(socket, input.window_id, { generation: input.generation }))
 })
 
 export const killPaneTool = defineTool({
@@ -58,7 +55,7 @@ export const killPaneTool = defineTool({
     ...socketArguments
   }),
   output: Teardown,
-  handler: (input) => Effect.flatMap(resolve(input), (socket) => killPane(socket, input.pane_id, { generation: input.generation }))
+  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => killPane(socket, input.pane_id, { generation: input.generation }))
 })
 
 export const teardownTools: ReadonlyArray<AnyTool> = [killSessionTool, killWindowTool, killPaneTool]

@@ -1,7 +1,7 @@
 /** Watching panes: snapshot_pane, capture_since, wait_for_text. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { CapturedSince, captureSince, DEFAULT_SINCE_MAX_LINES } from "../operations/watching/PaneCursor.js"
@@ -28,7 +28,7 @@ export const snapshotPaneTool = defineTool({
   output: PaneSnapshot,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* snapshotPane(socket, input.pane_id, { escapes: input.escapes })
     })
 })
@@ -49,7 +49,7 @@ export const captureSinceTool = defineTool({
   output: CapturedSince,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* captureSince(socket, input.pane_id, {
         cursor: input.cursor,
         includeCurrent: input.include_current,
@@ -81,7 +81,7 @@ export const waitForTextTool = defineTool({
   output: TextWaitResult,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return yield* waitForText(socket, input.pane_id, {
         patterns: input.patterns,
         stopPatterns: input.stop_patterns,

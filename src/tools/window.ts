@@ -1,7 +1,7 @@
 /** Window read tools. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { SessionId, WindowId } from "../domain/Ids.js"
 import { Window } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
@@ -25,7 +25,7 @@ export const listWindowsTool = defineTool({
   output: Page(Window),
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       const { items } = yield* listWindows(socket, { session_id: input.session_id })
       return paginate(items, input)
     })
@@ -42,7 +42,7 @@ export const getWindowInfoTool = defineTool({
   output: Window,
   handler: (input) =>
     Effect.gen(function* () {
-      const socket = yield* (yield* SocketResolver).resolve(input)
+      const socket = yield* resolveSocket(input)
       return input.window_id !== undefined
         ? yield* getWindow(socket, input.window_id)
         : yield* getPaneWindow(socket, yield* callerPaneId(socket, "window_id"))

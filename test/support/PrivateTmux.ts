@@ -9,13 +9,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { type ConfigFlags, loadConfig, TmuxMcpConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
-import { InvocationContext } from "../../src/context/InvocationContext.js"
-import { SocketResolver } from "../../src/context/SocketResolver.js"
+import { type TmuxMcpConfig, type ConfigFlags, type TmuxMcpConfigShape, loadConfig } from "../../src/context/TmuxMcpConfig.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { Audit } from "../../src/services/Audit.js"
-import { Ownership } from "../../src/services/Ownership.js"
-import { Policy } from "../../src/services/Policy.js"
+import { ServerLive } from "../../src/services/ServerLive.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
 import { TmuxControl } from "../../src/tmux/TmuxControl.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
@@ -49,16 +46,12 @@ export const testTransport: "exec" | "control" = process.env.ETM_TEST_TRANSPORT 
 
 export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = testTransport === "exec" ? TmuxExec.layer : TmuxControl.layer
 
-/** Every service a tool needs over a given tmux layer (audit silenced), as main.ts composes them. */
+/** Every service a tool needs over a given tmux layer (audit silenced): main.ts's ServerLive. */
 export const servicesLayer = <Extra = never>(
   config: TmuxMcpConfigShape,
   // Extra carries what a fake transport adds (e.g. FakeTmuxState) through to the test.
   tmuxLayer: Layer.Layer<Tmux | Extra, never, TmuxMcpConfig> = defaultTmuxLayer as Layer.Layer<Tmux | Extra, never, TmuxMcpConfig>
-): Layer.Layer<ServerServices | Extra> =>
-  Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
-    Layer.provideMerge(tmuxLayer),
-    Layer.provideMerge(TmuxMcpConfig.layer(config))
-  )
+): Layer.Layer<ServerServices | Extra> => ServerLive.layer(config, { tmux: tmuxLayer, audit: Audit.silent })
 
 let counter = 0
 

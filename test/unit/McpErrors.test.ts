@@ -5,7 +5,9 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import * as Exit from "effect/Exit"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Scope from "effect/Scope"
 import { afterEach, describe, expect, it } from "vitest"
 import { makeMcpServer } from "../../src/mcp/McpServer.js"
 import { allTools } from "../../src/tools/registry.js"
@@ -18,8 +20,12 @@ afterEach(async () => {
 
 const connected = async () => {
   const runtime = ManagedRuntime.make(fakeLayer(new Map()))
-  disposals.push(() => runtime.dispose())
-  const server = await makeMcpServer(runtime, allTools)
+  const scope = await runtime.runPromise(Scope.make())
+  disposals.push(async () => {
+    await runtime.runPromise(Scope.close(scope, Exit.void))
+    await runtime.dispose()
+  })
+  const server = await runtime.runPromise(makeMcpServer(allTools).pipe(Scope.extend(scope)))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "test", version: "0" })

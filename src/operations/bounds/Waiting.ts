@@ -2,7 +2,9 @@
  * Blocking waits done right: a timeout clamped to the configured ceiling (and reported as
  * `effective_timeout`), polling that starts fast and backs off, progress reported about once a
  * second to a client that asked for it, and interruption (an MCP cancel) that ends the wait at once.
+ * Time comes from `Clock`, so a test can drive a wait with `TestClock`.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -55,14 +57,14 @@ export interface PollResult<A> {
  */
 export const pollUntil = <A, E, R>(check: Effect.Effect<Option.Option<A>, E, R>, options: PollOptions): Effect.Effect<PollResult<A>, E, R> =>
   Effect.gen(function* () {
-    const started = Date.now()
+    const started = yield* Clock.currentTimeMillis
     const deadline = started + options.timeout.seconds * 1000
     const maxInterval = Duration.toMillis(options.maxInterval ?? 500)
     let interval = Duration.toMillis(options.firstInterval ?? 50)
     let reported = 0
     while (true) {
       const value = yield* check
-      const now = Date.now()
+      const now = yield* Clock.currentTimeMillis
       if (Option.isSome(value) || now >= deadline) return { value, elapsedMs: now - started }
       const elapsedSeconds = Math.floor((now - started) / 1000)
       if (elapsedSeconds > reported) {

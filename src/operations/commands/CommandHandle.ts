@@ -6,13 +6,15 @@
  * a handle that was made up or changed is refused before anything is looked at. It holds the run's
  * end secret, which is why a handle should stay with the agent and never be typed into a pane.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { Failed, InvalidInput } from "../../domain/Errors.js"
+import { NonNegativeInt } from "../../domain/Model.js"
+import { opaqueToken } from "../internal/OpaqueToken.js"
 
 const PREFIX = "cmd1."
 
@@ -33,13 +35,13 @@ const HandleFields = Schema.Struct({
   shell: Schema.String,
   source: OutputSource,
   /** Bytes of the log already read (pipe source). */
-  offset: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
+  offset: NonNegativeInt,
   /** Whether the start marker was seen. */
   started: Schema.Boolean,
   /** When the command's buffer was found fetched without a start marker yet (ms since the epoch). */
   fetched_by: Schema.NullOr(Schema.Number),
   /** Output lines already handed to the caller. */
-  returned_lines: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
+  returned_lines: NonNegativeInt,
   /** When the command was typed (ms since the epoch). */
   typed_at: Schema.Number
 })
@@ -49,30 +51,17 @@ const HandleFields = Schema.Struct({
  */
 export type CommandHandle = typeof HandleFields.Type
 
-const Signed = Schema.Struct({ ...HandleFields.fields, mac: Schema.String })
-const codec = Schema.compose(Schema.StringFromBase64Url, Schema.parseJson(Signed))
+const token = opaqueToken(PREFIX, HandleFields)
 
-/** The bytes a handle's signature covers: its fields as JSON, in schema order. */
-const signedText = (handle: CommandHandle): string => JSON.stringify(Schema.encodeSync(HandleFields)(handle))
-
-const sign = (key: Buffer, handle: CommandHandle): string => createHmac("sha256", key).update(signedText(handle)).digest("base64url")
-
-export const encodeHandle = (key: Buffer, handle: CommandHandle): string =>
-  PREFIX + Schema.encodeSync(codec)({ ...Schema.encodeSync(HandleFields)(handle), mac: sign(key, handle) })
+export const encodeHandle = (key: Buffer, handle: CommandHandle): string => token.encodeSigned(key, handle)
 
 const notOurs = () =>
   new InvalidInput({
     reason: "handle is not a handle from run_command or wait_for_command, or was changed (pass the handle field of their result unchanged)."
   })
 
-export const decodeHandle = (key: Buffer, text: string): Effect.Effect<CommandHandle, InvalidInput> => {
-  const decoded = text.startsWith(PREFIX) ? Schema.decodeUnknownEither(codec)(text.slice(PREFIX.length)) : Either.left(null)
-  if (Either.isLeft(decoded)) return Effect.fail(notOurs())
-  const { mac, ...fields } = decoded.right
-  const expected = Buffer.from(sign(key, fields))
-  const given = Buffer.from(mac)
-  return expected.length === given.length && timingSafeEqual(expected, given) ? Effect.succeed(fields) : Effect.fail(notOurs())
-}
+export const decodeHandle = (key: Buffer, text: string): Effect.Effect<CommandHandle, InvalidInput> =>
+  Either.match(token.decodeSigned(key, text), { onLeft: () => Effect.fail(notOurs()), onRight: Effect.succeed })
 
 const KEY_FILE = "handle.key"
 const KEY_BYTES = 32

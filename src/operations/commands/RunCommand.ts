@@ -6,6 +6,7 @@
  * or not_started when the shell did not run the line. Cancelling the call (an MCP cancel) stops the
  * wait, not the command; the recording is then stopped and its log removed.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
@@ -21,6 +22,7 @@ import { BudgetFields, HeadTail } from "../bounds/OutputBudget.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 import { lookupPane } from "../hierarchy/Hierarchy.js"
 import { deleteTmuxBuffer } from "../input/Buffers.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
 import { finishRun, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
@@ -88,7 +90,7 @@ export interface OutputOptions {
 }
 
 /** A command to run in a pane's shell and how long to wait for it. */
-export interface RunRequest extends OutputOptions {
+export interface RunRequest extends OutputOptions, GenerationCheck {
   readonly command: string
   readonly timeout: EffectiveTimeout
   readonly interruptOnTimeout: boolean
@@ -146,7 +148,7 @@ const judgeClaim = (socket: ResolvedSocket, paneId: string, state: ClaimState, b
     const buffer = buffers.find((row) => row.name === commandBufferName(state.claim))
     if (buffer !== undefined) {
       // Typed but never fetched: a live run_command withdraws it long before this.
-      if (Date.now() / 1000 - buffer.created < STALE_UNFETCHED_S) return yield* Effect.fail(pending(paneId))
+      if ((yield* Clock.currentTimeMillis) / 1000 - buffer.created < STALE_UNFETCHED_S) return yield* Effect.fail(pending(paneId))
       yield* deleteTmuxBuffer(socket, buffer.name)
       return state
     }
@@ -171,12 +173,13 @@ const clearLineKeys = (shell: string): ReadonlyArray<string> =>
  * waits for its end; refuses busy panes, panes another run holds, and the caller's pane and watched
  * panes unless forced.
  */
-export const runCommand = (
+export const runCommand = Effect.fn("RunCommand.runCommand")((
   socket: ResolvedSocket,
   paneId: string,
   request: RunRequest
 ): Effect.Effect<CommandResult, ToolError, Services> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const config = yield* TmuxMcpConfig
     const { command } = request
     if (command.trim() === "") return yield* invalid("command is empty; pass the shell command to run.")
@@ -220,7 +223,7 @@ export const runCommand = (
       started: false,
       fetched_by: null,
       returned_lines: 0,
-      typed_at: Date.now()
+      typed_at: yield* Clock.currentTimeMillis
     }
     const run: Run = {
       socket,
@@ -250,7 +253,7 @@ export const runCommand = (
       return yield* Effect.fail(stateConflict(paneId, refused) ?? pending(paneId))
     }
     return yield* finishRun(run, request)
-  })
+  }))
 
 const watched = (paneId: string) =>
   new Denied({
@@ -262,7 +265,7 @@ const watched = (paneId: string) =>
  * Reads a handle a caller gives back: signed by a server of this user, and not spent (a handle of a
  * command that was reported ended, or whose record expired, is refused as well).
  */
-export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, TmuxMcpConfig> =>
+export const openHandle = Effect.fn("RunCommand.openHandle")((text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, TmuxMcpConfig> =>
   Effect.gen(function* () {
     const config = yield* TmuxMcpConfig
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
@@ -271,13 +274,13 @@ export const openHandle = (text: string): Effect.Effect<CommandHandle, InvalidIn
       return yield* invalid("handle's command has already ended and its result was returned (a handle works until then), or its record expired.")
     }
     return handle
-  })
+  }))
 
 /**
  * Keeps waiting for a command that timed out, by its handle (see `openHandle`): the output since,
  * and the exit status once it completes.
  */
-export const waitForCommand = (
+export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
   socket: ResolvedSocket,
   handle: CommandHandle,
   request: WaitRequest
@@ -304,4 +307,4 @@ export const waitForCommand = (
     }
     // A server that is gone took the pane with it.
     return yield* finishRun(run, request, server === undefined)
-  })
+  }))

@@ -14,12 +14,14 @@ import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Failed, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { SessionId } from "../../domain/Ids.js"
+import { NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, type QueryTarget, runTree } from "../../tmux/Query.js"
 import { paneIdsRecord } from "../../tmux/Records.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { getSession, type SessionTarget } from "../hierarchy/Hierarchy.js"
 import { ENVIRONMENT_NAME } from "../lifecycle/Spawn.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 
 /**
  * Where a variable lives: the global environment, or one session's (by id, by exact name, or the
@@ -32,7 +34,6 @@ export const MAX_ENVIRONMENT_VALUE_BYTES = 12_288
 /** How many bytes of values `showEnvironment` returns unless told otherwise. */
 export const DEFAULT_ENVIRONMENT_MAX_BYTES = 65_536
 
-const NonNegativeInt = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 
 const ScopeFields = {
   scope: Schema.Literal("global", "session"),
@@ -272,13 +273,15 @@ const runPlan = (
  * Sets a variable for processes tmux starts later in the scope. The value reaches tmux as one argv
  * element and is never echoed: errors name the command, not the arguments.
  */
-export const setEnvironment = (
+export const setEnvironment = Effect.fn("Environment.setEnvironment")((
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   name: string,
-  value: string
+  value: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<EnvironmentSet, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName(name)
     // Node refuses argv with NUL bytes in an exception that quotes the argument.
     if (value.includes("\0")) return yield* Effect.fail(new InvalidInput({ reason: "value must not contain NUL characters." }))
@@ -291,24 +294,26 @@ export const setEnvironment = (
     // `--` keeps a value that starts with "-" from reading as a flag.
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, "--", name, value])
     return { name, scope: plan.scope, session_id: sessionId, value_length: [...value].length }
-  })
+  }))
 
 /**
  * `unset` deletes the entry (in a session the global value then applies again); `removed` makes new
  * processes in the scope start without the variable even when a wider scope sets it.
  */
-export const unsetEnvironment = (
+export const unsetEnvironment = Effect.fn("Environment.unsetEnvironment")((
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   name: string,
-  mode: "unset" | "removed"
+  mode: "unset" | "removed",
+  options: GenerationCheck = {}
 ): Effect.Effect<EnvironmentUnset, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName(name)
     const plan = yield* planChange(socket, target)
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, mode === "unset" ? "-u" : "-r", "--", name])
     return { name, scope: plan.scope, session_id: sessionId, mode }
-  })
+  }))
 
 const isUnknownVariable = (error: TmuxError): boolean =>
   error._tag === "Failed" && error.reason === "exit" && /unknown variable/.test(error.stderr)
@@ -318,7 +323,7 @@ const isUnknownVariable = (error: TmuxError): boolean =>
  * named; a name that is not set is an empty listing. Values are returned whole or not at all:
  * variables that do not fit within `maxBytes` are named in `omitted_names`.
  */
-export const showEnvironment = (
+export const showEnvironment = Effect.fn("Environment.showEnvironment")((
   socket: ResolvedSocket,
   target: EnvironmentTarget,
   options: { readonly name?: string | undefined; readonly maxBytes?: number | undefined } = {}
@@ -380,4 +385,4 @@ export const showEnvironment = (
       omitted_names: omitted.slice(0, MAX_OMITTED_NAMES),
       bytes
     }
-  })
+  }))

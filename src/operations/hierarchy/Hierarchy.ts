@@ -111,15 +111,15 @@ export const decodeSessions = (output: Format.ParsedOutput): Effect.Effect<Array
   })
 
 /** Every session of the server, in id order. */
-export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
+export const listSessions = Effect.fn("Hierarchy.listSessions")((socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
   Effect.gen(function* () {
     const output = yield* query(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m)])
     const server = yield* decodeServerIdentity(output)
     return { server, items: yield* decodeSessions(output) }
-  })
+  }))
 
 /** Windows, in window-id order. A window linked into several sessions appears once per session. */
-export const listWindows = (
+export const listWindows = Effect.fn("Hierarchy.listWindows")((
   socket: ResolvedSocket,
   scope: Pick<TreeScope, "session_id"> = {}
 ): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
@@ -134,7 +134,7 @@ export const listWindows = (
       server,
       items: rows.sort((a, b) => byNumericId("window_id")(a, b) || byNumericId("session_id")(a, b))
     }
-  })
+  }))
 
 /** Lists the clients, to tell which panes a person is watching (none can be without a session). */
 export const clientsCommand = (marks: Format.Marks): TmuxCommand =>
@@ -161,7 +161,7 @@ export const toPanes = (
   })
 
 /** Panes in pane-id order; a pane of a linked window is listed once (its first session). */
-export const listPanes = (
+export const listPanes = Effect.fn("Hierarchy.listPanes")((
   socket: ResolvedSocket,
   scope: TreeScope = {}
 ): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
@@ -181,7 +181,7 @@ export const listPanes = (
         )
     const server = yield* decodeServerIdentity(output)
     return { server, items: yield* toPanes(socket, server, output) }
-  })
+  }))
 
 /** At most this many placements are returned per pane (a window is rarely linked more often). */
 export const MAX_PLACEMENTS = 32
@@ -273,7 +273,7 @@ const lookedUpPane = (socket: ResolvedSocket, paneId: string, output: Format.Par
  * One session, in one round trip: the session list (names are matched exactly here; tmux's own
  * `-t name` would also match prefixes), after the pane lookup when the target is a pane.
  */
-export const getSession = (
+export const getSession = Effect.fn("Hierarchy.getSession")((
   socket: ResolvedSocket,
   target: SessionTarget
 ): Effect.Effect<Session, TmuxError, Tmux> =>
@@ -299,10 +299,10 @@ export const getSession = (
         socket: socket.label
       })
     )
-  })
+  }))
 
 /** One window by id (`@N`); NotFound when no session holds it. */
-export const getWindow = (socket: ResolvedSocket, windowId: string): Effect.Effect<Window, TmuxError, Tmux> =>
+export const getWindow = Effect.fn("Hierarchy.getWindow")((socket: ResolvedSocket, windowId: string): Effect.Effect<Window, TmuxError, Tmux> =>
   Effect.gen(function* () {
     // `list-windows -t @N` lists the windows of a session holding @N and fails if there is none.
     const output = yield* queryTree(socket, (m) => [["list-windows", "-t", windowId, "-F", windowRecord.format(m)]], {
@@ -312,14 +312,14 @@ export const getWindow = (socket: ResolvedSocket, windowId: string): Effect.Effe
     const found = (yield* decode(windowRecord, output)).find((window) => window.window_id === windowId)
     if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "window", target: windowId, socket: socket.label }))
     return found as Window
-  })
+  }))
 
 /**
  * The window holding a pane, in one round trip: `list-windows -t %N` lists the windows of the
  * session tmux picks for the pane, the same session the lookup reports, so the row is the pane's
  * own window link.
  */
-export const getPaneWindow = (socket: ResolvedSocket, paneId: string): Effect.Effect<Window, TmuxError, Tmux> =>
+export const getPaneWindow = Effect.fn("Hierarchy.getPaneWindow")((socket: ResolvedSocket, paneId: string): Effect.Effect<Window, TmuxError, Tmux> =>
   Effect.gen(function* () {
     const output = yield* queryTree(
       socket,
@@ -330,7 +330,7 @@ export const getPaneWindow = (socket: ResolvedSocket, paneId: string): Effect.Ef
     const found = (yield* decode(windowRecord, output)).find((window) => window.window_id === window_id)
     if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "window", target: window_id, socket: socket.label }))
     return found as Window
-  })
+  }))
 
 /**
  * One pane, with the server that answered and the whole output, so a caller can read more about the
@@ -357,5 +357,5 @@ export const lookupPane = (
   })
 
 /** One pane by id (`%N`), with `is_caller` and `is_attended`; NotFound when it does not exist. */
-export const getPane = (socket: ResolvedSocket, paneId: string): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> =>
-  Effect.map(lookupPane(socket, paneId), ({ pane }) => pane)
+export const getPane = Effect.fn("Hierarchy.getPane")((socket: ResolvedSocket, paneId: string): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> =>
+  Effect.map(lookupPane(socket, paneId), ({ pane }) => pane))

@@ -18,6 +18,7 @@ import { NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, query } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { typablePane } from "./Input.js"
 import { refusePasteEnd } from "./internal/BracketedPaste.js"
 
@@ -83,13 +84,13 @@ export const BufferInfo = Schema.Struct({
 export type BufferInfo = typeof BufferInfo.Type
 
 /** This server's buffers, newest first (tmux's order). Other programs' buffers are never read. */
-export const listBuffers = (socket: ResolvedSocket): Effect.Effect<Array<BufferInfo>, TmuxError, Tmux> =>
+export const listBuffers = Effect.fn("Buffers.listBuffers")((socket: ResolvedSocket): Effect.Effect<Array<BufferInfo>, TmuxError, Tmux> =>
   query(socket, (m) => [listOurs(m)]).pipe(
     Effect.flatMap((output) => decode(bufferRecord, output)),
     Effect.map((rows) =>
       rows.map((row) => ({ name: row.name.slice(BUFFER_PREFIX.length), tmux_buffer: row.name, bytes: row.bytes, created: row.created }))
     )
-  )
+  ))
 
 /** A buffer was loaded, and whether it replaced one of the same name. */
 export const BufferLoaded = Schema.Struct({
@@ -101,18 +102,20 @@ export const BufferLoaded = Schema.Struct({
 export type BufferLoaded = typeof BufferLoaded.Type
 
 /** Loads text into the buffer (creating or replacing it) in one invocation, the text on stdin. */
-export const loadBuffer = (
+export const loadBuffer = Effect.fn("Buffers.loadBuffer")((
   socket: ResolvedSocket,
   name: string,
-  text: string
+  text: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<BufferLoaded, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const bytes = yield* checkBufferText(text)
     const buffer = tmuxBufferName(name)
     const output = yield* query(socket, (m) => [listOurs(m, buffer), ["load-buffer", "-b", buffer, "-"]], { stdin: text })
     const before = yield* decode(bufferRecord, output)
     return { name, tmux_buffer: buffer, bytes, replaced: before.length > 0 }
-  })
+  }))
 
 /** A buffer's exact text, bounded by bytes. */
 export const BufferContent = Schema.Struct({
@@ -152,7 +155,7 @@ const readBufferText = (socket: ResolvedSocket, name: string): Effect.Effect<str
   )
 
 /** The buffer's text, at most `maxBytes` of it. One invocation. */
-export const showBuffer = (
+export const showBuffer = Effect.fn("Buffers.showBuffer")((
   socket: ResolvedSocket,
   name: string,
   maxBytes: number
@@ -164,7 +167,7 @@ export const showBuffer = (
     const returned = Buffer.byteLength(content, "utf8")
     const bytes = Buffer.byteLength(text, "utf8")
     return { name, tmux_buffer: buffer, content, bytes, returned_bytes: returned, truncated: returned < bytes }
-  })
+  }))
 
 /** A buffer was pasted into a pane. */
 export const BufferPasted = Schema.Struct({
@@ -221,13 +224,14 @@ export const pasteThroughPrivateBuffer = (
  * was checked is pasted through a private buffer: the named buffer could change between a check
  * and a paste of it.
  */
-export const pasteBuffer = (
+export const pasteBuffer = Effect.fn("Buffers.pasteBuffer")((
   socket: ResolvedSocket,
   name: string,
   paneId: string,
-  options: PasteOptions
+  options: PasteOptions & GenerationCheck
 ): Effect.Effect<BufferPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const pane = yield* typablePane(socket, paneId, "pasted")
     const result = { name, pane_id: paneId, bracketed: options.bracketed, deleted: options.deleteAfter, pane_in_mode: pane.in_mode }
     if (!options.bracketed) {
@@ -250,7 +254,7 @@ export const pasteBuffer = (
     yield* pasteThroughPrivateBuffer(socket, paneId, text, { bracketed: true })
     if (options.deleteAfter) yield* deleteTmuxBuffer(socket, tmuxBufferName(name))
     return result
-  })
+  }))
 
 /** paste-buffer as this module runs it (newlines become carriage returns, as a terminal paste sends them). */
 export const pasteCommand = (buffer: string, paneId: string, options: PasteOptions): Array<string> => [
@@ -278,5 +282,12 @@ export const deleteTmuxBuffer = (socket: ResolvedSocket, buffer: string): Effect
   )
 
 /** Deletes one of this library's buffers; one that does not exist is `deleted: false`, not an error. */
-export const deleteBuffer = (socket: ResolvedSocket, name: string): Effect.Effect<BufferDeleted, TmuxError, Tmux> =>
-  Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))
+export const deleteBuffer = Effect.fn("Buffers.deleteBuffer")((
+  socket: ResolvedSocket,
+  name: string,
+  options: GenerationCheck = {}
+): Effect.Effect<BufferDeleted, TmuxError, Tmux> =>
+  Effect.zipRight(
+    ensureGeneration(socket, options.generation),
+    Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))
+  ))

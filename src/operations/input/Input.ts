@@ -12,9 +12,11 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
+import { commandListBytes } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, queryTree } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 
 /** tmux's named keys (key-string.c), compared case-insensitively as tmux does. */
 const NAMED_KEYS = new Set(
@@ -125,7 +127,7 @@ export const KeysSent = Schema.Struct({
     description: "The keys were one special key (C-c, Escape, Up, F5, …), which is why Enter defaulted to false."
   }),
   enter_sent: Schema.Boolean,
-  keys_length: Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+  keys_length: NonNegativeInt.annotations({
     description: "Characters sent before the Enter (the keys themselves are not returned)."
   }),
   pane_in_mode: Schema.Boolean.annotations({
@@ -210,12 +212,13 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
  * would drop the keys without a word). Text longer than one tmux command allows goes in pieces,
  * in order, typed literally (text that long cannot be a key name, so nothing changes meaning).
  */
-export const sendKeys = (
+export const sendKeys = Effect.fn("Input.sendKeys")((
   socket: ResolvedSocket,
   paneId: string,
-  request: SendKeysRequest
+  request: SendKeysRequest & GenerationCheck
 ): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const plan = yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const pane = yield* typablePane(socket, paneId)
     const tmux = yield* Tmux
@@ -228,20 +231,17 @@ export const sendKeys = (
       keys_length: plan.length,
       pane_in_mode: pane.in_mode
     }
-  })
+  }))
 
 /** The most operations one `sendKeysBatch` takes. */
 export const MAX_BATCH_OPERATIONS = 64
 export const MAX_BATCH_DELAY_MS = 2000
 
 /**
- * Room for one invocation's argv: tmux 3.3a takes a client's whole command line in one message of
- * at most 16 KiB (socket path and global flags included), so the batch packs its commands below that.
+ * Room for one packed invocation's argv, well below what one tmux invocation carries
+ * (tmux/CommandBatches.ts), so the batch packs its commands below that.
  */
 const INVOCATION_BYTES = 12_288
-
-const argvBytes = (commands: ReadonlyArray<TmuxCommand>): number =>
-  commands.reduce((sum, command) => sum + command.reduce((n, arg) => n + Buffer.byteLength(arg, "utf8") + 1, 2), 0)
 
 /** Operations sent together by the same invocations: they succeed or fail together. */
 export interface BatchStep {
@@ -260,7 +260,7 @@ export const batchSteps = (plans: ReadonlyArray<KeysPlan>, packed: boolean): Arr
   let open: { operations: Array<number>; invocations: Array<Array<TmuxCommand>> } | undefined
   plans.forEach((plan, index) => {
     const single = plan.invocations.length === 1 ? plan.invocations[0]! : undefined
-    if (packed && single !== undefined && open !== undefined && argvBytes(open.invocations[0]!) + argvBytes(single) <= INVOCATION_BYTES) {
+    if (packed && single !== undefined && open !== undefined && commandListBytes([...open.invocations[0]!, ...single]) <= INVOCATION_BYTES) {
       open.operations.push(index)
       open.invocations[0]!.push(...single)
       return
@@ -309,7 +309,7 @@ export const KeysBatchSent = Schema.Struct({
 export type KeysBatchSent = typeof KeysBatchSent.Type
 
 /** Several send-keys requests to one pane, in order. */
-export interface SendKeysBatchRequest {
+export interface SendKeysBatchRequest extends GenerationCheck {
   readonly operations: ReadonlyArray<SendKeysRequest>
   /** Pause between operations; 0 packs them into as few invocations as possible. */
   readonly delayMs: number
@@ -322,12 +322,13 @@ export interface SendKeysBatchRequest {
  * up once before anything is sent. Each operation reports its own outcome; the call as a whole fails
  * only when nothing at all was sent, with the first error.
  */
-export const sendKeysBatch = (
+export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
   socket: ResolvedSocket,
   paneId: string,
   request: SendKeysBatchRequest
 ): Effect.Effect<KeysBatchSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const { operations, delayMs } = request
     if (operations.length < 1 || operations.length > MAX_BATCH_OPERATIONS) {
       return yield* Effect.fail(new InvalidInput({ reason: `operations must hold 1 to ${MAX_BATCH_OPERATIONS} entries.` }))
@@ -387,4 +388,4 @@ export const sendKeysBatch = (
       invocations,
       results
     }
-  })
+  }))

@@ -13,6 +13,7 @@ import { Conflict, InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import type { Tmux } from "../../tmux/Tmux.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { checkBufferText, pasteThroughPrivateBuffer } from "./Buffers.js"
 import { typablePane } from "./Input.js"
 import { refusePasteEnd } from "./internal/BracketedPaste.js"
@@ -32,7 +33,7 @@ export const TextPasted = Schema.Struct({
 export type TextPasted = typeof TextPasted.Type
 
 /** Text to paste, bracketed or not, with or without an Enter afterwards. */
-export interface PasteTextRequest {
+export interface PasteTextRequest extends GenerationCheck {
   readonly text: string
   readonly bracketed: boolean
   /** Press Enter after the paste (runs what was pasted, in a shell). */
@@ -43,12 +44,13 @@ export interface PasteTextRequest {
  * Pastes text into a pane as one exact paste through a private buffer loaded from stdin and removed
  * on every path; bracketed text holding the paste-end sequence is refused.
  */
-export const pasteText = (
+export const pasteText = Effect.fn("Paste.pasteText")((
   socket: ResolvedSocket,
   paneId: string,
   request: PasteTextRequest
 ): Effect.Effect<TextPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, request.generation)
     const bytes = yield* checkBufferText(request.text)
     if (request.bracketed) yield* refusePasteEnd(request.text, "text")
     const pane = yield* typablePane(socket, paneId, "pasted")
@@ -67,4 +69,4 @@ export const pasteText = (
       after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
     })
     return { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
-  })
+  }))

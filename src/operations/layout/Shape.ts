@@ -13,13 +13,14 @@ import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { SessionId } from "../../domain/Ids.js"
-import { Pane, type Session, Window } from "../../domain/Model.js"
+import { NonNegativeInt, Pane, type Session, Window } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
 import { decode, decodeServerIdentity, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import { paneRecord, placementRecord, sessionIdRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { clientsCommand, decodeSessions, sessionsCommands, toPanes } from "../hierarchy/Hierarchy.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { checkName, storedExactly } from "./Names.js"
 
 type Requirements = Tmux | InvocationContext
@@ -77,12 +78,14 @@ const paneNamed = (socket: ResolvedSocket, panes: ReadonlyArray<Pane>, paneId: s
  * Renames a session by id; the name is stored literally (`#(…)` never runs) and refused if tmux
  * would store it differently.
  */
-export const renameSession = (
+export const renameSession = Effect.fn("Shape.renameSession")((
   socket: ResolvedSocket,
   sessionId: string,
-  name: string
+  name: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Session, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName("session name", name, "name")
     const target = { kind: "session", id: sessionId } as const
     const output = yield* queryTree(
@@ -94,28 +97,32 @@ export const renameSession = (
     if (found === undefined) return yield* notFound(socket, target)
     yield* storedExactly("session name", name, found.session_name)
     return found as Session
-  })
+  }))
 
 /** Renames a window by id, likewise stored literally. */
-export const renameWindow = (
+export const renameWindow = Effect.fn("Shape.renameWindow")((
   socket: ResolvedSocket,
   windowId: string,
-  name: string
+  name: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName("window name", name, "name")
     const window = yield* changeWindow(socket, windowId, [["rename-window", "-t", windowId, "--", literalizeFormat(name)]])
     yield* storedExactly("window name", name, window.window_name)
     return window
-  })
+  }))
 
 /** A program in the pane may set its title later with an escape sequence; tmux 3.3a allows that. */
-export const setPaneTitle = (
+export const setPaneTitle = Effect.fn("Shape.setPaneTitle")((
   socket: ResolvedSocket,
   paneId: string,
-  title: string
+  title: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Pane, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     yield* checkName("pane title", title, "title")
     const { panes } = yield* changePanes(
       socket,
@@ -126,7 +133,7 @@ export const setPaneTitle = (
     const pane = yield* paneNamed(socket, panes, paneId)
     yield* storedExactly("pane title", title, pane.title)
     return pane
-  })
+  }))
 
 // Selection
 
@@ -145,8 +152,13 @@ const windowDirectionCommand: Record<WindowDirection, string> = {
 }
 
 /** Makes a window its session's current window; returns it. next/previous wrap around. */
-export const selectWindow = (socket: ResolvedSocket, selection: WindowSelection): Effect.Effect<Window, TmuxError, Tmux> =>
+export const selectWindow = Effect.fn("Shape.selectWindow")((
+  socket: ResolvedSocket,
+  selection: WindowSelection,
+  options: GenerationCheck = {}
+): Effect.Effect<Window, TmuxError, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if ("window_id" in selection) {
       return yield* changeWindow(socket, selection.window_id, [["select-window", "-t", selection.window_id]])
     }
@@ -161,7 +173,7 @@ export const selectWindow = (socket: ResolvedSocket, selection: WindowSelection)
     )
     const found = (yield* decode(windowRecord, output)).find((window) => window.active)
     return found === undefined ? yield* notFound(socket, target) : (found as Window)
-  })
+  }))
 
 /** A pane relative to a window's active one. */
 export type PaneDirection = "up" | "down" | "left" | "right" | "last" | "next" | "previous"
@@ -204,8 +216,13 @@ const neighbourPane = (
  * Makes a pane its window's active pane; returns it. It does not switch the session's current
  * window (select_window does). Selecting a pane in a zoomed window unzooms it, as in tmux.
  */
-export const selectPane = (socket: ResolvedSocket, selection: PaneSelection): Effect.Effect<Pane, TmuxError, Requirements> =>
+export const selectPane = Effect.fn("Shape.selectPane")((
+  socket: ResolvedSocket,
+  selection: PaneSelection,
+  options: GenerationCheck = {}
+): Effect.Effect<Pane, TmuxError, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if ("pane_id" in selection) {
       const paneId = selection.pane_id
       const { panes } = yield* changePanes(socket, { kind: "pane", id: paneId }, [["select-pane", "-t", paneId]], [paneId])
@@ -220,7 +237,7 @@ export const selectPane = (socket: ResolvedSocket, selection: PaneSelection): Ef
     const { panes } = yield* changePanes(socket, target, [paneDirectionCommand[direction](windowId)], [windowId])
     const active = panes.find((pane) => pane.window_id === windowId && pane.active)
     return active === undefined ? yield* notFound(socket, target) : active
-  })
+  }))
 
 // Layout and size
 
@@ -238,29 +255,33 @@ export const isLayout = (layout: string): boolean =>
  * Applies a named layout or a saved layout string to a window; a string tmux cannot apply there is
  * InvalidInput.
  */
-export const selectLayout = (
+export const selectLayout = Effect.fn("Shape.selectLayout")((
   socket: ResolvedSocket,
   windowId: string,
-  layout: string
+  layout: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
-  isLayout(layout)
-    ? changeWindow(socket, windowId, [["select-layout", "-t", windowId, "--", layout]]).pipe(
-        // tmux checks a layout string (checksum, pane count, sizes) before changing anything.
-        Effect.catchIf(
-          (error) => error._tag === "Failed" && error.reason === "exit" && /invalid layout|have \d+ panes? but need \d+|size mismatch after applying layout/.test(error.stderr),
-          () =>
-            Effect.fail(
-              new InvalidInput({
-                reason: `layout is not a layout tmux can apply to window ${windowId} (a layout string must come from a window with the same number of panes, unchanged).`
-              })
-            )
+  Effect.zipRight(
+    ensureGeneration(socket, options.generation),
+    isLayout(layout)
+      ? changeWindow(socket, windowId, [["select-layout", "-t", windowId, "--", layout]]).pipe(
+          // tmux checks a layout string (checksum, pane count, sizes) before changing anything.
+          Effect.catchIf(
+            (error) => error._tag === "Failed" && error.reason === "exit" && /invalid layout|have \d+ panes? but need \d+|size mismatch after applying layout/.test(error.stderr),
+            () =>
+              Effect.fail(
+                new InvalidInput({
+                  reason: `layout is not a layout tmux can apply to window ${windowId} (a layout string must come from a window with the same number of panes, unchanged).`
+                })
+              )
+          )
         )
-      )
-    : Effect.fail(
-        new InvalidInput({
-          reason: `layout must be one of ${LAYOUT_NAMES.join(", ")} or a layout string from get_window_info (e.g. "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}").`
-        })
-      )
+      : Effect.fail(
+          new InvalidInput({
+            reason: `layout must be one of ${LAYOUT_NAMES.join(", ")} or a layout string from get_window_info (e.g. "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}").`
+          })
+        )
+  ))
 
 /** A pane after a resize or zoom, and whether the call changed anything. */
 export const ResizedPane = Schema.Struct({
@@ -317,12 +338,14 @@ const resized = (
  * Sets a pane's size in cells. tmux keeps the window's size, so the neighbours give or take the
  * difference; a pane alone in its window keeps the window's size. Resizing unzooms the window.
  */
-export const resizePane = (
+export const resizePane = Effect.fn("Shape.resizePane")((
   socket: ResolvedSocket,
   paneId: string,
-  size: PaneSize
+  size: PaneSize,
+  options: GenerationCheck = {}
 ): Effect.Effect<ResizedPane, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if (size.width === undefined && size.height === undefined) {
       return yield* Effect.fail(new InvalidInput({ reason: "Pass width, height, or both (or zoom)." }))
     }
@@ -331,19 +354,21 @@ export const resizePane = (
     if (size.width !== undefined) command.push("-x", String(size.width))
     if (size.height !== undefined) command.push("-y", String(size.height))
     return yield* resized(socket, paneId, [command], before)
-  })
+  }))
 
 /**
  * Zooms a pane (it fills its window) or unzooms its window, idempotently: tmux's `resize-pane -Z`
  * toggles, so the zoom state is read first and only a needed change is sent. Zooming a pane of a
  * window where another pane is zoomed zooms this one instead.
  */
-export const zoomPane = (
+export const zoomPane = Effect.fn("Shape.zoomPane")((
   socket: ResolvedSocket,
   paneId: string,
-  zoom: boolean
+  zoom: boolean,
+  options: GenerationCheck = {}
 ): Effect.Effect<ResizedPane, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const before = yield* paneSize(socket, paneId)
     const toggle: TmuxCommand = ["resize-pane", "-Z", "-t", paneId]
     if (zoom && before.pane_count < 2) {
@@ -359,25 +384,28 @@ export const zoomPane = (
         ? [toggle]
         : []
     return yield* resized(socket, paneId, change, before)
-  })
+  }))
 
 /**
  * Sets a window's size in cells. tmux then sets the window's `window-size` option to `manual`: the
  * window keeps this size and stops following the size of attached clients.
  */
-export const resizeWindow = (
+export const resizeWindow = Effect.fn("Shape.resizeWindow")((
   socket: ResolvedSocket,
   windowId: string,
-  size: PaneSize
-): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> => {
-  if (size.width === undefined && size.height === undefined) {
-    return Effect.fail(new InvalidInput({ reason: "Pass width, height, or both." }))
-  }
-  const command = ["resize-window", "-t", windowId]
-  if (size.width !== undefined) command.push("-x", String(size.width))
-  if (size.height !== undefined) command.push("-y", String(size.height))
-  return changeWindow(socket, windowId, [command])
-}
+  size: PaneSize,
+  options: GenerationCheck = {}
+): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
+  Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
+    if (size.width === undefined && size.height === undefined) {
+      return yield* Effect.fail(new InvalidInput({ reason: "Pass width, height, or both." }))
+    }
+    const command = ["resize-window", "-t", windowId]
+    if (size.width !== undefined) command.push("-x", String(size.width))
+    if (size.height !== undefined) command.push("-y", String(size.height))
+    return yield* changeWindow(socket, windowId, [command])
+  }))
 
 // Moving
 
@@ -393,12 +421,14 @@ export type SwappedPanes = typeof SwappedPanes.Type
  * pane is swapped, the pane that takes its place becomes active, so what a person looks at keeps
  * its spot on screen.
  */
-export const swapPanes = (
+export const swapPanes = Effect.fn("Shape.swapPanes")((
   socket: ResolvedSocket,
   sourcePaneId: string,
-  targetPaneId: string
+  targetPaneId: string,
+  options: GenerationCheck = {}
 ): Effect.Effect<SwappedPanes, TmuxError | InvalidInput, Requirements> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     if (sourcePaneId === targetPaneId) {
       return yield* Effect.fail(new InvalidInput({ reason: "source_pane_id and target_pane_id are the same pane." }))
     }
@@ -412,11 +442,11 @@ export const swapPanes = (
       source: yield* paneNamed(socket, panes, sourcePaneId),
       target: yield* paneNamed(socket, panes, targetPaneId)
     }
-  })
+  }))
 
 const Placement = Schema.Struct({
   session_id: SessionId,
-  window_index: Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+  window_index: NonNegativeInt
 })
 
 /** A window after a move: where it is now, where it was, and whether its source session closed. */
@@ -441,12 +471,14 @@ const placementBeforeRecord = Format.record("pbef", {
  * free one. The destination's current window does not change. A window linked into several
  * sessions leaves the one tmux picks for `window_id`; `moved_from` says which.
  */
-export const moveWindow = (
+export const moveWindow = Effect.fn("Shape.moveWindow")((
   socket: ResolvedSocket,
   windowId: string,
-  destination: { readonly session_id: string; readonly index?: number | undefined }
+  destination: { readonly session_id: string; readonly index?: number | undefined },
+  options: GenerationCheck = {}
 ): Effect.Effect<MovedWindow, TmuxError, Tmux> =>
   Effect.gen(function* () {
+    yield* ensureGeneration(socket, options.generation)
     const sessionId = destination.session_id
     const output = yield* queryTree(
       socket,
@@ -470,4 +502,4 @@ export const moveWindow = (
       moved_from: from === undefined ? null : { session_id: from.session_id, window_index: from.window_index },
       source_session_closed: from !== undefined && !sessions.has(from.session_id)
     }
-  })
+  }))

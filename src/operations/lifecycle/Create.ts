@@ -20,15 +20,15 @@ import { refuseCallerPane } from "../hierarchy/Guards.js"
 import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/Hierarchy.js"
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
 import { checkName, type NameKind } from "../layout/Names.js"
-import { ensureGeneration } from "../servers/Generation.js"
-import { probeServer } from "../servers/Servers.js"
+import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
 import { type SpawnRequest, spawnArguments } from "./Spawn.js"
 
 /**
  * A detached session to create: names, size, whether a server may be started for it, and whether
- * this process owns it.
+ * this process owns it. With a generation, the session is created only on that server (it exists
+ * then: no server is started).
  */
-export interface CreateSessionRequest extends SpawnRequest {
+export interface CreateSessionRequest extends SpawnRequest, GenerationCheck {
   readonly sessionName?: string | undefined
   readonly windowName?: string | undefined
   /** Size of the initial window in cells; tmux's default-size (80x24) otherwise. */
@@ -50,14 +50,12 @@ export interface CreatedSession {
 }
 
 /** A window to create in a session. */
-export interface CreateWindowRequest extends SpawnRequest {
+export interface CreateWindowRequest extends SpawnRequest, GenerationCheck {
   readonly windowName?: string | undefined
   /** Where the window goes in the session; the next free index otherwise. */
   readonly windowIndex?: number | undefined
   /** Leave the session's current window as it is (default true). */
   readonly detached?: boolean | undefined
-  /** Refuse the call if the server is no longer this generation. */
-  readonly generation?: string | undefined
 }
 
 /** The new window, its pane and the server. */
@@ -72,21 +70,19 @@ export interface CreatedWindow {
 export type SplitDirection = "above" | "below" | "left" | "right"
 
 /** How to split a pane: the side, the new pane's size, whether it becomes active. */
-export interface SplitWindowRequest extends SpawnRequest {
+export interface SplitWindowRequest extends SpawnRequest, GenerationCheck {
   /** Default "below". */
   readonly direction?: SplitDirection | undefined
   /** Cells (e.g. 10) or a percentage of the split pane (e.g. "30%"); half otherwise. */
   readonly size?: number | `${number}%` | undefined
   /** Leave the window's active pane as it is (default true). */
   readonly detached?: boolean | undefined
-  readonly generation?: string | undefined
 }
 
 /** How to restart a pane's process. */
-export interface RespawnPaneRequest extends SpawnRequest {
+export interface RespawnPaneRequest extends SpawnRequest, GenerationCheck {
   /** Kill the pane's running process first (default true); without it only a dead pane respawns. */
   readonly kill?: boolean | undefined
-  readonly generation?: string | undefined
 }
 
 /** A pane a split or respawn made, with its placements, and the server. */
@@ -198,7 +194,7 @@ const spawnAndRead = (
  * `serverStarted` is true only for the call that did (a server started by someone else between
  * the probe and the call would also be reported as ours).
  */
-export const createSession = (
+export const createSession = Effect.fn("Create.createSession")((
   socket: ResolvedSocket,
   request: CreateSessionRequest
 ): Effect.Effect<CreatedSession, TmuxError | InvalidInput, Tmux | Ownership> =>
@@ -207,6 +203,7 @@ export const createSession = (
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
     const spawn = yield* spawnArguments(request)
     const owned = request.owned === true
+    yield* ensureGeneration(socket, request.generation)
     const running = request.allowServerStart === true ? yield* probeServer(socket) : Option.none()
     const startServer = request.allowServerStart === true && Option.isNone(running)
     if (startServer) yield* refuseOccupiedSocketPath(socket)
@@ -250,10 +247,10 @@ export const createSession = (
       serverStarted: startServer,
       owned
     }
-  })
+  }))
 
 /** A new window in an explicitly named session, and its pane. */
-export const createWindow = (
+export const createWindow = Effect.fn("Create.createWindow")((
   socket: ResolvedSocket,
   sessionId: string,
   request: CreateWindowRequest
@@ -293,10 +290,10 @@ export const createWindow = (
     )
     const window = yield* firstRow(yield* decode(windowRecord, output), "window")
     return { window: window as Window, pane, server }
-  })
+  }))
 
 /** A new pane next to an existing one, starting in that pane's directory unless told otherwise. */
-export const splitWindow = (
+export const splitWindow = Effect.fn("Create.splitWindow")((
   socket: ResolvedSocket,
   paneId: string,
   request: SplitWindowRequest
@@ -326,13 +323,13 @@ export const splitWindow = (
       { kind: "pane", id: paneId }
     )
     return { pane, server }
-  })
+  }))
 
 /**
  * Restarts a pane's process: the given argv, or the command the pane was started with. Never the
  * pane this MCP server runs in.
  */
-export const respawnPane = (
+export const respawnPane = Effect.fn("Create.respawnPane")((
   socket: ResolvedSocket,
   paneId: string,
   request: RespawnPaneRequest
@@ -360,4 +357,4 @@ export const respawnPane = (
       )
     )
     return { pane, server }
-  })
+  }))

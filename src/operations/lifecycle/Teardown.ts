@@ -18,16 +18,13 @@ import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "
 import type { Tmux } from "../../tmux/Tmux.js"
 import { refuseCallerPane, refuseCallerWithin } from "../hierarchy/Guards.js"
 import { dedupeBy, eachPaneCommand } from "../hierarchy/Hierarchy.js"
-import { ensureGeneration } from "../servers/Generation.js"
+import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 
 /** What a kill operation kills. */
 export type TeardownKind = "session" | "window" | "pane"
 
-/** Options of every kill operation. */
-export interface TeardownOptions {
-  /** A generation seen earlier: the kill is refused (NotFound) if the server restarted since. */
-  readonly generation?: string | undefined
-}
+/** A generation seen earlier: the kill is refused (NotFound) if the server restarted since. */
+export type TeardownOptions = GenerationCheck
 
 /** At most this many sessions, windows or panes are listed per answer (the counts stay complete). */
 const MAX_LISTED = 100
@@ -149,28 +146,28 @@ const teardown = (
  * included, even though a window linked elsewhere would survive: the caller's session is never
  * killed from inside).
  */
-export const killSession = (
+export const killSession = Effect.fn("Teardown.killSession")((
   socket: ResolvedSocket,
   sessionId: string,
   options: TeardownOptions = {}
-): Effect.Effect<Teardown, TmuxError | Denied, Tmux | InvocationContext> => teardown(socket, "session", sessionId, options)
+): Effect.Effect<Teardown, TmuxError | Denied, Tmux | InvocationContext> => teardown(socket, "session", sessionId, options))
 
 /**
  * Kills a window by id, in every session it is linked into; a session whose only window it was
  * closes too. Refused when the window holds the caller's own pane.
  */
-export const killWindow = (
+export const killWindow = Effect.fn("Teardown.killWindow")((
   socket: ResolvedSocket,
   windowId: string,
   options: TeardownOptions = {}
-): Effect.Effect<Teardown, TmuxError | Denied, Tmux | InvocationContext> => teardown(socket, "window", windowId, options)
+): Effect.Effect<Teardown, TmuxError | Denied, Tmux | InvocationContext> => teardown(socket, "window", windowId, options))
 
 /**
  * Kills a pane by id; its window closes when it was the last pane (and so on up). Refused for the
  * caller's own pane.
  */
-export const killPane = (
+export const killPane = Effect.fn("Teardown.killPane")((
   socket: ResolvedSocket,
   paneId: string,
   options: TeardownOptions = {}
-): Effect.Effect<Teardown, TmuxError | Denied, Tmux | InvocationContext> => teardown(socket, "pane", paneId, options)
+): Effect.Effect<Teardown, TmuxError | Denied, Tmux | InvocationContext> => teardown(socket, "pane", paneId, options))

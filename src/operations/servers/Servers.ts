@@ -5,12 +5,12 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { realpathSync } from "node:fs"
 import { readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { InvocationContext } from "../../context/InvocationContext.js"
+import { samePath } from "../../context/RealPath.js"
 import { type ResolvedSocket, SocketResolver } from "../../context/SocketResolver.js"
-import { Denied, type Failed, type InvalidInput, NoServer, type NotFound, type TmuxError } from "../../domain/Errors.js"
+import { Denied, type Failed, type InvalidInput, NoServer, NotFound, type TmuxError } from "../../domain/Errors.js"
 import type { LiveServer, ServerIdentity, ServerInfo, UnresponsiveSocket } from "../../domain/Model.js"
 import type * as Format from "../../tmux/Format.js"
 import { type CommandsWith, decode, decodeServerIdentity, query, serverIdentityCommand } from "../../tmux/Query.js"
@@ -23,17 +23,46 @@ import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
  * Asks the socket who answers. A dead server is `None`, never an error; the probe runs with `-N`
  * so it can never start a server.
  */
-export const probeServer = (
+export const probeServer = Effect.fn("Servers.probeServer")((
   socket: ResolvedSocket
 ): Effect.Effect<Option.Option<ServerIdentity>, Failed | NotFound, Tmux> =>
   query(socket, (m) => [serverIdentityCommand(m)]).pipe(
     Effect.flatMap(decodeServerIdentity),
     Effect.map(Option.some),
     Effect.catchTag("NoServer", () => Effect.succeedNone)
-  )
+  ))
+
+/**
+ * What every mutating operation takes for optimistic concurrency across server restarts: ids repeat
+ * on a new server (%0, @0, $0), so a caller passes back the `generation` it saw (create_session,
+ * get_server_info, where_am_i) and the call is refused if the server changed.
+ */
+export interface GenerationCheck {
+  /** Refuse the call (NotFound, kind server) if the server is no longer this generation; nothing is sent then. */
+  readonly generation?: string | undefined
+}
+
+/** The server answering `socket` has this generation, if one is expected; it costs one probe, before the operation's own commands. */
+export const ensureGeneration = Effect.fn("Servers.ensureGeneration")((
+  socket: ResolvedSocket,
+  expected: string | undefined
+): Effect.Effect<void, NoServer | NotFound | Failed, Tmux> =>
+  expected === undefined ? Effect.void : Effect.asVoid(Effect.flatMap(probeServer(socket), (server) => expectServer(socket, server, expected))))
+
+/** The server a probe found, of the expected generation when one is given: no server is NoServer, another one NotFound. */
+export const expectServer = (
+  socket: ResolvedSocket,
+  probed: Option.Option<ServerIdentity>,
+  expected: string | undefined
+): Effect.Effect<ServerIdentity, NoServer | NotFound> =>
+  Option.isNone(probed)
+    ? Effect.fail(new NoServer({ socket: socket.label }))
+    : expected === undefined || probed.value.generation === expected
+      ? Effect.succeed(probed.value)
+      : Effect.fail(new NotFound({ kind: "server", target: expected, socket: socket.label }))
 
 /** Liveness, identity and object counts in one round trip; a dead server is `is_alive: false`. */
-export const serverInfo = (
+export const serverInfo = Effect.fn("Servers.serverInfo")((
   socket: ResolvedSocket
 ): Effect.Effect<ServerInfo, Failed | NotFound, Tmux | InvocationContext> =>
   Effect.gen(function* () {
@@ -74,22 +103,13 @@ export const serverInfo = (
       pane_count: new Set(ids.map((row) => row.pane_id)).size,
       is_caller_server: context.isCallerServer(socket, server.pid)
     }
-  })
+  }))
 
 const isSocketFile = (path: string): Effect.Effect<boolean> =>
   Effect.tryPromise(() => stat(path)).pipe(
     Effect.map((info) => info.isSocket()),
     Effect.orElseSucceed(() => false)
   )
-
-/** Socket paths compare by their real location too (a symlinked TMUX_TMPDIR names the same socket). */
-const canonicalPath = (path: string): string => {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
 
 /** What a server answered when asked in a survey. */
 export interface SurveyAnswer {
@@ -157,7 +177,7 @@ export const surveyServers = (
       focus: []
     }))
     focus.forEach(({ socket }, index) => {
-      const same = (path: string) => path === socket.path || canonicalPath(path) === canonicalPath(socket.path)
+      const same = (path: string) => samePath(path, socket.path)
       const ask = asks.find((entry) => same(entry.path))
       if (ask !== undefined) ask.focus.push(index)
       else asks.push({ path: socket.path, counted: false, focus: [index] })
@@ -235,16 +255,16 @@ export interface ServerDiscovery {
  * that does not answer within PROBE_TIMEOUT_MS is reported apart. `extraPaths` adds sockets outside
  * the directory.
  */
-export const discoverServers = (
+export const discoverServers = Effect.fn("Servers.discoverServers")((
   extraPaths: ReadonlyArray<string> = []
 ): Effect.Effect<ServerDiscovery, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.map(surveyServers(extraPaths, []), ({ live, unresponsive }) => ({ live, unresponsive }))
+  Effect.map(surveyServers(extraPaths, []), ({ live, unresponsive }) => ({ live, unresponsive })))
 
 /** The live servers of `discoverServers`. */
-export const listServers = (
+export const listServers = Effect.fn("Servers.listServers")((
   extraPaths: ReadonlyArray<string> = []
 ): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.map(discoverServers(extraPaths), (discovery) => discovery.live)
+  Effect.map(discoverServers(extraPaths), (discovery) => discovery.live))
 
 /** Whether `startServer` started the server or found one running, and who answers now. */
 export interface StartServerResult {
@@ -257,7 +277,7 @@ export interface StartServerResult {
  * `start-server` would exit at once). Says whether it started one or one was already running.
  * A socket path that holds something else than a socket is refused (tmux would delete it).
  */
-export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError | InvalidInput, Tmux> =>
+export const startServer = Effect.fn("Servers.startServer")((socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function* () {
     const running = yield* probeServer(socket)
     if (Option.isSome(running)) return { started: false, server: running.value }
@@ -268,19 +288,18 @@ export const startServer = (socket: ResolvedSocket): Effect.Effect<StartServerRe
       { startServer: true }
     )
     return { started: true, server: yield* decodeServerIdentity(output) }
-  })
+  }))
 
-/** Kills the server, unless the MCP server itself may be running inside it. */
-export const killServer = (
-  socket: ResolvedSocket
+/** Kills the server, unless the MCP server itself may be running inside it (or it is not the generation given). */
+export const killServer = Effect.fn("Servers.killServer")((
+  socket: ResolvedSocket,
+  options: GenerationCheck = {}
 ): Effect.Effect<ServerIdentity, TmuxError | Denied, Tmux | InvocationContext> =>
   Effect.gen(function* () {
     const context = yield* InvocationContext
-    const server = yield* probeServer(socket)
-    if (Option.isNone(server)) {
-      return yield* Effect.fail(new NoServer({ socket: socket.label }))
-    }
-    if (context.mightBeCallerServer(socket, server.value.pid)) {
+    // The probe it needs anyway answers the generation check too.
+    const server = yield* expectServer(socket, yield* probeServer(socket), options.generation)
+    if (context.mightBeCallerServer(socket, server.pid)) {
       return yield* Effect.fail(
         new Denied({
           kind: "self",
@@ -289,5 +308,5 @@ export const killServer = (
       )
     }
     yield* query(socket, () => [["kill-server"]])
-    return server.value
-  })
+    return server
+  }))

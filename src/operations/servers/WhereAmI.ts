@@ -27,7 +27,7 @@ interface CallerLookup {
  * the caller's pane is looked up in the invocation that asks the caller's socket. A socket that does
  * not answer in time is counted apart, and said to be unresponsive when it is the effective one.
  */
-export const whereAmI = (
+export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
   selector: SocketSelector = {}
 ): Effect.Effect<WhereAmI, Failed | NotFound | InvalidInput, Tmux | TmuxMcpConfig | InvocationContext | SocketResolver> =>
   Effect.gen(function* () {
@@ -97,4 +97,4 @@ export const whereAmI = (
       suppress_history: config.suppressHistory,
       allow_server_start: config.allowServerStart
     }
-  })
+  }))

@@ -30,7 +30,7 @@ export const DEFAULT_CAPTURE_MAX_LINES = 500
  * The text a pane shows, or a history range of it, control characters stripped; the newest
  * `maxLines` lines are kept and the rest counted.
  */
-export const capturePane = (
+export const capturePane = Effect.fn("Capture.capturePane")((
   socket: ResolvedSocket,
   paneId: string,
   options: CaptureOptions
@@ -54,4 +54,4 @@ export const capturePane = (
       truncated: kept.length < lines.length,
       truncated_lines: lines.length - kept.length
     }
-  })
+  }))

@@ -13,17 +13,18 @@
  * would wake other programs waiting there (a script's `wait-for build-done && deploy`), so the stale
  * waiter is left, and documented.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { NoServer, type TmuxError } from "../../domain/Errors.js"
+import type { TmuxError } from "../../domain/Errors.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import { reportProgress } from "../../services/Progress.js"
 import { Tmux } from "../../tmux/Tmux.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
-import { probeServer } from "../servers/Servers.js"
+import { ensureGeneration, expectServer, type GenerationCheck, probeServer } from "../servers/Servers.js"
 
 /** A wait-for channel name: 1-64 of A-Z a-z 0-9 _ . -. */
 export const ChannelName = Schema.String.pipe(
@@ -52,16 +53,17 @@ export type ChannelWaited = typeof ChannelWaited.Type
  * Waits for a signal on `channel`: the server is probed first (no server is NoServer, nothing waited),
  * then `wait-for` runs until signalled or the deadline; afterwards the same server must still answer.
  */
-export const waitForChannel = (
+export const waitForChannel = Effect.fn("Channels.waitForChannel")((
   socket: ResolvedSocket,
   channel: string,
-  timeout: EffectiveTimeout
+  timeout: EffectiveTimeout,
+  options: GenerationCheck = {}
 ): Effect.Effect<ChannelWaited, TmuxError, Tmux> =>
   Effect.gen(function* () {
-    const before = yield* probeServer(socket)
-    if (Option.isNone(before)) return yield* Effect.fail(new NoServer({ socket: socket.label }))
+    // The probe the wait needs anyway answers the generation check too.
+    const before = yield* expectServer(socket, yield* probeServer(socket), options.generation)
     const tmux = yield* Tmux
-    const started = Date.now()
+    const started = yield* Clock.currentTimeMillis
     const ticking = Effect.gen(function* () {
       for (let second = 1; ; second++) {
         yield* Effect.sleep(Duration.seconds(1))
@@ -75,19 +77,20 @@ export const waitForChannel = (
         Effect.timeoutTo({ duration: Duration.seconds(timeout.seconds), onTimeout: () => Option.none(), onSuccess: Option.some }),
         Effect.raceFirst(ticking)
       )
-    const result = (outcome: ChannelWaited["outcome"]): ChannelWaited => ({
-      channel,
-      outcome,
-      elapsed_ms: Date.now() - started,
-      effective_timeout: timeout.seconds,
-      timeout_clamped: timeout.clamped
-    })
-    if (Option.isNone(waited)) return result("timeout")
+    const result = (outcome: ChannelWaited["outcome"]): Effect.Effect<ChannelWaited> =>
+      Effect.map(Clock.currentTimeMillis, (now) => ({
+        channel,
+        outcome,
+        elapsed_ms: now - started,
+        effective_timeout: timeout.seconds,
+        timeout_clamped: timeout.clamped
+      }))
+    if (Option.isNone(waited)) return yield* result("timeout")
     const after = yield* probeServer(socket)
-    if (Option.isNone(after) || after.value.generation !== before.value.generation) return result("server_died")
+    if (Option.isNone(after) || after.value.generation !== before.generation) return yield* result("server_died")
     if (waited.value._tag === "Left") return yield* Effect.fail(waited.value.left)
-    return result("signalled")
-  })
+    return yield* result("signalled")
+  }))
 
 /** A channel was signalled. */
 export const ChannelSignalled = Schema.Struct({
@@ -99,7 +102,12 @@ export const ChannelSignalled = Schema.Struct({
 export type ChannelSignalled = typeof ChannelSignalled.Type
 
 /** Signals a wait-for channel: wakes its waiters, or keeps the signal for the next wait when none waits. */
-export const signalChannel = (socket: ResolvedSocket, channel: string): Effect.Effect<ChannelSignalled, TmuxError, Tmux> =>
-  Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(
-    Effect.as({ channel, signalled: true })
-  )
+export const signalChannel = Effect.fn("Channels.signalChannel")((
+  socket: ResolvedSocket,
+  channel: string,
+  options: GenerationCheck = {}
+): Effect.Effect<ChannelSignalled, TmuxError, Tmux> =>
+  Effect.zipRight(
+    ensureGeneration(socket, options.generation),
+    Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(Effect.as({ channel, signalled: true }))
+  ))

@@ -46,6 +46,8 @@ import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
+import { Int, NonNegativeInt } from "../../domain/Model.js"
+import { opaqueToken } from "../internal/OpaqueToken.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 import { type CaptureStart, type PaneState, type PaneView, readPaneView, trimTrailingBlank, type WindowRequest } from "./Snapshot.js"
 
@@ -62,8 +64,6 @@ const MAX_WINDOWS = 16
 export const DEFAULT_SINCE_MAX_LINES = 500
 const CURSOR_PREFIX = "cs1."
 
-const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
-
 /**
  * The cursor's content; short keys keep the string short. `n`, `u`, `w` and `l` came later: a
  * cursor without them (from an earlier version) covers `c` rows above, counts as identified when
@@ -79,17 +79,17 @@ const CursorFields = Schema.Struct({
   /** The pane's process id. */
   q: Schema.NullOr(Schema.Number),
   /** Absolute row of the anchor (0 = oldest history row). */
-  r: Count,
+  r: NonNegativeInt,
   /** Column (cells) on that row where new text begins. */
-  x: Count,
+  x: NonNegativeInt,
   /** history_size when the cursor was taken. */
-  h: Count,
+  h: NonNegativeInt,
   /** Taken while a full-screen program had the alternate screen. */
   a: Schema.Boolean,
   /** Non-blank rows above the anchor that `k` covers, at most CONTEXT_ROWS (fewer at the top of the pane). */
-  c: Schema.Number.pipe(Schema.int(), Schema.between(0, CONTEXT_ROWS)),
+  c: Int.pipe(Schema.between(0, CONTEXT_ROWS)),
   /** How many rows above the anchor `k` covers, blank ones included. */
-  n: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.between(0, MAX_CONTEXT_SPAN))),
+  n: Schema.optional(Int.pipe(Schema.between(0, MAX_CONTEXT_SPAN))),
   /** Those rows and the text before the column were found nowhere else in the rows read then. */
   u: Schema.optional(Schema.Boolean),
   /** Hash of the rows above the anchor. */
@@ -97,16 +97,15 @@ const CursorFields = Schema.Struct({
   /** Hash of the anchor row's text before column `x`. */
   t: Schema.String,
   /** The pane's width when the cursor was taken. */
-  w: Schema.optional(Count),
+  w: Schema.optional(NonNegativeInt),
   /** The pane's history-limit when the cursor was taken. */
-  l: Schema.optional(Count)
+  l: Schema.optional(NonNegativeInt)
 })
 export type Cursor = typeof CursorFields.Type
 
-const decodeFields = Schema.decodeUnknownEither(Schema.parseJson(CursorFields))
+const token = opaqueToken(CURSOR_PREFIX, CursorFields)
 
-export const encodeCursor = (cursor: Cursor): string =>
-  CURSOR_PREFIX + Buffer.from(JSON.stringify(cursor), "utf8").toString("base64url")
+export const encodeCursor = (cursor: Cursor): string => token.encode(cursor)
 
 const startOver = "Call capture_since without a cursor to get a fresh one."
 
@@ -114,9 +113,7 @@ export const decodeCursor = (text: string, argument = "cursor"): Either.Either<C
   const invalid = new InvalidInput({
     reason: `${argument} is not a cursor returned by capture_since or wait_for_text. ${startOver}`
   })
-  if (!text.startsWith(CURSOR_PREFIX)) return Either.left(invalid)
-  const json = Buffer.from(text.slice(CURSOR_PREFIX.length), "base64url").toString("utf8")
-  return Either.mapLeft(decodeFields(json), () => invalid)
+  return Either.mapLeft(token.decode(text), () => invalid)
 }
 
 // ---- cells: where the cursor column falls in a row's text ---------------------------------------
@@ -439,10 +436,10 @@ export const keepNewest = (rows: ReadonlyArray<string>, maxLines: number) => {
 
 /** The fields that bound returned text, as capture_pane reports them. */
 export const boundedTextFields = {
-  lines_total: Count.annotations({ description: "Lines there were to return (trailing blank lines dropped)." }),
-  lines_returned: Count,
+  lines_total: NonNegativeInt.annotations({ description: "Lines there were to return (trailing blank lines dropped)." }),
+  lines_returned: NonNegativeInt,
   truncated: Schema.Boolean,
-  truncated_lines: Count.annotations({ description: "Oldest lines left out to stay within max_lines." })
+  truncated_lines: NonNegativeInt.annotations({ description: "Oldest lines left out to stay within max_lines." })
 }
 
 /**
@@ -490,7 +487,7 @@ export const parseCursorFor = (text: string, paneId: string, argument = "cursor"
  * Only what a pane printed since `cursor` (without one: a cursor for the pane's current end, and
  * the screen when `includeCurrent`).
  */
-export const captureSince = (
+export const captureSince = Effect.fn("PaneCursor.captureSince")((
   socket: ResolvedSocket,
   paneId: string,
   options: CaptureSinceOptions
@@ -523,4 +520,4 @@ export const captureSince = (
       pane_dead: since.view.state.pane_dead,
       cursor: encodeCursor(since.next)
     }
-  })
+  }))

@@ -263,7 +263,7 @@ const fillBudget = (found: ReadonlyArray<PaneFound>, maxBytes: number) => {
  * Searches the screens and recent history of the scope's panes for patterns (matched in this
  * process, never by tmux), paged over panes, bounded in matches, bytes and time.
  */
-export const searchPanes = (
+export const searchPanes = Effect.fn("Search.searchPanes")((
   socket: ResolvedSocket,
   options: SearchOptions
 ): Effect.Effect<SearchResult, TmuxError | InvalidInput, Tmux | InvocationContext> =>
@@ -336,4 +336,4 @@ export const searchPanes = (
       time_exhausted: timeExhausted,
       truncated: nextOffset !== null || matchesReturned < totalMatches || notSearched > 0 || omitted > 0
     }
-  })
+  }))

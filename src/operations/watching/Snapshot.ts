@@ -11,7 +11,7 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { DisplayText, stripControls } from "../../domain/ControlText.js"
 import { Failed, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
-import { Generation, generationOf } from "../../domain/Model.js"
+import { Generation, generationOf, NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { runTree } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
@@ -170,7 +170,6 @@ export const trimTrailingBlank = (rows: ReadonlyArray<string>): Array<string> =>
   return rows.slice(0, end)
 }
 
-const NonNegativeInt = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
 
 /** A pane's visible text with its cursor, modes, scroll position, size, history, process and title. */
 export const PaneSnapshot = Schema.Struct({
@@ -202,7 +201,7 @@ export const PaneSnapshot = Schema.Struct({
 export type PaneSnapshot = typeof PaneSnapshot.Type
 
 /** What a pane shows and where its cursor and modes are, in one round trip. */
-export const snapshotPane = (
+export const snapshotPane = Effect.fn("Snapshot.snapshotPane")((
   socket: ResolvedSocket,
   paneId: string,
   options: { readonly escapes?: boolean | undefined } = {}
@@ -226,4 +225,4 @@ export const snapshotPane = (
     pane_pid: state.pane_pid,
     title: state.title,
     generation: state.generation
-  }))
+  })))

@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
+import { NonNegativeInt } from "../../domain/Model.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 import { type EffectiveTimeout, pollUntil, timeoutFields } from "../bounds/Waiting.js"
 import {
@@ -42,7 +43,7 @@ export const WaitOutcome = Schema.Literal("matched", "stopped", "timeout", "pane
 
 export const MatchedLine = Schema.Struct({
   text: Schema.String,
-  pattern_index: Schema.NullOr(Schema.Number.pipe(Schema.int(), Schema.nonNegative())).annotations({
+  pattern_index: Schema.NullOr(NonNegativeInt).annotations({
     description: "Index into patterns (outcome matched) or stop_patterns (outcome stopped); null when patterns is null."
   })
 })
@@ -63,7 +64,7 @@ export const TextWaitResult = Schema.Struct({
     description:
       "Output may have been lost after since or between two looks, as capture_since's missed says; the tail then holds everything the pane held at that look."
   }),
-  elapsed_ms: Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
+  elapsed_ms: NonNegativeInt,
   ...timeoutFields,
   cursor: Schema.String.annotations({ description: "A capture_since cursor at the pane's cursor at the last look: read on from there." })
 })
@@ -102,7 +103,7 @@ const matchesIn = (
  * pane dies; text already on screen (or before `since`) is ignored. Reports progress through
  * `Progress`.
  */
-export const waitForText = (
+export const waitForText = Effect.fn("TextWait.waitForText")((
   socket: ResolvedSocket,
   paneId: string,
   request: TextWaitRequest
@@ -208,4 +209,4 @@ export const waitForText = (
       timeout_clamped: request.timeout.clamped,
       cursor: encodeCursor(lastView === undefined ? anchor! : cursorOf(lastView))
     }
-  })
+  }))

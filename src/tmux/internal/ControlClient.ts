@@ -6,14 +6,16 @@
  * to and read from line by line, and must be killable from any state; `TmuxControl` wraps it in
  * Effect. Each request is the command-list line followed by a sentinel line (`display-message -p
  * <token>`): tmux runs a client's lines in order, so the sentinel's block marks the end of the
- * request even when a command failed and tmux skipped the rest of the list.
+ * request even when a command failed and tmux skipped the rest of the list. Its two timers (the
+ * attach's own bound, the grace on close) time a real process in its callbacks, as TmuxProcess's do;
+ * every call's deadline is TmuxControl's, on the Clock.
  */
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { StringDecoder } from "node:string_decoder"
 import { type Block, BlockReader, commandLine, quoteArgument } from "../ControlProtocol.js"
 import type { TmuxCommand } from "../Tmux.js"
-import { spawnInGroup, terminate } from "../TmuxProcess.js"
+import { type TmuxProcessesShape, terminate } from "../TmuxProcess.js"
 
 /** Why a request got no answer. `sent` is false when tmux cannot have run any of its commands. */
 export class ControlClientLost extends Error {
@@ -45,6 +47,8 @@ export interface ControlClientOptions {
   readonly env: Readonly<Record<string, string>>
   /** How long to wait for the attach to answer. */
   readonly connectTimeoutMs: number
+  /** Starts the process (the layer's, which owns it). */
+  readonly spawn: TmuxProcessesShape["spawn"]
   /** Aborting gives up the attach and kills the process. */
   readonly signal?: AbortSignal
 }
@@ -71,7 +75,7 @@ export class ControlClient {
       // Its own process group, so that ending it takes anything it started (as TmuxExec does).
       let child: ChildProcess
       try {
-        child = spawnInGroup(options.bin, options.argv, { env: options.env, stdin: true })
+        child = options.spawn(options.bin, options.argv, { env: options.env, stdin: true })
       } catch {
         return reject(new ControlConnectFailed(`${options.bin} could not be started`))
       }

@@ -5,7 +5,7 @@
 import * as Schema from "effect/Schema"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../operations/bounds/OutputBudget.js"
 import { DEFAULT_WAIT_SECONDS } from "../../operations/bounds/Waiting.js"
-import { optional } from "../Tool.js"
+import { Int, optional } from "../Tool.js"
 
 const MAX_ARGV_ITEMS = 32
 const MAX_ARGV_ITEM_BYTES = 1024
@@ -83,11 +83,11 @@ export const patternArguments = {
 /** run_command's output budget. */
 export const budgetArguments = {
   max_lines: optional(
-    Schema.Number.pipe(Schema.int(), Schema.between(2, 10_000)),
+    Int.pipe(Schema.between(2, 10_000)),
     `At most this many output lines: the first half and the last half are kept, the middle is elided and counted. Default ${DEFAULT_MAX_LINES}.`
   ),
   max_bytes: optional(
-    Schema.Number.pipe(Schema.int(), Schema.between(256, 1_048_576)),
+    Int.pipe(Schema.between(256, 1_048_576)),
     `At most this many bytes of output (UTF-8), split the same way. Default ${DEFAULT_MAX_BYTES}.`
   )
 }

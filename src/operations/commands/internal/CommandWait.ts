@@ -6,6 +6,7 @@
  * far is kept), the verdict that the line did not run, or the timeout; the claim, the recording and
  * the log are cleaned up on every path that ends the run.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ResolvedSocket } from "../../../context/SocketResolver.js"
@@ -104,7 +105,7 @@ const withdraw = (run: Run) =>
 /** Until the start marker shows: whether the shell took the line (see START_GRACE_MS, FETCH_GRACE_MS). */
 const startVerdict = (run: Run) =>
   Effect.gen(function* () {
-    const now = Date.now()
+    const now = yield* Clock.currentTimeMillis
     if (run.handle.fetched_by === null) {
       if (now - run.handle.typed_at < START_GRACE_MS) return Option.none<Ending>()
       if (yield* withdraw(run)) return Option.some<Ending>("not_started")
@@ -115,39 +116,41 @@ const startVerdict = (run: Run) =>
   })
 
 /** Polls until the command ends, the pane dies, the line proves not to run, or the time is up (none). */
-const waitForEnd = (run: Run, timeout: EffectiveTimeout) => {
-  let lastPaneCheck = Date.now()
-  const lastWords = Effect.map(readNew(run).pipe(Effect.catchAll(() => Effect.void)), () => (run.framed.state.ended ? "ended" : "died") as Ending)
-  return pollUntil(
-    Effect.gen(function* () {
-      const status = yield* readNew(run)
-      if (run.framed.state.ended) return Option.some<Ending>("ended")
-      if (status === "pane_gone") return Option.some<Ending>("died")
-      if (status === "recorder_stopped") {
-        // The recorder is gone without the end: the pane died (or its server), or a line that looked
-        // like the end, or someone else's pipe, stopped it. The rest is in the pane's history.
-        if ((yield* paneNow(run)) === undefined) return Option.some(yield* lastWords)
-        run.handle = { ...run.handle, source: "scrollback" }
-        lastPaneCheck = Date.now()
-        return Option.none<Ending>()
-      }
-      if (Date.now() - lastPaneCheck < PANE_CHECK_MS) return Option.none<Ending>()
-      lastPaneCheck = Date.now()
-      const pane = yield* paneNow(run)
-      // The last words of a pane that died may still be in the log.
-      if (pane === undefined) return Option.some(yield* lastWords)
-      if (run.framed.state.started) {
-        const takenOver = pane.stopped === run.handle.id || (pane.claim !== "" && pane.claim !== run.handle.id)
-        return takenOver ? Option.some<Ending>("taken_over") : Option.none<Ending>()
-      }
-      return yield* startVerdict(run)
-    }),
-    // A log is a local file, cheap to look at often; a history capture is a tmux process each time.
-    run.handle.source === "pipe"
-      ? { timeout, firstInterval: 10, maxInterval: 100, message: `waiting for the command in ${run.handle.pane_id}` }
-      : { timeout, message: `waiting for the command in ${run.handle.pane_id}` }
-  )
-}
+const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
+  Effect.gen(function* () {
+    let lastPaneCheck = yield* Clock.currentTimeMillis
+    const lastWords = Effect.map(readNew(run).pipe(Effect.catchAll(() => Effect.void)), () => (run.framed.state.ended ? "ended" : "died") as Ending)
+    return yield* pollUntil(
+      Effect.gen(function* () {
+        const status = yield* readNew(run)
+        if (run.framed.state.ended) return Option.some<Ending>("ended")
+        if (status === "pane_gone") return Option.some<Ending>("died")
+        if (status === "recorder_stopped") {
+          // The recorder is gone without the end: the pane died (or its server), or a line that looked
+          // like the end, or someone else's pipe, stopped it. The rest is in the pane's history.
+          if ((yield* paneNow(run)) === undefined) return Option.some(yield* lastWords)
+          run.handle = { ...run.handle, source: "scrollback" }
+          lastPaneCheck = yield* Clock.currentTimeMillis
+          return Option.none<Ending>()
+        }
+        const now = yield* Clock.currentTimeMillis
+        if (now - lastPaneCheck < PANE_CHECK_MS) return Option.none<Ending>()
+        lastPaneCheck = now
+        const pane = yield* paneNow(run)
+        // The last words of a pane that died may still be in the log.
+        if (pane === undefined) return Option.some(yield* lastWords)
+        if (run.framed.state.started) {
+          const takenOver = pane.stopped === run.handle.id || (pane.claim !== "" && pane.claim !== run.handle.id)
+          return takenOver ? Option.some<Ending>("taken_over") : Option.none<Ending>()
+        }
+        return yield* startVerdict(run)
+      }),
+      // A log is a local file, cheap to look at often; a history capture is a tmux process each time.
+      run.handle.source === "pipe"
+        ? { timeout, firstInterval: 10, maxInterval: 100, message: `waiting for the command in ${run.handle.pane_id}` }
+        : { timeout, message: `waiting for the command in ${run.handle.pane_id}` }
+    )
+  })
 
 /** Undoes what the run set up, each part only if it is still the run's: its pipe, its claim, its buffer, its log. */
 export const releaseRun = (run: Run, options: { readonly buffer: boolean }) =>
@@ -229,7 +232,7 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
       interrupt_sent: interruptSent,
       command_stopped: stopped,
       handle: keepWaiting ? encodeHandle(run.key, handle) : null,
-      elapsed_ms: Math.max(0, Date.now() - run.handle.typed_at),
+      elapsed_ms: Math.max(0, (yield* Clock.currentTimeMillis) - run.handle.typed_at),
       shell: run.handle.shell,
       output_source: run.handle.source,
       effective_timeout: request.timeout.seconds,

@@ -42,6 +42,7 @@ const LOG = ".log"
 const ENDED = ".ended"
 
 const sweep = (dir: string) => {
+  // Wall-clock on purpose: ages are measured against the file system's mtimes, which are.
   const now = Date.now()
   for (const name of fs.readdirSync(dir)) {
     const ended = name.endsWith(`${LOG}${ENDED}`)
