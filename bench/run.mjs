@@ -10,8 +10,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
-const USAGE =
-  "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports exec,control] [--quick] [--skip-memory] [--out FILE]\n"
+const USAGE = "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports exec,control] [--quick] [--skip-memory] [--out FILE]\n"
 const REPO = fileURLToPath(new URL("..", import.meta.url))
 const SERVER_SCRIPT = join(REPO, "dist", "main.js")
 const TRANSPORTS = ["exec", "control"]
@@ -23,9 +22,25 @@ const WORLD_BATCH = 100
 // The fields list_panes and get_pane_info read (paneRecord in src/tmux/Records.ts), so the raw CLI
 // formats as much per pane as the server asks tmux to.
 const PANE_FORMAT = [
-  "pane_id", "pane_index", "window_id", "window_index", "window_name", "session_id", "session_name",
-  "pane_active", "pane_width", "pane_height", "pane_left", "pane_top", "pane_current_command",
-  "pane_current_path", "pane_pid", "pane_title", "pane_dead", "pane_in_mode", "window_zoomed_flag"
+  "pane_id",
+  "pane_index",
+  "window_id",
+  "window_index",
+  "window_name",
+  "session_id",
+  "session_name",
+  "pane_active",
+  "pane_width",
+  "pane_height",
+  "pane_left",
+  "pane_top",
+  "pane_current_command",
+  "pane_current_path",
+  "pane_pid",
+  "pane_title",
+  "pane_dead",
+  "pane_in_mode",
+  "window_zoomed_flag"
 ].map((field) => `#{${field}}`).join("\t")
 
 /** MCP server processes still running, killed by pid if the bench fails or is interrupted. */
@@ -110,9 +125,10 @@ function growWorld(t, world, panes) {
   for (let i = world?.panes ?? 0; i < panes; i++) {
     const session = `s${i % SESSIONS}`
     const create = i < SESSIONS ? ["new-session", "-d", "-s", session, "-x", "200", "-y", "50"] : ["new-window", "-d", "-t", session]
-    const program =
-      i === 0 ? ["-n", "text", "sh", "-c", `yes '${TEXT}' | head -n ${TEXT_LINES}; exec sleep 1000000`]
-      : i === 1 ? ["-n", "keys", "sh", "-c", "stty -echo -icanon; exec cat > /dev/null"]
+    const program = i === 0 ?
+      ["-n", "text", "sh", "-c", `yes '${TEXT}' | head -n ${TEXT_LINES}; exec sleep 1000000`]
+      : i === 1 ?
+      ["-n", "keys", "sh", "-c", "stty -echo -icanon; exec cat > /dev/null"]
       : ["sleep", "1000000"]
     commands.push([...create, ...program])
   }
@@ -273,14 +289,16 @@ async function latencyAt(sides, world, opts) {
 }
 
 function summarizeTools(samples, transports) {
-  return Object.fromEntries(Object.entries(samples).map(([tool, bySide]) => {
-    const raw = stats(bySide.tmux)
-    const ours = transports.map((name) => {
-      const s = stats(bySide[name])
-      return [name, { ...s, ratio: round(s.median_ms / raw.median_ms) }]
+  return Object.fromEntries(
+    Object.entries(samples).map(([tool, bySide]) => {
+      const raw = stats(bySide.tmux)
+      const ours = transports.map((name) => {
+        const s = stats(bySide[name])
+        return [name, { ...s, ratio: round(s.median_ms / raw.median_ms) }]
+      })
+      return [tool, { tmux_cli: raw, ...Object.fromEntries(ours) }]
     })
-    return [tool, { tmux_cli: raw, ...Object.fromEntries(ours) }]
-  }))
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,19 +417,37 @@ function report(result) {
   const header = ["panes", "tool", "tmux CLI", ...options.transports.flatMap((name) => [name, "ratio"])]
   const rows = latency.flatMap(({ panes, tools }) =>
     Object.entries(tools).map(([tool, sides]) => [
-      String(panes), tool, sides.tmux_cli.median_ms.toFixed(2),
+      String(panes),
+      tool,
+      sides.tmux_cli.median_ms.toFixed(2),
       ...options.transports.flatMap((name) => [sides[name].median_ms.toFixed(2), `${sides[name].ratio.toFixed(2)}x`])
-    ]))
+    ])
+  )
   out.push(table([header, ...rows], 2), "")
   out.push(`Cold start: spawn to first tools/list answer, median ms of ${options.coldStarts}`)
-  out.push(table([["transport", "median", "min", "max"],
-    ...Object.entries(cold).map(([name, s]) => [name, s.median_ms.toFixed(2), s.min_ms.toFixed(2), s.max_ms.toFixed(2)])]), "")
+  out.push(
+    table([
+      ["transport", "median", "min", "max"],
+      ...Object.entries(cold).map(([name, s]) => [name, s.median_ms.toFixed(2), s.min_ms.toFixed(2), s.max_ms.toFixed(2)])
+    ]),
+    ""
+  )
   if (mem) {
     out.push(`Memory: server RSS after ${options.memoryCalls} list_panes calls (${MEMORY_PANES} panes)`)
-    out.push(table([["transport", "start MiB", `@${options.memoryCalls / 2} MiB`, `@${options.memoryCalls} MiB`, "growth 2nd half", "seconds"],
-      ...Object.entries(mem).map(([name, r]) => [
-        name, mib(r.rss_start_kib), mib(r.rss_half_kib), mib(r.rss_end_kib), `${r.growth_second_half_pct.toFixed(2)}%`, r.seconds.toFixed(1)
-      ])]), "")
+    out.push(
+      table([
+        ["transport", "start MiB", `@${options.memoryCalls / 2} MiB`, `@${options.memoryCalls} MiB`, "growth 2nd half", "seconds"],
+        ...Object.entries(mem).map(([name, r]) => [
+          name,
+          mib(r.rss_start_kib),
+          mib(r.rss_half_kib),
+          mib(r.rss_end_kib),
+          `${r.growth_second_half_pct.toFixed(2)}%`,
+          r.seconds.toFixed(1)
+        ])
+      ]),
+      ""
+    )
   }
   return out.join("\n")
 }

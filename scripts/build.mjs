@@ -3,10 +3,10 @@
 // and the library compiled by tsc into dist/lib/ (ESM + .d.ts of src/index.ts and src/testing.ts,
 // tsconfig.build.json). `npm pack` runs this first (prepack). `node scripts/cold-start.mjs`
 // measures the server's start: process spawn to the first tools/list answer.
+import { build } from "esbuild"
 import { spawnSync } from "node:child_process"
 import { chmod, copyFile, rm } from "node:fs/promises"
 import { createRequire } from "node:module"
-import { build } from "esbuild"
 
 // Whatever an earlier build left (a V8 cache of the former launcher, files of deleted modules in
 // dist/lib) must not ship.
@@ -19,8 +19,9 @@ await rm("dist", { recursive: true, force: true })
 const withoutAjv = {
   name: "without-ajv",
   setup(build) {
-    build.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
-      args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "without-ajv" } : undefined
+    build.onResolve(
+      { filter: /\/validation\/ajv-provider\.js$/ },
+      (args) => args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "without-ajv" } : undefined
     )
     build.onLoad({ filter: /.*/, namespace: "without-ajv" }, () => ({
       contents:

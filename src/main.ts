@@ -25,7 +25,7 @@ class Stop extends Data.TaggedError("Stop")<{ readonly code: number; readonly me
 const print = (text: string) => Effect.sync(() => void process.stdout.write(text)) // stdout-ok: help, version and doctor are not MCP mode
 
 /** The exit code to leave with. */
-const program: Effect.Effect<number, Stop> = Effect.gen(function* () {
+const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
   const args = parseArgs(process.argv.slice(2))
   if (Either.isLeft(args)) return yield* new Stop({ code: 2, message: `${args.left} Run with --help for usage.` })
   const { command, flags } = args.right

@@ -4,8 +4,15 @@
  * sees the errors the live transports give. `FakeTmuxState` shows the world and every command list.
  */
 import type * as Layer from "effect/Layer"
+import {
+  type FakeServer,
+  type FakeServerSpec,
+  FakeTmux,
+  type FakeTmuxState,
+  type FakeTmuxStateShape,
+  type FakeWorld
+} from "../testing/FakeTmux.js"
 import type { Tmux, TmuxShape } from "../tmux/Tmux.js"
-import { FakeTmux, type FakeServer, type FakeServerSpec, type FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../testing/FakeTmux.js"
 
 export {
   type FakeClient,

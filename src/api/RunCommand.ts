@@ -2,6 +2,7 @@
  * Running shell text in a pane's own shell and waiting for its end: the exit status and the whole
  * output, or a signed handle to keep waiting with (`openHandle`, then `waitForCommand`).
  */
+export type { CommandHandle } from "../operations/commands/CommandHandle.js"
 export {
   CommandOutcome,
   CommandResult,
@@ -13,4 +14,3 @@ export {
   waitForCommand,
   type WaitRequest
 } from "../operations/commands/RunCommand.js"
-export type { CommandHandle } from "../operations/commands/CommandHandle.js"

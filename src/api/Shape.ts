@@ -19,8 +19,8 @@ export {
   selectPane,
   selectWindow,
   setPaneTitle,
-  SwappedPanes,
   swapPanes,
+  SwappedPanes,
   type WindowDirection,
   type WindowSelection,
   zoomPane

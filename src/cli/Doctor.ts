@@ -3,9 +3,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { resolveSocket } from "../context/SocketResolver.js"
+import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
 import { hint } from "../domain/Errors.js"
 import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
@@ -31,7 +31,7 @@ const TRANSPORT_TEXT: Record<Transport, string> = {
 export const doctor = (
   tools: ReadonlyArray<AnyTool>
 ): Effect.Effect<DoctorReport, never, ToolServices> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const context = yield* InvocationContext
     const socket = yield* Effect.orDie(resolveSocket())
@@ -64,8 +64,8 @@ export const doctor = (
           info._tag === "Left"
             ? `could not be asked: ${info.left.message} ${hint(info.left)}`
             : info.right.is_alive
-              ? `running (pid ${info.right.pid}, tmux ${info.right.version}, ${info.right.session_count} sessions, ${info.right.pane_count} panes)`
-              : `not running (${SERVER_STARTERS}, starts one; no other tool does)`
+            ? `running (pid ${info.right.pid}, tmux ${info.right.version}, ${info.right.session_count} sessions, ${info.right.pane_count} panes)`
+            : `not running (${SERVER_STARTERS}, starts one; no other tool does)`
         )
       )
     }
@@ -73,8 +73,7 @@ export const doctor = (
       line(
         "caller",
         Option.match(context.caller, {
-          onNone: () =>
-            context.uncertain ? "uncertain: $TMUX_PANE is set but $TMUX is missing or unreadable" : "not inside tmux (no self)",
+          onNone: () => context.uncertain ? "uncertain: $TMUX_PANE is set but $TMUX is missing or unreadable" : "not inside tmux (no self)",
           onSome: (c) => `inside tmux, pane ${c.paneId ?? "(unknown)"} on ${c.socketPath} (server pid ${c.serverPid})`
         })
       )

@@ -8,10 +8,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 import { samePath } from "./RealPath.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
+import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 
 /** The caller's tmux context from `$TMUX` / `$TMUX_PANE`: socket, server pid and pane. */
 export interface Caller {

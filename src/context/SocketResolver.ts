@@ -10,9 +10,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { basename, dirname, join } from "node:path"
 import { InvalidInput } from "../domain/Errors.js"
-import { TmuxMcpConfig, type TmuxMcpConfigShape } from "./TmuxMcpConfig.js"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 import { realPathOrSelf } from "./RealPath.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "./TmuxMcpConfig.js"
 
 /** The precedence rule that chose a socket, as where_am_i and doctor name it. */
 export type SocketRule =
@@ -79,10 +79,10 @@ const checkPathFits = (argument: string, value: string, path: string): Effect.Ef
   return bytes <= MAX_SOCKET_PATH_BYTES
     ? Effect.void
     : Effect.fail(
-        new InvalidInput({
-          reason: `${argument} makes a socket path of ${bytes} bytes; a Unix socket address holds at most ${MAX_SOCKET_PATH_BYTES}.`
-        })
-      )
+      new InvalidInput({
+        reason: `${argument} makes a socket path of ${bytes} bytes; a Unix socket address holds at most ${MAX_SOCKET_PATH_BYTES}.`
+      })
+    )
 }
 
 export const makeSocketResolver = (config: TmuxMcpConfigShape): SocketResolverShape => {
@@ -99,15 +99,14 @@ export const makeSocketResolver = (config: TmuxMcpConfigShape): SocketResolverSh
   }
 
   const caller = Option.fromNullable(config.callerTmux).pipe(Option.flatMap(parseTmuxVariable))
-  const fallback: ResolvedSocket =
-    config.socketPath !== undefined
-      ? fromPath(config.socketPath, config.socketFromFlag ? "--socket-path" : "LIBTMUX_SOCKET_PATH")
-      : config.socketName !== undefined
-        ? byName(config.socketName, config.socketFromFlag ? "--socket-name" : "LIBTMUX_SOCKET")
-        : Option.match(caller, {
-            onSome: (c) => fromPath(c.socketPath, "caller ($TMUX)"),
-            onNone: () => byName("default", "tmux default")
-          })
+  const fallback: ResolvedSocket = config.socketPath !== undefined
+    ? fromPath(config.socketPath, config.socketFromFlag ? "--socket-path" : "LIBTMUX_SOCKET_PATH")
+    : config.socketName !== undefined
+    ? byName(config.socketName, config.socketFromFlag ? "--socket-name" : "LIBTMUX_SOCKET")
+    : Option.match(caller, {
+      onSome: (c) => fromPath(c.socketPath, "caller ($TMUX)"),
+      onNone: () => byName("default", "tmux default")
+    })
 
   const resolve = (selector: SocketSelector = {}): Effect.Effect<ResolvedSocket, InvalidInput> => {
     const { socket_name, socket_path } = selector

@@ -85,8 +85,7 @@ const WAIT_MAX_BOUNDS = [1, 120] as const
 /** Variables a tmux server we start may inherit; everything else in the MCP environment stays out. */
 const INHERITED_VARIABLES = ["PATH", "HOME", "TERM", "SHELL", "USER", "LOGNAME", "LANG", "TMUX_TMPDIR"]
 
-const nonEmpty = (value: string | undefined): string | undefined =>
-  value === undefined || value.trim() === "" ? undefined : value
+const nonEmpty = (value: string | undefined): string | undefined => value === undefined || value.trim() === "" ? undefined : value
 
 /** The words an on/off setting takes (case-insensitive); the refusal names them all. */
 const ON_WORDS = ["1", "true", "yes", "on"]
@@ -116,7 +115,7 @@ const pick = (
 
 /** Builds the validated configuration, or says exactly what is wrong and how to fix it. */
 export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<TmuxMcpConfigShape, ConfigError> =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     // A socket flag replaces both socket variables: the command line is the more specific choice.
     const fromFlags = flags.socketName !== undefined || flags.socketPath !== undefined
     const socketName = fromFlags
@@ -128,7 +127,8 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Tm
     if (socketName !== undefined && socketPath !== undefined) {
       return yield* Either.left(
         new ConfigError({
-          message: `Both a socket name (${socketName.source}) and a socket path (${socketPath.source}) are set; they are exclusive. Keep one of them.`
+          message:
+            `Both a socket name (${socketName.source}) and a socket path (${socketPath.source}) are set; they are exclusive. Keep one of them.`
         })
       )
     }

@@ -29,8 +29,7 @@ const INVISIBLE_BUT_ESC = /[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f-\x9f]/g
  * grid, but newer tmux keeps a C1 character as a zero-width part of the cell before it. With
  * `keepEscape`, ESC stays: the colour and attribute sequences `capture-pane -e` writes start with it.
  */
-export const stripControls = (row: string, keepEscape = false): string =>
-  row.replace(keepEscape ? INVISIBLE_BUT_ESC : INVISIBLE, "")
+export const stripControls = (row: string, keepEscape = false): string => row.replace(keepEscape ? INVISIBLE_BUT_ESC : INVISIBLE, "")
 
 /**
  * A string field of an output that programs control: the operations see it exactly, and it is

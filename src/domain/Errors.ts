@@ -23,8 +23,7 @@ export type ObjectKind = typeof ObjectKind.Type
  * Caller text named in a message (a session name, a generation): at most 64 characters of it, and
  * its length when cut, so a megabyte in is never a megabyte out.
  */
-export const excerpt = (text: string): string =>
-  text.length <= 64 ? text : `${text.slice(0, 64)}… (${text.length} characters)`
+export const excerpt = (text: string): string => text.length <= 64 ? text : `${text.slice(0, 64)}… (${text.length} characters)`
 
 /** The server runs but the named object does not exist on it. */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
@@ -34,7 +33,9 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
 }) {
   override get message(): string {
     return this.kind === "server"
-      ? `The tmux server at socket ${this.socket} is no longer generation ${excerpt(this.target)}: it restarted, so ids read before may now name other objects.`
+      ? `The tmux server at socket ${this.socket} is no longer generation ${
+        excerpt(this.target)
+      }: it restarted, so ids read before may now name other objects.`
       : `No ${this.kind} ${excerpt(this.target)} exists on the tmux server at socket ${this.socket}.`
   }
 }
@@ -144,7 +145,9 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
     NoServer: () => "Call list_servers to find live sockets, or start_server / create_session(allow_server_start=true) to start one.",
     NotFound: (e) =>
-      `Call ${listToolFor[e.kind]} to see what exists on that socket, or where_am_i for your own pane; ids are only valid on the server that issued them.`,
+      `Call ${
+        listToolFor[e.kind]
+      } to see what exists on that socket, or where_am_i for your own pane; ids are only valid on the server that issued them.`,
     Failed: (e) => {
       switch (e.reason) {
         case "timeout":
@@ -160,7 +163,9 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
     Denied: (e) => {
       switch (e.kind) {
         case "tier":
-          return `Only the user can allow this: restart the MCP server with LIBTMUX_SAFETY=${e.requiredTier ?? "destructive"} (or --safety).`
+          return `Only the user can allow this: restart the MCP server with LIBTMUX_SAFETY=${
+            e.requiredTier ?? "destructive"
+          } (or --safety).`
         case "self":
           return "Target another object by explicit id, or ask the user to do this themselves."
         case "watched":

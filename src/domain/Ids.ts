@@ -35,7 +35,5 @@ export type SessionId = typeof SessionId.Type
 export const idNumber = (id: string): number => Number(id.slice(1))
 
 /** Orders records by the numeric part of an id field, so `%2` comes before `%10`. */
-export const byNumericId =
-  <K extends string>(key: K) =>
-  (a: { readonly [P in K]: string }, b: { readonly [P in K]: string }): number =>
-    idNumber(a[key]) - idNumber(b[key])
+export const byNumericId = <K extends string>(key: K) => (a: { readonly [P in K]: string }, b: { readonly [P in K]: string }): number =>
+  idNumber(a[key]) - idNumber(b[key])

@@ -29,8 +29,7 @@ export const ServerIdentity = Schema.Struct({
 })
 export type ServerIdentity = typeof ServerIdentity.Type
 
-export const generationOf = (server: { readonly pid: number; readonly start_time: number }): string =>
-  `${server.pid}.${server.start_time}`
+export const generationOf = (server: { readonly pid: number; readonly start_time: number }): string => `${server.pid}.${server.start_time}`
 
 /** A session, as list_sessions reports it. */
 export const Session = Schema.Struct({
@@ -38,7 +37,8 @@ export const Session = Schema.Struct({
   session_name: DisplayText,
   window_count: NonNegativeInt,
   session_attached: NonNegativeInt.annotations({
-    description: "Clients attached to the session, as tmux counts them, except control-mode clients that take no pane output (such as this server's own connection)."
+    description:
+      "Clients attached to the session, as tmux counts them, except control-mode clients that take no pane output (such as this server's own connection)."
   }),
   session_created: NonNegativeInt.annotations({ description: "Creation time, Unix seconds." }),
   active_window_id: WindowId,
@@ -87,8 +87,7 @@ export const Pane = Schema.Struct({
   dead: Schema.Boolean,
   in_mode: Schema.Boolean.annotations({ description: "In copy mode or another tmux mode." }),
   is_caller: Schema.NullOr(Schema.Boolean).annotations({
-    description:
-      "True only for the pane this MCP server runs in (socket and server confirmed); null when the server runs outside tmux."
+    description: "True only for the pane this MCP server runs in (socket and server confirmed); null when the server runs outside tmux."
   }),
   is_attended: Schema.Boolean.annotations({
     description: "A person's tmux client shows this pane right now (control-mode clients do not count)."
@@ -183,14 +182,16 @@ export const WhereAmI = Schema.Struct({
   }),
   server_running: Schema.Boolean.annotations({ description: "A tmux server answered on the effective socket." }),
   server_unresponsive: Schema.Boolean.annotations({
-    description: "Something holds the effective socket but did not answer within 2 s (a stopped or wedged tmux): server_running is false, the tools' calls there will time out."
+    description:
+      "Something holds the effective socket but did not answer within 2 s (a stopped or wedged tmux): server_running is false, the tools' calls there will time out."
   }),
   server_pid: Schema.NullOr(NonNegativeInt),
   server_version: Schema.NullOr(Schema.String),
   generation: Schema.NullOr(Generation),
   live_server_count: NonNegativeInt,
   unresponsive_server_count: NonNegativeInt.annotations({
-    description: "Sockets of the socket directory whose server did not answer within 2 s (list_servers names them); not in live_server_count."
+    description:
+      "Sockets of the socket directory whose server did not answer within 2 s (list_servers names them); not in live_server_count."
   }),
   safety_level: Schema.Literal("readonly", "mutating", "destructive"),
   suppress_history: Schema.Boolean,

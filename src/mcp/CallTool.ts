@@ -35,11 +35,12 @@ export const describeParseError = (error: ParseResult.ParseError): string => {
   const byPath = new Map<string, Array<string>>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     // Keys may be the caller's (an excess property, a map's key): long or odd ones are not echoed.
-    const path = issue.path.length === 0 ? "arguments" : issue.path.map((key) => (typeof key === "symbol" ? "[key]" : pathSegment(key))).join(".")
-    const message =
-      issue.path.length === 0 && issue._tag === "Type"
-        ? "must be an object"
-        : issue.message.replace(/, actual [\s\S]*$/, "")
+    const path = issue.path.length === 0
+      ? "arguments"
+      : issue.path.map((key) => (typeof key === "symbol" ? "[key]" : pathSegment(key))).join(".")
+    const message = issue.path.length === 0 && issue._tag === "Type"
+      ? "must be an object"
+      : issue.message.replace(/, actual [\s\S]*$/, "")
     const list = byPath.get(path) ?? []
     if (!list.includes(message)) list.push(message)
     byPath.set(path, list)
@@ -89,7 +90,9 @@ const defectResult = (tool: AnyTool, defect: unknown): ToolResult => ({
   content: [
     {
       type: "text",
-      text: `Internal error in ${tool.name}: ${defect instanceof Error ? defect.message : String(defect)}\nHint: This is a bug in effect-tmux-mcp; run \`effect-tmux-mcp doctor\` and report it.`
+      text: `Internal error in ${tool.name}: ${
+        defect instanceof Error ? defect.message : String(defect)
+      }\nHint: This is a bug in effect-tmux-mcp; run \`effect-tmux-mcp doctor\` and report it.`
     }
   ],
   _meta: { [ERROR_META_KEY]: { code: "failed", hint: "report the bug", retryable: false, effects: "possible" } }
@@ -104,12 +107,12 @@ export const callTool = (
   tool: AnyTool,
   args: unknown
 ): Effect.Effect<ToolResult, never, ToolServices | Policy | Audit> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     // Wall-clock on purpose: the audit says how long the call really took (to 0.01 ms); no wait depends on it.
     const started = performance.now()
     const policy = yield* Policy
     const audit = yield* Audit
-    const outcome = yield* Effect.gen(function* () {
+    const outcome = yield* Effect.gen(function*() {
       yield* policy.check(tool)
       yield* checkArguments(tool, args)
       const input = yield* decodeArguments(tool, args)

@@ -4,9 +4,9 @@
  * will actually query; outside tmux it says plainly that there is no "self".
  */
 import * as Option from "effect/Option"
-import type { TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { InvocationContextShape } from "../context/InvocationContext.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
+import type { TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 
 export const INSTRUCTIONS_MAX_BYTES = 2048
 

@@ -24,9 +24,9 @@ import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
-import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { InvocationContext, type InvocationContextShape } from "../context/InvocationContext.js"
 import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { hint } from "../domain/Errors.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import type { Audit } from "../services/Audit.js"
@@ -74,7 +74,7 @@ export const makeMcpServer = (
   /** Whether a tools/call request had a `__proto__` argument the SDK's parsing dropped (see StdioTransport). */
   hadProtoKey: (id: RequestId) => boolean = () => false
 ): Effect.Effect<Server, never, ServerServices | Scope.Scope> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const context = yield* InvocationContext
     const effective = yield* Effect.orDie(resolveSocket())
@@ -99,7 +99,11 @@ const serverFor = (
   tools: ReadonlyArray<AnyTool>,
   hadProtoKey: (id: RequestId) => boolean,
   run: RunRequest,
-  { config, context, effective }: { readonly config: TmuxMcpConfigShape; readonly context: InvocationContextShape; readonly effective: ResolvedSocket }
+  { config, context, effective }: {
+    readonly config: TmuxMcpConfigShape
+    readonly context: InvocationContextShape
+    readonly effective: ResolvedSocket
+  }
 ): Server => {
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   // Computed once: the tier cannot change while the server runs.
@@ -127,19 +131,19 @@ const serverFor = (
       progressToken === undefined
         ? call
         : Effect.provideService(call, Progress, {
-            report: ({ progress, total, message }) =>
-              Effect.promise(() =>
-                extra.sendNotification({
-                  method: "notifications/progress",
-                  params: {
-                    progressToken,
-                    progress,
-                    ...(total === undefined ? {} : { total }),
-                    ...(message === undefined ? {} : { message })
-                  }
-                })
-              )
-          }),
+          report: ({ progress, total, message }) =>
+            Effect.promise(() =>
+              extra.sendNotification({
+                method: "notifications/progress",
+                params: {
+                  progressToken,
+                  progress,
+                  ...(total === undefined ? {} : { total }),
+                  ...(message === undefined ? {} : { message })
+                }
+              })
+            )
+        }),
       extra.signal
     )
   })
@@ -161,7 +165,7 @@ const serverFor = (
  */
 export const serveStdio = (tools: ReadonlyArray<AnyTool>): Effect.Effect<void, never, ServerServices> =>
   Effect.scoped(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const transport = new BoundedStdioServerTransport()
       const server = yield* makeMcpServer(tools, (id) => transport.hadProtoKey(id))
       const gone = yield* Deferred.make<void>()

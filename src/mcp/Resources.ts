@@ -25,6 +25,6 @@ export const readResource = (
 ): Effect.Effect<ReadResourceResult | undefined, ToolError, ToolServices> =>
   uri === SELF_URI
     ? Effect.map(whereAmI(), (payload) => ({
-        contents: [{ uri, mimeType: "application/json", text: JSON.stringify(payload) }]
-      }))
+      contents: [{ uri, mimeType: "application/json", text: JSON.stringify(payload) }]
+    }))
     : Effect.succeed(undefined)

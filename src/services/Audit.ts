@@ -69,7 +69,11 @@ const bounded = (value: unknown, depth: number): unknown => {
   if (depth >= MAX_LOGGED_DEPTH) return "…"
   const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value)
   const kept = entries.slice(0, MAX_LOGGED_ENTRIES).map(([key, item]) => [cutString(key), bounded(item, depth + 1)] as const)
-  if (Array.isArray(value)) return entries.length > MAX_LOGGED_ENTRIES ? [...kept.map(([, item]) => item), `… (${entries.length} items)`] : kept.map(([, item]) => item)
+  if (Array.isArray(value)) {
+    return entries.length > MAX_LOGGED_ENTRIES
+      ? [...kept.map(([, item]) => item), `… (${entries.length} items)`]
+      : kept.map(([, item]) => item)
+  }
   return Object.fromEntries(entries.length > MAX_LOGGED_ENTRIES ? [...kept, ["…", `${entries.length} keys`]] : kept)
 }
 
@@ -83,10 +87,9 @@ export const redactArguments = (args: unknown, payloadArguments: ReadonlyArray<s
   for (const [key, value] of Object.entries(args).slice(0, MAX_LOGGED_ENTRIES)) {
     if (ALWAYS_PAYLOAD.includes(key) || payloadArguments.includes(key)) {
       // For an environment object the names are useful and not secret; the values are.
-      out[cutString(key)] =
-        typeof value === "object" && value !== null && !Array.isArray(value)
-          ? Object.fromEntries(Object.entries(value).slice(0, MAX_LOGGED_ENTRIES).map(([name, v]) => [cutString(name), digest(v)]))
-          : digest(value)
+      out[cutString(key)] = typeof value === "object" && value !== null && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).slice(0, MAX_LOGGED_ENTRIES).map(([name, v]) => [cutString(name), digest(v)]))
+        : digest(value)
     } else {
       out[cutString(key)] = bounded(value, 0)
     }

@@ -47,7 +47,7 @@ export class Ownership extends Context.Tag("effect-tmux-mcp/Ownership")<Ownershi
   /** Releases owned sessions when the layer's scope closes (the MCP server shutting down). */
   static readonly layer: Layer.Layer<Ownership, never, Tmux> = Layer.scoped(
     Ownership,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const tmux = yield* Tmux
       const ownership = makeOwnership(tmux)
       yield* Effect.addFinalizer(() => Effect.asVoid(ownership.release))
@@ -69,7 +69,7 @@ export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape =
     )
 
   const releaseOn = (socket: ResolvedSocket): Effect.Effect<number> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const listed = yield* ownedOn(socket)
       let mine = listed
       for (let round = 0; round < RELEASE_ROUNDS && mine.length > 0; round++) {
@@ -101,7 +101,7 @@ export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape =
     token,
     markCommand: ["set-option", OWNER_OPTION, token],
     register: (socket) => Ref.update(sockets, (map) => new Map(map).set(socket.path, socket)),
-    release: Effect.gen(function* () {
+    release: Effect.gen(function*() {
       const registered = [...(yield* Ref.getAndSet(sockets, new Map())).values()]
       const counts = yield* Effect.forEach(registered, releaseOn, { concurrency: "unbounded" })
       return counts.reduce((a, b) => a + b, 0)

@@ -35,11 +35,11 @@ export const makePolicy = (safety: SafetyLevel): PolicyShape => {
       allows(tool.tier)
         ? Effect.void
         : Effect.fail(
-            new Denied({
-              kind: "tier",
-              reason: `${tool.name} is a ${tool.tier} tool and this server runs at the ${safety} safety level.`,
-              requiredTier: tool.tier
-            })
-          )
+          new Denied({
+            kind: "tier",
+            reason: `${tool.name} is a ${tool.tier} tool and this server runs at the ${safety} safety level.`,
+            requiredTier: tool.tier
+          })
+        )
   }
 }

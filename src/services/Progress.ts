@@ -30,6 +30,7 @@ export class Progress extends Context.Tag("effect-tmux-mcp/Progress")<Progress, 
 
 /** Reports progress when someone listens; never fails and never blocks the wait on a slow client. */
 export const reportProgress = (report: ProgressReport): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(Progress), (progress) =>
-    Option.isSome(progress) ? progress.value.report(report).pipe(Effect.catchAllCause(() => Effect.void)) : Effect.void
+  Effect.flatMap(
+    Effect.serviceOption(Progress),
+    (progress) => Option.isSome(progress) ? progress.value.report(report).pipe(Effect.catchAllCause(() => Effect.void)) : Effect.void
   )

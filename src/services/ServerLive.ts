@@ -5,9 +5,9 @@
  * audit (silenced), and nothing else.
  */
 import * as Layer from "effect/Layer"
-import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import { TmuxLive } from "../tmux/TmuxLive.js"
 import { Audit } from "./Audit.js"

@@ -20,12 +20,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Failed } from "../domain/Errors.js"
-import { commandListBytes, TMUX_ARGV_LIMIT } from "../tmux/CommandBatches.js"
 import { classifyFailure } from "../tmux/Classify.js"
+import { commandListBytes, TMUX_ARGV_LIMIT } from "../tmux/CommandBatches.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "../tmux/Tmux.js"
+import type { FakePane, FakeServer, FakeWorld } from "./FakeWorld.js"
 import type { Channel, Invocation } from "./internal/Command.js"
 import { runCommand, startsServer } from "./internal/CommandTable.js"
-import type { FakePane, FakeServer, FakeWorld } from "./FakeWorld.js"
 import { findPane, makeServer, printInto } from "./internal/World.js"
 
 export type {
@@ -92,19 +92,36 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
   const run: TmuxShape["run"] = (socket, commands, options = {}) =>
     Effect.suspend(() => {
       const startServer = options.startServer === true
-      state.invocations.push({ socketPath: socket.path, commands, startServer, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) })
+      state.invocations.push({
+        socketPath: socket.path,
+        commands,
+        startServer,
+        ...(options.stdin === undefined ? {} : { stdin: options.stdin })
+      })
       const description = describeCommands(commands)
-      const fail = (stderr: string) => Effect.fail(classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description }))
+      const fail = (stderr: string) =>
+        Effect.fail(classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description }))
       // As the exec transport: Node cannot put a NUL into an argv, and tmux takes at most this much of one.
       if (commands.some((command) => command.some((arg) => arg.includes("\0")))) {
-        return Effect.fail(new Failed({ command: description, reason: "spawn", exitCode: null, stderr: "an argument holds a NUL character, which no program argument can carry; remove it" }))
+        return Effect.fail(
+          new Failed({
+            command: description,
+            reason: "spawn",
+            exitCode: null,
+            stderr: "an argument holds a NUL character, which no program argument can carry; remove it"
+          })
+        )
       }
       if (commandListBytes(commands) > TMUX_ARGV_LIMIT) return fail("command too long")
       let server = world.get(socket.path)
       if (server === undefined) {
         // Only new-session and start-server make a client start a server, and -N forbids even that.
         if (!startServer || !commands.some(startsServer)) {
-          return fail(exited.has(socket.path) ? `no server running on ${socket.path}` : `error connecting to ${socket.path} (No such file or directory)`)
+          return fail(
+            exited.has(socket.path)
+              ? `no server running on ${socket.path}`
+              : `error connecting to ${socket.path} (No such file or directory)`
+          )
         }
         server = newServer()
         world.set(socket.path, server)
@@ -143,7 +160,7 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
           return printed
         }
       }
-      return Effect.gen(function* () {
+      return Effect.gen(function*() {
         let printed = ""
         for (const command of commands) {
           const outcome = runCommand(invocation, command)
@@ -151,12 +168,17 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
             yield* options.timeout === undefined
               ? outcome.waits
               : outcome.waits.pipe(
-                  Effect.timeoutFail({
-                    duration: options.timeout,
-                    onTimeout: () =>
-                      new Failed({ command: description, reason: "timeout", exitCode: null, stderr: `no answer within ${Duration.format(Duration.decode(options.timeout!))}` })
-                  })
-                )
+                Effect.timeoutFail({
+                  duration: options.timeout,
+                  onTimeout: () =>
+                    new Failed({
+                      command: description,
+                      reason: "timeout",
+                      exitCode: null,
+                      stderr: `no answer within ${Duration.format(Duration.decode(options.timeout!))}`
+                    })
+                })
+              )
             continue
           }
           if ("error" in outcome) {
@@ -169,7 +191,8 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
         // tmux's server_loop: kill-server, or exit-empty with no session left (with exit-unattached, no client attached).
         if (
           world.get(socket.path) === answering &&
-          (invocation.killServer || (answering.exitEmpty && (answering.sessions.length === 0 || (exitUnattached && answering.clients.length === 0))))
+          (invocation.killServer ||
+            (answering.exitEmpty && (answering.sessions.length === 0 || (exitUnattached && answering.clients.length === 0))))
         ) {
           exit(socket.path, answering)
         }

@@ -135,14 +135,14 @@ export type FakePaneSpec = Partial<Omit<FakePane, "id">>
 /** A window to build (its panes, name, index, size), or a link to a window built earlier. */
 export type FakeWindowSpec =
   | {
-      readonly name?: string
-      readonly index?: number
-      readonly zoomed?: boolean
-      readonly width?: number
-      readonly height?: number
-      readonly panes?: ReadonlyArray<FakePaneSpec>
-      readonly activePane?: number
-    }
+    readonly name?: string
+    readonly index?: number
+    readonly zoomed?: boolean
+    readonly width?: number
+    readonly height?: number
+    readonly panes?: ReadonlyArray<FakePaneSpec>
+    readonly activePane?: number
+  }
   /** Links an already created window (by id) into this session too. */
   | { readonly link: string; readonly index?: number }
 

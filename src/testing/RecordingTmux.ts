@@ -35,7 +35,7 @@ export interface TmuxRecorderShape {
 /** The invocations recorded by the `Tmux` of the same `RecordingTmux.layer`. */
 export class TmuxRecorder extends Context.Tag("effect-tmux-mcp/TmuxRecorder")<TmuxRecorder, TmuxRecorderShape>() {}
 
-const make = Effect.gen(function* () {
+const make = Effect.gen(function*() {
   const inner = yield* Tmux
   const recorded = yield* Ref.make<ReadonlyArray<RecordedInvocation>>([])
   const tmux = Tmux.of({

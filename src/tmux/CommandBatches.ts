@@ -73,8 +73,8 @@ export const runInBatches = (
   units: ReadonlyArray<ReadonlyArray<TmuxCommand>>,
   options?: RunOptions
 ): Effect.Effect<string, TmuxError, Tmux> =>
-  Effect.flatMap(Tmux, (tmux) =>
-    Effect.reduce(splitToFit(units), "", (printed, batch) =>
-      Effect.map(tmux.run(socket, batch, options), (output) => printed + output)
-    )
+  Effect.flatMap(
+    Tmux,
+    (tmux) =>
+      Effect.reduce(splitToFit(units), "", (printed, batch) => Effect.map(tmux.run(socket, batch, options), (output) => printed + output))
   )

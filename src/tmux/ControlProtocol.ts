@@ -14,11 +14,11 @@
 import type { TmuxCommand } from "./Tmux.js"
 
 /** Characters the parser treats specially inside double quotes; each gets a backslash. */
-const BACKSLASHED = new Set(["\\", '"', "$", "~"])
+const BACKSLASHED = new Set(["\\", "\"", "$", "~"])
 
 /** One argument as a double-quoted token that tmux's parser reads back exactly. */
 export const quoteArgument = (argument: string): string => {
-  let quoted = '"'
+  let quoted = "\""
   for (const char of argument) {
     const code = char.codePointAt(0)!
     if (BACKSLASHED.has(char)) quoted += `\\${char}`

@@ -25,13 +25,10 @@ export const newMarks = (): Marks => {
 }
 
 type FieldType = "string" | "int" | "bool" | "nullableInt"
-type FieldValue<T extends FieldType> = T extends "string"
-  ? string
-  : T extends "int"
-    ? number
-    : T extends "bool"
-      ? boolean
-      : number | null
+type FieldValue<T extends FieldType> = T extends "string" ? string
+  : T extends "int" ? number
+  : T extends "bool" ? boolean
+  : number | null
 
 export interface Field<T extends FieldType = FieldType> {
   readonly variable: string
@@ -120,8 +117,9 @@ export const record = <F extends Fields>(tag: string, fields: F): RecordCodec<F>
     return Either.right(decoded)
   }
   const decodeFirst = (output: ParsedOutput): Either.Either<Decoded<F>, Failed> =>
-    Either.flatMap(decodeAll(output), (rows) =>
-      rows[0] === undefined ? Either.left(unparseable(`tmux printed no ${tag} record`)) : Either.right(rows[0])
+    Either.flatMap(
+      decodeAll(output),
+      (rows) => rows[0] === undefined ? Either.left(unparseable(`tmux printed no ${tag} record`)) : Either.right(rows[0])
     )
   return { tag, format, decodeAll, decodeFirst }
 }

@@ -16,5 +16,4 @@ export const literalizeFormat = (text: string): string =>
  * its `;` ends the command), and turns a trailing `\;` into a literal `;`. So an argument that ends
  * in `;` gets a backslash before that `;`; tmux removes it again, and the argument arrives intact.
  */
-export const escapeArgvArgument = (argument: string): string =>
-  argument.endsWith(";") ? `${argument.slice(0, -1)}\\;` : argument
+export const escapeArgvArgument = (argument: string): string => argument.endsWith(";") ? `${argument.slice(0, -1)}\\;` : argument

@@ -7,7 +7,7 @@ import { type Failed, NotFound, type ObjectKind, type TmuxError } from "../domai
 import { generationOf, type ServerIdentity } from "../domain/Model.js"
 import * as Format from "./Format.js"
 import { serverRecord } from "./Records.js"
-import { Tmux, type RunOptions, type TmuxCommand } from "./Tmux.js"
+import { type RunOptions, Tmux, type TmuxCommand } from "./Tmux.js"
 
 /** Builds a command list whose formats use the given marks. */
 export type CommandsWith = (marks: Format.Marks) => ReadonlyArray<TmuxCommand>
@@ -52,12 +52,9 @@ export const runTree = (
 
 /** `runTree`'s reading of "no current target", for a command list sent some other way (in batches). */
 export const noCurrentTargetIsNotFound =
-  (socket: ResolvedSocket, target: QueryTarget) =>
-  <A, R>(run: Effect.Effect<A, TmuxError, R>): Effect.Effect<A, TmuxError, R> =>
+  (socket: ResolvedSocket, target: QueryTarget) => <A, R>(run: Effect.Effect<A, TmuxError, R>): Effect.Effect<A, TmuxError, R> =>
     run.pipe(
-      Effect.catchIf(isNoCurrentTarget, () =>
-        Effect.fail(new NotFound({ kind: target.kind, target: target.id, socket: socket.label }))
-      )
+      Effect.catchIf(isNoCurrentTarget, () => Effect.fail(new NotFound({ kind: target.kind, target: target.id, socket: socket.label })))
     )
 
 export const queryTree = (

@@ -23,8 +23,8 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { Failed, type TmuxError } from "../domain/Errors.js"
 import { classifyFailure, timedOut } from "./Classify.js"
 import { type Block, blockOutput } from "./ControlProtocol.js"
@@ -86,7 +86,7 @@ const attachArgv = (config: TmuxMcpConfigShape, socket: ResolvedSocket): Array<s
   ...invocationArgv(config, socket, [["attach-session", "-f", CONTROL_CLIENT_FLAGS]], false)
 ]
 
-export const makeTmuxControl = Effect.gen(function* () {
+export const makeTmuxControl = Effect.gen(function*() {
   const config = yield* TmuxMcpConfig
   const exec = yield* TmuxExec.make
   const processes = yield* TmuxProcesses
@@ -215,8 +215,8 @@ export const makeTmuxControl = Effect.gen(function* () {
         return last === undefined || last.ok
           ? Effect.succeed(blockOutput(blocks))
           : Effect.fail(
-              classifyFailure({ stderr: `${last.lines.join("\n")}\n`, exitCode: 1, socketLabel: socket.label, command: description })
-            )
+            classifyFailure({ stderr: `${last.lines.join("\n")}\n`, exitCode: 1, socketLabel: socket.label, command: description })
+          )
       })
     )
 
@@ -232,7 +232,7 @@ export const makeTmuxControl = Effect.gen(function* () {
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     const existing = slots.get(socket.path)?.client
     const connected = options.oneOff === true ? Effect.succeed(existing?.alive === true ? existing : undefined) : clientFor(socket)
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const started = yield* Clock.currentTimeMillis
       const client = yield* Effect.timeoutFail(connected, {
         duration: timeout,
@@ -248,13 +248,13 @@ export const makeTmuxControl = Effect.gen(function* () {
             // The client went away before tmux ran anything (server exiting, session closed): spawn.
             lost.sent
               ? Effect.fail(
-                  new Failed({
-                    command: description,
-                    reason: "exit",
-                    exitCode: null,
-                    stderr: `${lost.reason}; the commands may have run in part`
-                  })
-                )
+                new Failed({
+                  command: description,
+                  reason: "exit",
+                  exitCode: null,
+                  stderr: `${lost.reason}; the commands may have run in part`
+                })
+              )
               : spawnCall(socket, commands, { ...options, timeout: remaining })
         )
       )

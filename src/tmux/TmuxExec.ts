@@ -19,8 +19,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
-import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { Failed } from "../domain/Errors.js"
 import { classifyFailure, timedOut } from "./Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "./CommandBatches.js"
@@ -72,14 +72,13 @@ const endMarkFor = (commands: ReadonlyArray<TmuxCommand>): EndMark | undefined =
   }
 }
 
-export const makeTmuxExec = Effect.gen(function* () {
+export const makeTmuxExec = Effect.gen(function*() {
   const config = yield* TmuxMcpConfig
   const processes = yield* TmuxProcesses
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     const description = describeCommands(commands)
-    const failed = (reason: Failed["reason"], stderr: string) =>
-      new Failed({ command: description, reason, exitCode: null, stderr })
+    const failed = (reason: Failed["reason"], stderr: string) => new Failed({ command: description, reason, exitCode: null, stderr })
     // Node throws on a NUL in argv, in an exception that quotes the argument (it may be a secret).
     if (commands.some((args) => args.some((arg) => arg.includes("\0")))) {
       return Effect.fail(failed("spawn", "an argument holds a NUL character, which no program argument can carry; remove it"))
@@ -89,7 +88,10 @@ export const makeTmuxExec = Effect.gen(function* () {
     const bytes = commandListBytes(sent)
     if (bytes > TMUX_ARGV_LIMIT) {
       return Effect.fail(
-        failed("exit", `the command list takes ${bytes} bytes, more than the ${TMUX_ARGV_LIMIT} one tmux invocation carries; send less at once`)
+        failed(
+          "exit",
+          `the command list takes ${bytes} bytes, more than the ${TMUX_ARGV_LIMIT} one tmux invocation carries; send less at once`
+        )
       )
     }
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))

@@ -5,9 +5,9 @@
  */
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { SafetyLevel, TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import type { InvocationContext } from "../context/InvocationContext.js"
 import type { SocketResolver } from "../context/SocketResolver.js"
+import type { SafetyLevel, TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import type { ToolError } from "../domain/Errors.js"
 import type { Ownership } from "../services/Ownership.js"
 import { makePolicy } from "../services/Policy.js"

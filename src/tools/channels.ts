@@ -17,7 +17,7 @@ export const waitForChannelTool = defineTool({
   input: Schema.Struct({ channel: ChannelName, timeout: timeoutArgument, ...socketArguments }),
   output: ChannelWaited,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const timeout = yield* effectiveTimeout(input.timeout)
       const socket = yield* resolveSocket(input)
       return yield* waitForChannel(socket, input.channel, timeout)
@@ -34,7 +34,7 @@ export const signalChannelTool = defineTool({
   input: Schema.Struct({ channel: ChannelName, ...socketArguments }),
   output: ChannelSignalled,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       return yield* signalChannel(socket, input.channel)
     })

@@ -28,7 +28,8 @@ const outputOptions = (input: { max_lines?: number; max_bytes?: number; keep_esc
 export const runCommandTool = defineTool({
   name: "run_command",
   title: "Run Command in tmux Pane",
-  description: `Runs a shell command in a pane's own shell, as if typed there (cd and export persist; multi-line text, heredocs and quotes work as written), waits for it, and returns its exit status and its whole output (not just the screen: long output comes back as head and tail with the count of elided lines). The pane must show a POSIX shell (bash, zsh, sh, dash, ksh) at its prompt; other shells (fish, nu, pwsh) and busy panes are refused with the reason. The shell's edit line is cleared first (C-u): text waiting there is discarded. outcome: completed (exit_status set), timed_out (the command still runs: pass handle to wait_for_command; or set interrupt_on_timeout to press C-c), pane_died, not_started (the shell did not take the line; the command was withdrawn). Cancelling the call stops the wait, not the command. Refuses the pane this MCP server runs in and panes a person is watching, unless force is true. The text goes through a tmux buffer that the pane's shell fetches with tmux itself, so the pane needs tmux on its PATH (true unless it ssh'd elsewhere). At most ${MAX_COMMAND_BYTES} bytes; the command is kept out of the audit log.`,
+  description:
+    `Runs a shell command in a pane's own shell, as if typed there (cd and export persist; multi-line text, heredocs and quotes work as written), waits for it, and returns its exit status and its whole output (not just the screen: long output comes back as head and tail with the count of elided lines). The pane must show a POSIX shell (bash, zsh, sh, dash, ksh) at its prompt; other shells (fish, nu, pwsh) and busy panes are refused with the reason. The shell's edit line is cleared first (C-u): text waiting there is discarded. outcome: completed (exit_status set), timed_out (the command still runs: pass handle to wait_for_command; or set interrupt_on_timeout to press C-c), pane_died, not_started (the shell did not take the line; the command was withdrawn). Cancelling the call stops the wait, not the command. Refuses the pane this MCP server runs in and panes a person is watching, unless force is true. The text goes through a tmux buffer that the pane's shell fetches with tmux itself, so the pane needs tmux on its PATH (true unless it ssh'd elsewhere). At most ${MAX_COMMAND_BYTES} bytes; the command is kept out of the audit log.`,
   tier: "mutating",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
@@ -44,7 +45,7 @@ export const runCommandTool = defineTool({
   payloadArguments: ["command"],
   textArguments: { command: "text" },
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "run a command in", "running a command in your own terminal")
       return yield* runCommand(socket, input.pane_id, {
@@ -73,11 +74,16 @@ export const waitForCommandTool = defineTool({
   }),
   output: CommandResult,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const handle = yield* openHandle(input.handle)
       const socket = (yield* SocketResolver).fromPath(handle.socket, "socket_path argument")
       if (input.interrupt_on_timeout === true) {
-        yield* refuseCallerPaneUnlessForced(socket, { pane_id: handle.pane_id, force: input.force }, "type into", "pressing C-c in your own terminal")
+        yield* refuseCallerPaneUnlessForced(
+          socket,
+          { pane_id: handle.pane_id, force: input.force },
+          "type into",
+          "pressing C-c in your own terminal"
+        )
       }
       return yield* waitForCommand(socket, handle, {
         timeout: yield* effectiveTimeout(input.timeout),

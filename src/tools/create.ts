@@ -1,12 +1,12 @@
 /** Creating sessions, windows and panes: create_session, create_window, split_window, respawn_pane. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { resolveSocket } from "../context/SocketResolver.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { PaneId, SessionId } from "../domain/Ids.js"
 import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
 import { MAX_NAME_LENGTH } from "../operations/layout/Names.js"
-import { createSession, createWindow, respawnPane, splitWindow, type SpawnedPane } from "../operations/lifecycle/Create.js"
+import { createSession, createWindow, respawnPane, type SpawnedPane, splitWindow } from "../operations/lifecycle/Create.js"
 import type { SpawnRequest } from "../operations/lifecycle/Spawn.js"
 import {
   commandArgument,
@@ -25,9 +25,9 @@ const Cells = Int.pipe(Schema.between(1, MAX_CELLS))
 const SplitSize = Schema.Union(
   Cells,
   Schema.String.pipe(
-    Schema.pattern(/^[1-9][0-9]?%$/, { message: () => 'must be a percentage from "1%" to "99%"' })
+    Schema.pattern(/^[1-9][0-9]?%$/, { message: () => "must be a percentage from \"1%\" to \"99%\"" })
   )
-).annotations({ description: 'Size of the new pane: cells (e.g. 10) or a percentage of the split pane (e.g. "30%"). Default: half.' })
+).annotations({ description: "Size of the new pane: cells (e.g. 10) or a percentage of the split pane (e.g. \"30%\"). Default: half." })
 
 /** The arguments every tool that starts a process shares, and their mapping onto a SpawnRequest. */
 const spawnInputs = {
@@ -98,7 +98,7 @@ export const createSessionTool = defineTool({
   }),
   output: CreatedSession,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const config = yield* TmuxMcpConfig
       const socket = yield* resolveSocket(input)
       const created = yield* createSession(socket, {
@@ -142,7 +142,7 @@ export const createWindowTool = defineTool({
   }),
   output: Schema.Struct({ window: Window, pane: PaneDetail, generation: ServerGeneration }),
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const { window, pane, server } = yield* createWindow(socket, input.session_id, {
         ...spawnRequest(input),
@@ -174,7 +174,7 @@ export const splitWindowTool = defineTool({
   }),
   output: PaneResult,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const split = yield* splitWindow(socket, input.pane_id, {
         ...spawnRequest(input),
@@ -205,7 +205,7 @@ export const respawnPaneTool = defineTool({
   }),
   output: PaneResult,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const respawned = yield* respawnPane(socket, input.pane_id, {
         ...spawnRequest(input),

@@ -56,17 +56,15 @@ const requiredScope = (input: ScopeInput): Effect.Effect<EnvironmentTarget, Inva
     scope !== undefined
       ? Effect.succeed(scope)
       : Effect.fail(
-          new InvalidInput({ reason: "Pass session_id, session_name or global: true; the scope is never guessed for a change." })
-        )
-  )
+        new InvalidInput({ reason: "Pass session_id, session_name or global: true; the scope is never guessed for a change." })
+      ))
 
 /** Reads default to the caller's own session (only inside tmux, on that server). */
 const readScope = (socket: ResolvedSocket, input: ScopeInput): Effect.Effect<EnvironmentTarget, ToolError, ToolServices> =>
   Effect.flatMap(explicitScope(input), (scope) =>
     scope !== undefined
       ? Effect.succeed(scope)
-      : Effect.map(callerPaneId(socket, "session_id"), (paneId): EnvironmentTarget => ({ pane_id: paneId }))
-  )
+      : Effect.map(callerPaneId(socket, "session_id"), (paneId): EnvironmentTarget => ({ pane_id: paneId })))
 
 const PROPAGATION_WARNING =
   "Warning: values set here propagate into every shell tmux later spawns in that scope, including panes the user opens by hand, not only panes you drive. Writing PATH, LD_PRELOAD, BASH_ENV, ENV, PROMPT_COMMAND or AWS_* can change commands the user types later, and the change lasts until it is unset or the tmux server exits. To override a variable for one command, prefer `env VAR=value command` via send_keys."
@@ -74,7 +72,8 @@ const PROPAGATION_WARNING =
 export const setEnvironmentTool = defineTool({
   name: "set_environment",
   title: "Set tmux Environment Variable",
-  description: `Sets a variable in the tmux environment of one session (session_id or exact session_name) or the global one (global: true); one scope is required. New panes, windows and sessions started afterwards inherit it; running processes do not change. ${PROPAGATION_WARNING} The value is never returned, logged or echoed in errors: the result carries value_length.`,
+  description:
+    `Sets a variable in the tmux environment of one session (session_id or exact session_name) or the global one (global: true); one scope is required. New panes, windows and sessions started afterwards inherit it; running processes do not change. ${PROPAGATION_WARNING} The value is never returned, logged or echoed in errors: the result carries value_length.`,
   tier: "mutating",
   hints: { idempotent: true, destructive: true, openWorld: true },
   input: Schema.Struct({
@@ -89,7 +88,7 @@ export const setEnvironmentTool = defineTool({
   output: EnvironmentSet,
   payloadArguments: ["value"],
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const scope = yield* requiredScope(input)
       const socket = yield* resolveSocket(input)
       return yield* setEnvironment(socket, scope, input.name, input.value, { generation: input.generation })
@@ -115,17 +114,20 @@ export const unsetEnvironmentTool = defineTool({
   }),
   output: EnvironmentUnset,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const scope = yield* requiredScope(input)
       const socket = yield* resolveSocket(input)
-      return yield* unsetEnvironment(socket, scope, input.name, input.remove === true ? "removed" : "unset", { generation: input.generation })
+      return yield* unsetEnvironment(socket, scope, input.name, input.remove === true ? "removed" : "unset", {
+        generation: input.generation
+      })
     })
 })
 
 export const showEnvironmentTool = defineTool({
   name: "show_environment",
   title: "Show tmux Environment",
-  description: `The tmux environment of one session (session_id or exact session_name; default: the caller's own session when this MCP server runs inside tmux on that server) or the global one (global: true): variables by name, plus removed names (entries that keep a global variable out of the session's new processes). A session lists only its own entries; new processes there get the global ones overlaid with these. name reads one variable (an unset name gives an empty result). Values are exact, newlines included, and may hold secrets from the user's environment: ask for one name when that is all you need. At most max_bytes (default ${DEFAULT_ENVIRONMENT_MAX_BYTES}) of names and values; variables left out are named in omitted_names. A dead server is no_server.`,
+  description:
+    `The tmux environment of one session (session_id or exact session_name; default: the caller's own session when this MCP server runs inside tmux on that server) or the global one (global: true): variables by name, plus removed names (entries that keep a global variable out of the session's new processes). A session lists only its own entries; new processes there get the global ones overlaid with these. name reads one variable (an unset name gives an empty result). Values are exact, newlines included, and may hold secrets from the user's environment: ask for one name when that is all you need. At most max_bytes (default ${DEFAULT_ENVIRONMENT_MAX_BYTES}) of names and values; variables left out are named in omitted_names. A dead server is no_server.`,
   tier: "readonly",
   hints: { idempotent: true },
   input: Schema.Struct({
@@ -139,7 +141,7 @@ export const showEnvironmentTool = defineTool({
   }),
   output: EnvironmentListing,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const scope = yield* readScope(socket, input)
       return yield* showEnvironment(socket, scope, { name: input.name, maxBytes: input.max_bytes })

@@ -27,7 +27,7 @@ export const listPanesTool = defineTool({
   }),
   output: Page(Pane),
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (input.session_id !== undefined && input.window_id !== undefined) {
         return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or window_id, not both." }))
       }
@@ -40,27 +40,27 @@ export const listPanesTool = defineTool({
 export const getPaneInfoTool = defineTool({
   name: "get_pane_info",
   title: "Get tmux Pane Info",
-  description:
-    "One pane by pane_id; without it, the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  description: "One pane by pane_id; without it, the caller's own pane (only when this MCP server runs inside tmux on that server).",
   tier: "readonly",
   hints: { idempotent: true },
   input: Schema.Struct({ pane_id: optional(PaneId), ...socketArguments }),
   output: Pane,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       return input.pane_id === undefined ? yield* callerPane(socket) : yield* getPane(socket, input.pane_id)
     })
 })
 
 const CaptureLine = Schema.Union(Int, Schema.Literal("-")).annotations({
-  description: 'A line number: 0 is the top visible line, negative numbers reach into history, "-" means the far end.'
+  description: "A line number: 0 is the top visible line, negative numbers reach into history, \"-\" means the far end."
 })
 
 export const capturePaneTool = defineTool({
   name: "capture_pane",
   title: "Capture tmux Pane",
-  description: `The text a pane shows, as plain text. Default: the visible screen. start/end select lines (negative = scrollback history, "-" = oldest history / bottom). Keeps the newest max_lines lines (default ${DEFAULT_CAPTURE_MAX_LINES}) and reports how many were left out. join_wrapped joins lines tmux wrapped at the pane width.`,
+  description:
+    `The text a pane shows, as plain text. Default: the visible screen. start/end select lines (negative = scrollback history, "-" = oldest history / bottom). Keeps the newest max_lines lines (default ${DEFAULT_CAPTURE_MAX_LINES}) and reports how many were left out. join_wrapped joins lines tmux wrapped at the pane width.`,
   tier: "readonly",
   hints: { idempotent: true },
   input: Schema.Struct({
@@ -73,7 +73,7 @@ export const capturePaneTool = defineTool({
   }),
   output: Capture,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       return yield* capturePane(socket, input.pane_id, {
         start: input.start,

@@ -17,8 +17,8 @@ import {
   MAX_MAX_PANES,
   MIN_MAX_BYTES,
   SEARCH_TIME_BOX_MS,
-  SearchResult,
-  searchPanes
+  searchPanes,
+  SearchResult
 } from "../operations/watching/Search.js"
 import { MAX_PATTERNS } from "../operations/watching/TextMatcher.js"
 import { patternArguments } from "./internal/Arguments.js"
@@ -28,7 +28,10 @@ import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool
 export const searchPanesTool = defineTool({
   name: "search_panes",
   title: "Search tmux Panes",
-  description: `Finds text in the panes of the whole server (default), one session (session_id) or one window (window_id): each pane's visible screen plus up to history_lines lines of scrollback (default ${DEFAULT_HISTORY_LINES}). patterns (1-${MAX_PATTERNS}) are literal text unless regex is true; they are matched by this server, never handed to tmux, so #{…}, #(…), ; and quotes are just text. Panes are searched in pane-id order, max_panes (default ${DEFAULT_MAX_PANES}) per call; pass next_offset as offset for the next ones. Returns only panes with matches: the first max_matches_per_pane matching lines each (default ${DEFAULT_MAX_MATCHES_PER_PANE}), each with a line number capture_pane takes as start/end (0 = top visible line, negative = history), and counts of everything left out. Bounded to about max_bytes of JSON (default ${DEFAULT_MAX_BYTES}) and ${SEARCH_TIME_BOX_MS / 1000} s of matching. Lines are screen rows: text tmux wrapped at the pane width is matched row by row.`,
+  description:
+    `Finds text in the panes of the whole server (default), one session (session_id) or one window (window_id): each pane's visible screen plus up to history_lines lines of scrollback (default ${DEFAULT_HISTORY_LINES}). patterns (1-${MAX_PATTERNS}) are literal text unless regex is true; they are matched by this server, never handed to tmux, so #{…}, #(…), ; and quotes are just text. Panes are searched in pane-id order, max_panes (default ${DEFAULT_MAX_PANES}) per call; pass next_offset as offset for the next ones. Returns only panes with matches: the first max_matches_per_pane matching lines each (default ${DEFAULT_MAX_MATCHES_PER_PANE}), each with a line number capture_pane takes as start/end (0 = top visible line, negative = history), and counts of everything left out. Bounded to about max_bytes of JSON (default ${DEFAULT_MAX_BYTES}) and ${
+      SEARCH_TIME_BOX_MS / 1000
+    } s of matching. Lines are screen rows: text tmux wrapped at the pane width is matched row by row.`,
   tier: "readonly",
   hints: { idempotent: true },
   input: Schema.Struct({
@@ -59,16 +62,19 @@ export const searchPanesTool = defineTool({
   }),
   output: SearchResult,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       if (input.session_id !== undefined && input.window_id !== undefined) {
-        return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or window_id, not both (neither searches the whole server)." }))
+        return yield* Effect.fail(
+          new InvalidInput({ reason: "Pass session_id or window_id, not both (neither searches the whole server)." })
+        )
       }
       const historyLines = input.history_lines ?? DEFAULT_HISTORY_LINES
       const maxPanes = input.max_panes ?? DEFAULT_MAX_PANES
       if (historyLines * maxPanes > MAX_HISTORY_ROWS) {
         return yield* Effect.fail(
           new InvalidInput({
-            reason: `history_lines (${historyLines}) x max_panes (${maxPanes}) is more than ${MAX_HISTORY_ROWS} lines; lower one of them (page through panes with offset).`
+            reason:
+              `history_lines (${historyLines}) x max_panes (${maxPanes}) is more than ${MAX_HISTORY_ROWS} lines; lower one of them (page through panes with offset).`
           })
         )
       }

@@ -67,7 +67,7 @@ export const startServerTool = defineTool({
   input: Schema.Struct(socketArguments),
   output: ServerStarted,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const { started, server } = yield* startServer(socket)
       return {
@@ -99,7 +99,7 @@ export const killServerTool = defineTool({
   input: Schema.Struct(socketArguments),
   output: ServerKilled,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const server = yield* killServer(socket)
       return {

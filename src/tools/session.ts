@@ -21,7 +21,7 @@ export const listSessionsTool = defineTool({
   input: Schema.Struct({ ...socketArguments, ...pageArguments }),
   output: Page(Session),
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const { items } = yield* listSessions(socket)
       return paginate(items, input)
@@ -42,7 +42,7 @@ export const getSessionInfoTool = defineTool({
   }),
   output: Session,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       if (input.session_id !== undefined && input.session_name !== undefined) {
         return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or session_name, not both." }))

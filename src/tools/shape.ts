@@ -1,6 +1,7 @@
 /** Renaming, selecting, resizing and moving: the tools that reshape existing objects. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Pane, Session, Window } from "../domain/Model.js"
@@ -18,11 +19,10 @@ import {
   selectPane,
   selectWindow,
   setPaneTitle,
-  SwappedPanes,
   swapPanes,
+  SwappedPanes,
   zoomPane
 } from "../operations/layout/Shape.js"
-import { resolveSocket } from "../context/SocketResolver.js"
 import { generationArgument } from "./internal/Arguments.js"
 import { defineTool, Int, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 
@@ -32,17 +32,20 @@ const invalid = (reason: string) => Effect.fail(new InvalidInput({ reason }))
 
 const Cells = Int.pipe(Schema.between(1, 10_000))
 
-const NAME_RULES = `At most ${MAX_NAME_LENGTH} characters; no control characters (tabs, newlines), no "\\" and no "$" before a letter, "_" or "{" (tmux would store those escaped, so they are refused). # and #{…} are stored literally, never expanded; if tmux still stores the name differently (a character its C library does not know), the call fails and says what was stored.`
+const NAME_RULES =
+  `At most ${MAX_NAME_LENGTH} characters; no control characters (tabs, newlines), no "\\" and no "$" before a letter, "_" or "{" (tmux would store those escaped, so they are refused). # and #{…} are stored literally, never expanded; if tmux still stores the name differently (a character its C library does not know), the call fails and says what was stored.`
 
 export const renameSessionTool = defineTool({
   name: "rename_session",
   title: "Rename tmux Session",
-  description: `Renames a session; returns it. ${NAME_RULES} ":" and "." are refused (tmux turns them into "_" in session names). A name another session has is refused by tmux.`,
+  description:
+    `Renames a session; returns it. ${NAME_RULES} ":" and "." are refused (tmux turns them into "_" in session names). A name another session has is refused by tmux.`,
   tier: "mutating",
   hints: { idempotent: true },
   input: Schema.Struct({ session_id: SessionId, name: Schema.String, ...changeArguments }),
   output: Session,
-  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => renameSession(socket, input.session_id, input.name, { generation: input.generation }))
+  handler: (input) =>
+    Effect.flatMap(resolveSocket(input), (socket) => renameSession(socket, input.session_id, input.name, { generation: input.generation }))
 })
 
 export const renameWindowTool = defineTool({
@@ -53,7 +56,8 @@ export const renameWindowTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...changeArguments }),
   output: Window,
-  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => renameWindow(socket, input.window_id, input.name, { generation: input.generation }))
+  handler: (input) =>
+    Effect.flatMap(resolveSocket(input), (socket) => renameWindow(socket, input.window_id, input.name, { generation: input.generation }))
 })
 
 export const selectWindowTool = defineTool({
@@ -71,7 +75,7 @@ export const selectWindowTool = defineTool({
   }),
   output: Window,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const byId = input.window_id !== undefined
       const byDirection = input.session_id !== undefined && input.direction !== undefined
       if (byId === byDirection || (byId && (input.session_id !== undefined || input.direction !== undefined))) {
@@ -104,7 +108,7 @@ export const selectPaneTool = defineTool({
   }),
   output: Pane,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const byId = input.pane_id !== undefined
       const byDirection = input.window_id !== undefined && input.direction !== undefined
       if (byId === byDirection || (byId && (input.window_id !== undefined || input.direction !== undefined))) {
@@ -122,7 +126,9 @@ export const selectPaneTool = defineTool({
 export const selectLayoutTool = defineTool({
   name: "select_layout",
   title: "Select tmux Layout",
-  description: `Arranges a window's panes: one of ${LAYOUT_NAMES.join(", ")}, or a layout string as get_window_info / list_windows report it (to restore an earlier arrangement of the same panes; one that does not fit the window is invalid_input and changes nothing). Returns the window with its new layout.`,
+  description: `Arranges a window's panes: one of ${
+    LAYOUT_NAMES.join(", ")
+  }, or a layout string as get_window_info / list_windows report it (to restore an earlier arrangement of the same panes; one that does not fit the window is invalid_input and changes nothing). Returns the window with its new layout.`,
   tier: "mutating",
   hints: { idempotent: true },
   input: Schema.Struct({
@@ -131,7 +137,8 @@ export const selectLayoutTool = defineTool({
     ...changeArguments
   }),
   output: Window,
-  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => selectLayout(socket, input.window_id, input.layout, { generation: input.generation }))
+  handler: (input) =>
+    Effect.flatMap(resolveSocket(input), (socket) => selectLayout(socket, input.window_id, input.layout, { generation: input.generation }))
 })
 
 export const resizePaneTool = defineTool({
@@ -150,7 +157,7 @@ export const resizePaneTool = defineTool({
   }),
   output: ResizedPane,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sized = input.width !== undefined || input.height !== undefined
       if (sized === (input.zoom !== undefined)) return yield* invalid("Pass width and/or height, or zoom (not both).")
       const socket = yield* resolveSocket(input)
@@ -175,8 +182,9 @@ export const resizeWindowTool = defineTool({
   }),
   output: Window,
   handler: (input) =>
-    Effect.flatMap(resolveSocket(input), (socket) =>
-      resizeWindow(socket, input.window_id, { width: input.width, height: input.height }, { generation: input.generation })
+    Effect.flatMap(
+      resolveSocket(input),
+      (socket) => resizeWindow(socket, input.window_id, { width: input.width, height: input.height }, { generation: input.generation })
     )
 })
 
@@ -190,7 +198,10 @@ export const swapPaneTool = defineTool({
   input: Schema.Struct({ source_pane_id: PaneId, target_pane_id: PaneId, ...changeArguments }),
   output: SwappedPanes,
   handler: (input) =>
-    Effect.flatMap(resolveSocket(input), (socket) => swapPanes(socket, input.source_pane_id, input.target_pane_id, { generation: input.generation }))
+    Effect.flatMap(
+      resolveSocket(input),
+      (socket) => swapPanes(socket, input.source_pane_id, input.target_pane_id, { generation: input.generation })
+    )
 })
 
 export const moveWindowTool = defineTool({
@@ -203,25 +214,32 @@ export const moveWindowTool = defineTool({
   input: Schema.Struct({
     window_id: WindowId,
     session_id: SessionId.annotations({ description: "The destination session." }),
-    index: optional(NonNegativeInt.pipe(Schema.lessThanOrEqualTo(100_000)), "Window index in the destination. Default: the first free one."),
+    index: optional(
+      NonNegativeInt.pipe(Schema.lessThanOrEqualTo(100_000)),
+      "Window index in the destination. Default: the first free one."
+    ),
     ...changeArguments
   }),
   output: MovedWindow,
   handler: (input) =>
-    Effect.flatMap(resolveSocket(input), (socket) =>
-      moveWindow(socket, input.window_id, { session_id: input.session_id, index: input.index }, { generation: input.generation })
+    Effect.flatMap(
+      resolveSocket(input),
+      (socket) =>
+        moveWindow(socket, input.window_id, { session_id: input.session_id, index: input.index }, { generation: input.generation })
     )
 })
 
 export const setPaneTitleTool = defineTool({
   name: "set_pane_title",
   title: "Set tmux Pane Title",
-  description: `Sets a pane's title (shown in pane borders and status lines that display it); returns the pane. At most ${MAX_NAME_LENGTH} characters, no control characters (tmux silently ignores such a title; if it ignores one for another character, the call fails and says so). # and #{…} are stored literally. The program in the pane may change its title later.`,
+  description:
+    `Sets a pane's title (shown in pane borders and status lines that display it); returns the pane. At most ${MAX_NAME_LENGTH} characters, no control characters (tmux silently ignores such a title; if it ignores one for another character, the call fails and says so). # and #{…} are stored literally. The program in the pane may change its title later.`,
   tier: "mutating",
   hints: { idempotent: true },
   input: Schema.Struct({ pane_id: PaneId, title: Schema.String, ...changeArguments }),
   output: Pane,
-  handler: (input) => Effect.flatMap(resolveSocket(input), (socket) => setPaneTitle(socket, input.pane_id, input.title, { generation: input.generation }))
+  handler: (input) =>
+    Effect.flatMap(resolveSocket(input), (socket) => setPaneTitle(socket, input.pane_id, input.title, { generation: input.generation }))
 })
 
 export const shapeTools = [

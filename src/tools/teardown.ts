@@ -14,7 +14,8 @@ const RESULT =
 export const killSessionTool = defineTool({
   name: "kill_session",
   title: "Kill tmux Session",
-  description: `Kills one session by session_id (never by name), with its windows and their processes; windows also linked into another session live on there (windows_kept). Refuses the session that holds the pane this MCP server runs in. ${RESULT}`,
+  description:
+    `Kills one session by session_id (never by name), with its windows and their processes; windows also linked into another session live on there (windows_kept). Refuses the session that holds the pane this MCP server runs in. ${RESULT}`,
   tier: "destructive",
   hints: { idempotent: false },
   input: Schema.Struct({
@@ -30,7 +31,8 @@ export const killSessionTool = defineTool({
 export const killWindowTool = defineTool({
   name: "kill_window",
   title: "Kill tmux Window",
-  description: `Kills one window by window_id, with its panes and their processes, in every session it is linked into; a session whose only window it was closes too. Refuses the window that holds the pane this MCP server runs in. ${RESULT}`,
+  description:
+    `Kills one window by window_id, with its panes and their processes, in every session it is linked into; a session whose only window it was closes too. Refuses the window that holds the pane this MCP server runs in. ${RESULT}`,
   tier: "destructive",
   hints: { idempotent: false },
   input: Schema.Struct({
@@ -46,7 +48,8 @@ export const killWindowTool = defineTool({
 export const killPaneTool = defineTool({
   name: "kill_pane",
   title: "Kill tmux Pane",
-  description: `Kills one pane by pane_id and its process (SIGHUP); the last pane of a window takes the window with it, and so on up. Refuses the pane this MCP server runs in. ${RESULT}`,
+  description:
+    `Kills one pane by pane_id and its process (SIGHUP); the last pane of a window takes the window with it, and so on up. Refuses the pane this MCP server runs in. ${RESULT}`,
   tier: "destructive",
   hints: { idempotent: false },
   input: Schema.Struct({

@@ -24,7 +24,7 @@ export const listWindowsTool = defineTool({
   }),
   output: Page(Window),
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const { items } = yield* listWindows(socket, { session_id: input.session_id })
       return paginate(items, input)
@@ -41,7 +41,7 @@ export const getWindowInfoTool = defineTool({
   input: Schema.Struct({ window_id: optional(WindowId), ...socketArguments }),
   output: Window,
   handler: (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       return input.window_id !== undefined
         ? yield* getWindow(socket, input.window_id)

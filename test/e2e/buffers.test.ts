@@ -4,7 +4,7 @@
  * under the server; progress reaches a client that asked for it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { childrenOf, makeWorld, ok, type Served, serve, type World } from "./harness.js"
+import { childrenOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
 let world: World
 let server: Served

@@ -97,7 +97,7 @@ describe.concurrent("CLI", () => {
     for (const run of runs) {
       expect(run.status).toBe(1)
       expect(run.stderr).toContain("LIBTMUX_SAFETY")
-      expect(run.stderr).toContain('"bogus"')
+      expect(run.stderr).toContain("\"bogus\"")
       expect(run.stderr).toContain("readonly, mutating, destructive")
       expect(run.stdout).toBe("")
     }

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, type Served, serve, type World } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
 /** Child processes of a process, from /proc. */
 const childrenOf = (pid: number): Array<number> =>
@@ -65,7 +65,9 @@ describe("run_command over stdio", () => {
 
   it("is not ended early by the framing's marker text typed as part of the command", async () => {
     // The marker formats are documented; a command printing them (with any id) must not end the wait.
-    const result = await run("printf 'ETM_E_%s 0\\nETM_S_%s\\n' 0000000000000000 1111111111111111; sleep 1; echo last; exit_is_not_called=1")
+    const result = await run(
+      "printf 'ETM_E_%s 0\\nETM_S_%s\\n' 0000000000000000 1111111111111111; sleep 1; echo last; exit_is_not_called=1"
+    )
     expect(result).toMatchObject({ outcome: "completed", exit_status: 0 })
     expect(result.output.split("\n")).toEqual(["ETM_E_0000000000000000 0", "ETM_S_1111111111111111", "last"])
   })
@@ -85,9 +87,13 @@ describe("run_command over stdio", () => {
 
   it("a cancelled run_command ends its wait at once, leaves no child process, and stops its recording", async () => {
     const controller = new AbortController()
-    const call = server.client.callTool({ name: "run_command", arguments: { pane_id: paneId, command: "sleep 5", timeout: 20 } }, undefined, {
-      signal: controller.signal
-    })
+    const call = server.client.callTool(
+      { name: "run_command", arguments: { pane_id: paneId, command: "sleep 5", timeout: 20 } },
+      undefined,
+      {
+        signal: controller.signal
+      }
+    )
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const cancelledAt = Date.now()
     controller.abort("test cancels")
@@ -118,9 +124,13 @@ describe("run_command over stdio", () => {
 
   it("sends progress notifications to a client that asked for them", async () => {
     const progress: Array<number> = []
-    const result = await server.client.callTool({ name: "run_command", arguments: { pane_id: paneId, command: "sleep 2.5", timeout: 10 } }, undefined, {
-      onprogress: (notification) => progress.push(notification.progress)
-    })
+    const result = await server.client.callTool(
+      { name: "run_command", arguments: { pane_id: paneId, command: "sleep 2.5", timeout: 10 } },
+      undefined,
+      {
+        onprogress: (notification) => progress.push(notification.progress)
+      }
+    )
     expect((result.structuredContent as Record<string, unknown>).exit_status).toBe(0)
     expect(progress.length).toBeGreaterThanOrEqual(2)
     expect([...progress].sort((a, b) => a - b)).toEqual(progress)

@@ -4,7 +4,7 @@
  * given to the spawned server as TMUX / TMUX_PANE.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeWorld, ok, type Served, serve, type World } from "./harness.js"
+import { makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
 const MAX_INSTRUCTIONS_BYTES = 2048
 const bytes = (text: string) => Buffer.byteLength(text, "utf8")
@@ -115,9 +115,10 @@ describe("inside tmux (TMUX and TMUX_PANE of a real pane)", () => {
       expect(JSON.parse((self.contents[0] as { text: string }).text)).toMatchObject({ inside_tmux: true, pane_id: caller.paneId })
 
       const panes = ok(await server.call("list_panes"))
-      expect(panes.items.filter((pane: { is_caller: boolean }) => pane.is_caller === true).map((p: { pane_id: string }) => p.pane_id)).toEqual([
-        caller.paneId
-      ])
+      expect(panes.items.filter((pane: { is_caller: boolean }) => pane.is_caller === true).map((p: { pane_id: string }) => p.pane_id))
+        .toEqual([
+          caller.paneId
+        ])
       // The caller's own pane is the default target of get_pane_info.
       expect(ok(await server.call("get_pane_info")).pane_id).toBe(caller.paneId)
     } finally {
@@ -157,10 +158,12 @@ describe("inside tmux (TMUX and TMUX_PANE of a real pane)", () => {
 
   it("instructions stay within 2048 bytes with very long socket names, inside tmux and out", async () => {
     const long = `etm-${"x".repeat(900)}`
-    for (const env of [
-      { LIBTMUX_SOCKET: long, TMUX: tmuxVariable, TMUX_PANE: caller.paneId },
-      { LIBTMUX_SOCKET: long, TMUX: undefined, TMUX_PANE: undefined }
-    ]) {
+    for (
+      const env of [
+        { LIBTMUX_SOCKET: long, TMUX: tmuxVariable, TMUX_PANE: caller.paneId },
+        { LIBTMUX_SOCKET: long, TMUX: undefined, TMUX_PANE: undefined }
+      ]
+    ) {
       const server = await serve(world, { env })
       try {
         const text = instructionsOf(server)

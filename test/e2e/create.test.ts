@@ -7,7 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, type Served, serve, type World, within } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, within, type World } from "./harness.js"
 
 const EXIT_BOUND_MS = 8_000
 
@@ -36,7 +36,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls until the check yields a value; a bound for waiting, not a timing assertion. */
 const eventually = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, boundMs = 10_000): Promise<A> => {
-  for (let waited = 0; ; waited += 50) {
+  for (let waited = 0;; waited += 50) {
     const value = await check()
     if (value !== undefined) return value
     if (waited > boundMs) throw new Error(`timed out waiting for ${what}`)
@@ -72,10 +72,10 @@ describe("Done when (issue 3), over stdio", () => {
     expect(sessionNames(world)).toEqual(["first", "second"])
   })
 
-  it('create_session(command=["sh","-c","echo \\"$1\\"; exec sleep 600","sh","$HOME"]) shows the literal $HOME', async () => {
+  it("create_session(command=[\"sh\",\"-c\",\"echo \\\"$1\\\"; exec sleep 600\",\"sh\",\"$HOME\"]) shows the literal $HOME", async () => {
     const world = freshWorld()
     const server = await start(world, { LIBTMUX_ALLOW_SERVER_START: "1" })
-    const created = ok(await server.call("create_session", { command: ["sh", "-c", 'echo "$1"; exec sleep 600', "sh", "$HOME"] }))
+    const created = ok(await server.call("create_session", { command: ["sh", "-c", "echo \"$1\"; exec sleep 600", "sh", "$HOME"] }))
     expect(created.server_started).toBe(true)
     const screen = await waitForText(server, created.active_pane_id, "$HOME")
     expect(lines(screen)[0]).toBe("$HOME")
@@ -220,10 +220,12 @@ describe("generation, guards and refusals over stdio", () => {
     const now = ok(await server.call("get_server_info")).generation
     expect(now).not.toBe(created.generation)
     const before = world.tmux(["list-panes", "-a", "-F", "#{pane_id}"]).stdout
-    for (const [tool, args] of [
-      ["create_window", { session_id: "$0" }],
-      ["split_window", { pane_id: "%0" }]
-    ] as const) {
+    for (
+      const [tool, args] of [
+        ["create_window", { session_id: "$0" }],
+        ["split_window", { pane_id: "%0" }]
+      ] as const
+    ) {
       const error = errorOf(await server.call(tool, { ...args, generation: created.generation }))
       expect({ tool, code: error.code }).toEqual({ tool, code: "not_found" })
     }

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pendingHandle } from "../support/pendingHandle.js"
-import { errorOf, ok, type Served, serve, textOf, type World, makeWorld } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
 
 type Args = Record<string, unknown>
 
@@ -109,7 +109,7 @@ describe("a socket with no server (LIBTMUX_SOCKET set, nothing running)", () => 
     expectNoServer(await server.call("list_panes"), world)
   })
 
-  it('seed 003 test 5: capture_pane(pane_id="%0") names "no tmux server", not "Pane not found -> call list_panes"', async () => {
+  it("seed 003 test 5: capture_pane(pane_id=\"%0\") names \"no tmux server\", not \"Pane not found -> call list_panes\"", async () => {
     const result = await server.call("capture_pane", { pane_id: "%0" })
     expectNoServer(result, world)
     expect(textOf(result)).toMatch(/no tmux server/i)

@@ -11,9 +11,9 @@ import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { USAGE } from "../../src/cli/Args.js"
+import { SAFETY_LEVELS } from "../../src/context/TmuxMcpConfig.js"
 import { Session } from "../../src/domain/Model.js"
 import { allTools } from "../../src/tools/registry.js"
-import { SAFETY_LEVELS } from "../../src/context/TmuxMcpConfig.js"
 import { visibleTools } from "../../src/tools/Tool.js"
 import { doctorReport } from "../support/doctorReport.js"
 import { ROOT } from "./harness.js"
@@ -61,10 +61,14 @@ describe("docs match the code", () => {
 
   it("says how many tools each safety level enables, in the README and docs/configuration.md", () => {
     const counts = SAFETY_LEVELS.map((level) => [level, visibleTools(allTools, level).length] as const)
-    const sentence = `${counts.map(([level, count]) => `\`${level}\` ${count === allTools.length ? `all ${count}` : count}`).join(", ")} tools`
+    const sentence = `${
+      counts.map(([level, count]) => `\`${level}\` ${count === allTools.length ? `all ${count}` : count}`).join(", ")
+    } tools`
     expect(configurationDoc).toContain(sentence)
     for (const [level, count] of counts) {
-      expect(readme, level).toMatch(new RegExp(`^\\| \`${level}\`( \\(default\\))? \\|.*\\(${count === allTools.length ? `all ${count}` : count} tools\\) \\|$`, "m"))
+      expect(readme, level).toMatch(
+        new RegExp(`^\\| \`${level}\`( \\(default\\))? \\|.*\\(${count === allTools.length ? `all ${count}` : count} tools\\) \\|$`, "m")
+      )
     }
   })
 

@@ -7,7 +7,7 @@
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, type Served, serve, textOf, within, type World } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, textOf, within, type World } from "./harness.js"
 
 /** Writes one raw line to the server and resolves with the JSON-RPC message that answers `id`. */
 const rawRequest = async (served: Served, id: string | null, line: string): Promise<Record<string, any>> => {
@@ -27,7 +27,9 @@ const rawRequest = async (served: Served, id: string | null, line: string): Prom
 }
 
 const toolsCall = (id: string, name: string, argumentsJson: string) =>
-  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsJson}}}`
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":${
+    JSON.stringify(name)
+  },"arguments":${argumentsJson}}}`
 
 const metaOf = (result: Record<string, any>) => result._meta?.["effect-tmux-mcp/error"] as { code: string } | undefined
 
@@ -79,7 +81,13 @@ describe("an oversized request line", () => {
       const garbage = await rawRequest(served, null, "this is not json")
       expect(garbage).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } })
       // The id at the start of a line is found too (clients that put it first).
-      const first = await rawRequest(served, "early", `{"jsonrpc":"2.0","id":"early","method":"tools/call","params":{"name":"load_buffer","arguments":{"name":"b","text":"${"z".repeat(9 * 1024 * 1024)}"}}}`)
+      const first = await rawRequest(
+        served,
+        "early",
+        `{"jsonrpc":"2.0","id":"early","method":"tools/call","params":{"name":"load_buffer","arguments":{"name":"b","text":"${
+          "z".repeat(9 * 1024 * 1024)
+        }"}}}`
+      )
       expect(first).toMatchObject({ id: "early", error: { code: -32600 } })
       expect(ok(await served.call("where_am_i")).server_running).toBe(true)
     } finally {
@@ -98,12 +106,14 @@ describe("__proto__ and other keys the schema does not name", () => {
   it("a __proto__ argument is refused: start_server starts nothing", async () => {
     const served = await serve(world)
     try {
-      for (const [id, args] of [
-        ["proto-1", `{"__proto__":{"socket_name":"x"}}`],
-        ["proto-2", `{"__proto__":{}}`],
-        ["proto-3", `{"constructor":{}}`],
-        ["proto-4", `{"prototype":1}`]
-      ] as const) {
+      for (
+        const [id, args] of [
+          ["proto-1", `{"__proto__":{"socket_name":"x"}}`],
+          ["proto-2", `{"__proto__":{}}`],
+          ["proto-3", `{"constructor":{}}`],
+          ["proto-4", `{"prototype":1}`]
+        ] as const
+      ) {
         const reply = await rawRequest(served, id, toolsCall(id, "start_server", args))
         expect(reply.result?.isError, `${id}: ${JSON.stringify(reply)}`).toBe(true)
         expect(metaOf(reply.result)?.code).toBe("invalid_input")
@@ -151,7 +161,7 @@ describe("NUL, megabyte strings and deep nesting in every argument of every tool
         expect(error.text).not.toContain("q".repeat(100))
         expect(error.text).not.toContain("a\u0000b")
       }
-      const deep = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`
+      const deep = `${"{\"a\":".repeat(100_000)}1${"}".repeat(100_000)}`
       const reply = await rawRequest(served, "deep", toolsCall("deep", "list_sessions", `{"socket_name":${deep}}`))
       expect(metaOf(reply.result)?.code).toBe("invalid_input")
       expect(textOf(reply.result as CallToolResult)).toContain("socket_name")
@@ -159,11 +169,13 @@ describe("NUL, megabyte strings and deep nesting in every argument of every tool
       // Under the common string limit a value reaches the lookup: not_found names it by a short prefix at most.
       ok(await served.call("create_session", { session_name: "main" }))
       const long = "q".repeat(10_000)
-      for (const [tool, args] of [
-        ["get_session_info", { session_name: long }],
-        ["create_window", { session_id: "$0", generation: long }],
-        ["set_environment", { session_name: long, name: "X", value: "v" }]
-      ] as const) {
+      for (
+        const [tool, args] of [
+          ["get_session_info", { session_name: long }],
+          ["create_window", { session_id: "$0", generation: long }],
+          ["set_environment", { session_name: long, name: "X", value: "v" }]
+        ] as const
+      ) {
         const error = errorOf(await served.call(tool, args))
         expect(error.code).toBe("not_found")
         expect(error.text.length).toBeLessThan(2048)
@@ -186,11 +198,13 @@ describe("NUL, megabyte strings and deep nesting in every argument of every tool
       let calls = 0
       for (const tool of served.tools) {
         for (const path of stringPaths(tool)) {
-          for (const [label, value] of [
-            ["NUL", "a\u0000b"],
-            ["1 MB", MEGABYTE],
-            ["deep", nested(1000)]
-          ] as const) {
+          for (
+            const [label, value] of [
+              ["NUL", "a\u0000b"],
+              ["1 MB", MEGABYTE],
+              ["deep", nested(1000)]
+            ] as const
+          ) {
             const args = withValue(baseArguments(tool.name), path, value)
             const where = `${tool.name} ${path.join(".")} ${label}`
             calls++
@@ -208,7 +222,9 @@ describe("NUL, megabyte strings and deep nesting in every argument of every tool
             if (text.includes("q".repeat(100)) || text.includes("a\u0000b")) violations.push(`${where}: the value is echoed`)
             if (label !== "1 MB" && !(label === "NUL" && NUL_CARRIERS.has(`${tool.name}.${path[0]}`))) {
               if (error.code !== "invalid_input") violations.push(`${where}: ${error.code}, not invalid_input: ${text.slice(0, 200)}`)
-              else if (!text.includes(String(path[0]))) violations.push(`${where}: the message does not name ${path[0]}: ${text.slice(0, 200)}`)
+              else if (!text.includes(String(path[0]))) {
+                violations.push(`${where}: the message does not name ${path[0]}: ${text.slice(0, 200)}`)
+              }
             }
           }
         }

@@ -4,7 +4,7 @@
  * and no command is left behind without an owner.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeWorld, type Served, serve, type World } from "./harness.js"
+import { makeWorld, serve, type Served, type World } from "./harness.js"
 
 describe("two servers, one pane", () => {
   let world: World

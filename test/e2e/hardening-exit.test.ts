@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { isRunning, makeWorld, runCli, serve, type World, within } from "./harness.js"
+import { isRunning, makeWorld, runCli, serve, within, type World } from "./harness.js"
 
 const EXIT_BOUND_MS = 8_000
 

@@ -216,8 +216,7 @@ export const ok = <T = Record<string, any>>(result: CallToolResult): T => {
   return result.structuredContent as T
 }
 
-export const textOf = (result: CallToolResult): string =>
-  result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n")
+export const textOf = (result: CallToolResult): string => result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n")
 
 /** The `_meta` error entry of a failed call; throws if the call succeeded. */
 export const errorOf = (result: CallToolResult): ErrorMeta => {

@@ -6,17 +6,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  errorOf,
-  isRunning,
-  makeWorld,
-  ok,
-  processesMentioning,
-  type Served,
-  serve,
-  type World,
-  within
-} from "./harness.js"
+import { errorOf, isRunning, makeWorld, ok, processesMentioning, serve, type Served, within, type World } from "./harness.js"
 
 const EXIT_BOUND_MS = 8_000
 
@@ -146,7 +136,7 @@ describe("audit", () => {
       expect(message.jsonrpc).toBe("2.0")
       expect(message.audit).toBeUndefined()
     }
-    expect(stdout).not.toContain('"audit"')
+    expect(stdout).not.toContain("\"audit\"")
     expect(server.protocolErrors).toEqual([])
   })
 

@@ -8,7 +8,18 @@
  * Needs the npm registry (for `effect` and `@types/node`, at the lockfile's versions).
  */
 import { execFile } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -100,7 +111,8 @@ for (const specifier of ["effect-tmux-mcp/dist/lib/services/Ownership.js", "effe
 `
 
 /** A TypeScript consumer: the README example, the fake, a typed error, and a refused deep import. */
-const consumerSource = () => `${readmeExample()}
+const consumerSource = () =>
+  `${readmeExample()}
 import { Errors } from "effect-tmux-mcp"
 import { FakeTmux, RecordingTmux } from "effect-tmux-mcp/testing"
 // @ts-expect-error internals are not exported
@@ -140,7 +152,9 @@ describe("the packed package", () => {
     // A clone that was never built: the sources and the build's inputs, no dist/.
     const clone = join(base, "clone")
     mkdirSync(clone)
-    for (const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "src", "scripts"]) {
+    for (
+      const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "src", "scripts"]
+    ) {
       cpSync(join(ROOT, entry), join(clone, entry), { recursive: true })
     }
     symlinkSync(realpathSync(join(ROOT, "node_modules")), join(clone, "node_modules"))
@@ -167,12 +181,29 @@ describe("the packed package", () => {
 
   it("is built by npm pack (prepack) and holds the server, the library and the license, no map, cache or source", () => {
     const paths = packed.files.map((file) => file.path).sort()
-    for (const path of ["LICENSE", "README.md", "package.json", "dist/main.js", "dist/server.cjs", "dist/lib/index.js", "dist/lib/index.d.ts", "dist/lib/testing.js", "dist/lib/testing.d.ts"]) {
+    for (
+      const path of [
+        "LICENSE",
+        "README.md",
+        "package.json",
+        "dist/main.js",
+        "dist/server.cjs",
+        "dist/lib/index.js",
+        "dist/lib/index.d.ts",
+        "dist/lib/testing.js",
+        "dist/lib/testing.d.ts"
+      ]
+    ) {
       expect(paths).toContain(path)
     }
     expect(paths.filter((path) => /\.map$|\.cache$|^src\/|^test\/|^scripts\//.test(path))).toEqual([])
-    expect(paths.filter((path) => !/^(LICENSE|README\.md|package\.json|dist\/(main\.js|server\.cjs|lib\/.+\.(js|d\.ts)))$/.test(path))).toEqual([])
-    console.info(`package: tarball ${(packed.size / 1024).toFixed(0)} KiB, unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB, ${paths.length} files`)
+    expect(paths.filter((path) => !/^(LICENSE|README\.md|package\.json|dist\/(main\.js|server\.cjs|lib\/.+\.(js|d\.ts)))$/.test(path)))
+      .toEqual([])
+    console.info(
+      `package: tarball ${(packed.size / 1024).toFixed(0)} KiB, unpacked ${
+        (packed.unpackedSize / 1024).toFixed(0)
+      } KiB, ${paths.length} files`
+    )
   })
 
   it("installs without the peers as the server alone, under 5 MB, and its CLI runs through npx", async () => {
@@ -199,7 +230,13 @@ describe("the packed package", () => {
 
     beforeAll(async () => {
       // @types/node only for the TypeScript consumer below (a Node program has it).
-      await ok("npm", ["install", "--no-audit", "--no-fund", `effect@${lockedVersion("effect")}`, `@types/node@${lockedVersion("@types/node")}`], {
+      await ok("npm", [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        `effect@${lockedVersion("effect")}`,
+        `@types/node@${lockedVersion("@types/node")}`
+      ], {
         cwd: consumer
       })
       withPeers = sizeOf(join(consumer, "node_modules"))

@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, type Served, serve, type World } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
 const cli = (world: World, ...args: Array<string>) => {
   const result = world.tmux(args)
@@ -36,7 +36,9 @@ describe("search_panes over stdio", () => {
     const script = join(world.dir, "print.sh")
     writeFileSync(script, `printf '%s\\n' 'deploy #{pane_id} #(touch ${sentinel}) ok' "tag: $1" '${"a".repeat(40)}!'\nexec sleep 600\n`)
     for (const session of ["web", "db"]) {
-      panes.push(cli(world, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", session, "-x", "160", "-y", "20", `sh ${script} ${session}`))
+      panes.push(
+        cli(world, "new-session", "-d", "-P", "-F", "#{pane_id}", "-s", session, "-x", "160", "-y", "20", `sh ${script} ${session}`)
+      )
     }
     for (const paneId of panes) {
       await poll(`${paneId} printed`, () => (cli(world, "capture-pane", "-p", "-t", paneId).includes("tag: ") ? true : undefined))
@@ -52,11 +54,19 @@ describe("search_panes over stdio", () => {
     const sentinel = join(world.dir, "pwned")
     const pattern = `#{pane_id} #(touch ${sentinel})`
     const result = ok(await server.call("search_panes", { patterns: [pattern, "tag: db"] }))
-    expect(result).toMatchObject({ panes_total: 2, panes_searched: 2, panes_with_matches: 2, total_matches: 3, truncated: false, next_offset: null })
-    expect(result.panes.map((pane: any) => [pane.pane_id, pane.session_name, pane.matches.map((m: any) => [m.line, m.text, m.pattern])])).toEqual([
-      [panes[0], "web", [[0, `deploy ${pattern} ok`, 0]]],
-      [panes[1], "db", [[0, `deploy ${pattern} ok`, 0], [1, "tag: db", 1]]]
-    ])
+    expect(result).toMatchObject({
+      panes_total: 2,
+      panes_searched: 2,
+      panes_with_matches: 2,
+      total_matches: 3,
+      truncated: false,
+      next_offset: null
+    })
+    expect(result.panes.map((pane: any) => [pane.pane_id, pane.session_name, pane.matches.map((m: any) => [m.line, m.text, m.pattern])]))
+      .toEqual([
+        [panes[0], "web", [[0, `deploy ${pattern} ok`, 0]]],
+        [panes[1], "db", [[0, `deploy ${pattern} ok`, 0], [1, "tag: db", 1]]]
+      ])
     expect(existsSync(sentinel)).toBe(false)
 
     const db = result.panes[1]

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, type Served, serve, type World } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
 /** Polls until `check` gives a value (a bound for waiting on a shell, not a timing assertion). */
 const poll = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, attempts = 100): Promise<A> => {
@@ -47,11 +47,13 @@ describe("environment and input over stdio", () => {
   })
 
   it("set_environment (session and global) reaches the shell of a window created afterwards", async () => {
-    const session = ok(await server.call("set_environment", { session_name: "main", name: "ETM_E2E_SESSION", value: "session value; $HOME" }))
+    const session = ok(
+      await server.call("set_environment", { session_name: "main", name: "ETM_E2E_SESSION", value: "session value; $HOME" })
+    )
     expect(session).toEqual({ name: "ETM_E2E_SESSION", scope: "session", session_id: "$0", value_length: 20 })
     ok(await server.call("set_environment", { global: true, name: "ETM_E2E_GLOBAL", value: "global value" }))
     const paneId = cli(world, "new-window", "-d", "-t", "main", "-P", "-F", "#{pane_id}")
-    const sent = ok(await server.call("send_keys", { pane_id: paneId, keys: 'echo "[$ETM_E2E_SESSION|$ETM_E2E_GLOBAL]"' }))
+    const sent = ok(await server.call("send_keys", { pane_id: paneId, keys: "echo \"[$ETM_E2E_SESSION|$ETM_E2E_GLOBAL]\"" }))
     expect(sent).toMatchObject({ pane_id: paneId, enter_sent: true, literal: false })
     await screenLine(server, paneId, "[session value; $HOME|global value]")
   })
@@ -74,7 +76,12 @@ describe("environment and input over stdio", () => {
 
   it("show_environment reads the value back exactly; a dead server is no_server, never an empty map", async () => {
     const shown = ok(await server.call("show_environment", { session_id: "$0", name: "ETM_E2E_SESSION" }))
-    expect(shown).toMatchObject({ scope: "session", session_id: "$0", variables: { ETM_E2E_SESSION: "session value; $HOME" }, truncated: false })
+    expect(shown).toMatchObject({
+      scope: "session",
+      session_id: "$0",
+      variables: { ETM_E2E_SESSION: "session value; $HOME" },
+      truncated: false
+    })
     const dead = errorOf(await server.call("show_environment", { global: true, socket_name: `${world.socketName}-dead` }))
     expect(dead.code).toBe("no_server")
     expect(errorOf(await server.call("show_environment", {})).code).toBe("invalid_input")
@@ -83,7 +90,17 @@ describe("environment and input over stdio", () => {
   it("send_keys: C-c alone sends no Enter, literal keeps ; and quotes intact", async () => {
     const file = join(world.dir, "received")
     const ready = join(world.dir, "ready")
-    const paneId = cli(world, "new-window", "-d", "-t", "main", "-P", "-F", "#{pane_id}", `stty raw -echo && touch ${ready} && exec cat > ${file}`)
+    const paneId = cli(
+      world,
+      "new-window",
+      "-d",
+      "-t",
+      "main",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `stty raw -echo && touch ${ready} && exec cat > ${file}`
+    )
     await poll("the recorder", () => (existsSync(ready) ? true : undefined))
     const received = (count: number) =>
       poll(`${count} sentinels`, () => {
@@ -162,11 +179,13 @@ describe("shape tools over stdio", () => {
       expect(ok(await server.call("set_pane_title", { pane_id: "%2", title: text })).title).toBe(text)
       expect(cli(world, "display-message", "-p", "-t", "%2", "#{pane_title}")).toBe(text)
     }
-    for (const [tool, args] of [
-      ["rename_session", { session_id: "$1", name: "tab\tname" }],
-      ["rename_window", { window_id: "@1", name: "tab\tname" }],
-      ["set_pane_title", { pane_id: "%2", title: "tab\tname" }]
-    ] as const) {
+    for (
+      const [tool, args] of [
+        ["rename_session", { session_id: "$1", name: "tab\tname" }],
+        ["rename_window", { window_id: "@1", name: "tab\tname" }],
+        ["set_pane_title", { pane_id: "%2", title: "tab\tname" }]
+      ] as const
+    ) {
       expect(errorOf(await server.call(tool, args)).code).toBe("invalid_input")
     }
     expect(existsSync(marker())).toBe(false)
@@ -206,7 +225,13 @@ describe("shape tools over stdio", () => {
     expect(swapped.target).toMatchObject({ pane_id: "%2", window_id: "@0" })
     expect(cli(world, "display-message", "-p", "-t", "%0", "#{window_id}")).toBe("@1")
     const moved = ok(await server.call("move_window", { window_id: "@2", session_id: "$1", index: 5 }))
-    expect(moved).toMatchObject({ window_id: "@2", session_id: "$1", window_index: 5, moved_from: { session_id: "$0", window_index: 1 }, source_session_closed: false })
+    expect(moved).toMatchObject({
+      window_id: "@2",
+      session_id: "$1",
+      window_index: 5,
+      moved_from: { session_id: "$0", window_index: 1 },
+      source_session_closed: false
+    })
     expect(cli(world, "list-windows", "-t", "$1", "-F", "#{window_index} #{window_id}")).toBe("0 @1\n5 @2")
   })
 })

@@ -89,10 +89,12 @@ describe("teardown over stdio", () => {
       expect(pane.text).toContain(`Refusing to kill pane ${caller.paneId}`)
       expect(pane.text).toContain("the pane this MCP server runs in")
       expect(pane.effects).toBe("none")
-      for (const [name, args] of [
-        ["kill_window", { window_id: "@0" }],
-        ["kill_session", { session_id: "$0" }]
-      ] as const) {
+      for (
+        const [name, args] of [
+          ["kill_window", { window_id: "@0" }],
+          ["kill_session", { session_id: "$0" }]
+        ] as const
+      ) {
         const error = errorOf(await server.call(name, args))
         expect({ name, code: error.code }).toEqual({ name, code: "denied" })
         expect(error.text).toContain(`contains the pane this MCP server runs in (${caller.paneId})`)

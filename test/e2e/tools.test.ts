@@ -5,7 +5,7 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allTools } from "../../src/tools/registry.js"
-import { errorOf, makeWorld, ok, type Served, serve, type World } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
 const names = (tools: ReadonlyArray<McpTool>) => tools.map((tool) => tool.name)
 
@@ -196,7 +196,9 @@ describe("every tool is described and every read tool's result validates against
   })
 
   it("an unknown tool's error says MCP error once, over stdio too", async () => {
-    await expect(server.call("no_such_tool")).rejects.toThrow(/^MCP error -32602: Unknown tool: no_such_tool\. tools\/list shows the tools\.$/)
+    await expect(server.call("no_such_tool")).rejects.toThrow(
+      /^MCP error -32602: Unknown tool: no_such_tool\. tools\/list shows the tools\.$/
+    )
   })
 
   it("kill_server refuses nothing here (no caller) and kills the server", async () => {

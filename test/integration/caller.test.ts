@@ -3,13 +3,7 @@
  * caller-default lookups, where_am_i inside tmux, and is_attended from real attached clients.
  */
 import { describe, expect, it } from "vitest"
-import {
-  attachControlClient,
-  attachTerminalClient,
-  callerEnv,
-  serverIdentity,
-  useWorlds
-} from "../support/liveTmux.js"
+import { attachControlClient, attachTerminalClient, callerEnv, serverIdentity, useWorlds } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 

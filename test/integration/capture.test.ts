@@ -2,8 +2,8 @@
  * capture_pane on real tmux: what a pane printed, ranges into history, bounds, wrapped lines.
  */
 import { describe, expect, it } from "vitest"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { world } = useWorlds()
@@ -60,8 +60,7 @@ describe("capture_pane", () => {
     const paneId = await paneRunning(w, "seq 1 3000", "3000")
     const height = Number(w.tmuxOk("display-message", "-p", "-t", paneId, "#{pane_height}").trim())
     const layer = w.layer()
-    const capture = async (args: Record<string, unknown>) =>
-      okResult(await runTool(layer, "capture_pane", { pane_id: paneId, ...args }))
+    const capture = async (args: Record<string, unknown>) => okResult(await runTool(layer, "capture_pane", { pane_id: paneId, ...args }))
 
     // The visible screen: the last lines, the cursor's empty row dropped.
     const firstVisible = 3000 - height + 2

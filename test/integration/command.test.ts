@@ -3,11 +3,11 @@
  * state that persists between calls, text no framing may break, long output, timeouts with a
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
-import { join } from "node:path"
 import { utimesSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 import { BASH, idOf, logDirectoryOf, logsOf, shellWorld as shellWorldIn } from "../support/shellWorld.js"
 
@@ -19,7 +19,14 @@ const shellWorld = (shell = BASH, w: PrivateTmux = world()) => shellWorldIn(w, s
 describe("run_command in bash", () => {
   it("returns the exit status and exactly the command's output lines", async () => {
     const { run, w } = await shellWorld()
-    expect(await run("false")).toMatchObject({ outcome: "completed", exit_status: 1, output: "", lines_total: 0, handle: null, started: true })
+    expect(await run("false")).toMatchObject({
+      outcome: "completed",
+      exit_status: 1,
+      output: "",
+      lines_total: 0,
+      handle: null,
+      started: true
+    })
     expect(await run("printf 'a\\nb\\n'")).toMatchObject({ outcome: "completed", exit_status: 0, output: "a\nb", lines_total: 2 })
     expect(await run("printf 'no newline'")).toMatchObject({ exit_status: 0, output: "no newline" })
     expect(await run("echo out; echo err >&2; exit_code=7; (exit $exit_code)")).toMatchObject({ exit_status: 7, output: "out\nerr" })
@@ -39,7 +46,7 @@ describe("run_command in bash", () => {
     const { run } = await shellWorld()
     const heredoc = await run("cat <<'EOF'\nline one $HOME\n\tline 'two' \"three\"; four\nEOF")
     expect(heredoc).toMatchObject({ exit_status: 0, output: "line one $HOME\n\tline 'two' \"three\"; four" })
-    expect((await run(`echo "a;b" 'c"d' \\$x; echo done`)).output).toBe('a;b c"d $x\ndone')
+    expect((await run(`echo "a;b" 'c"d' \\$x; echo done`)).output).toBe("a;b c\"d $x\ndone")
     expect((await run("for i in 1 2\ndo\n  echo n$i\ndone")).output).toBe("n1\nn2")
   })
 
@@ -139,7 +146,10 @@ describe("wait_for_command", () => {
     const first = await run("sleep 30", { timeout: 0.3 })
     w.tmuxOk("kill-server")
     // The old server may still be on its way out.
-    await waitFor("a new server", () => w.tmux("new-session", "-d", "-s", "again", "HISTFILE=/dev/null bash --norc --noprofile").status === 0)
+    await waitFor(
+      "a new server",
+      () => w.tmux("new-session", "-d", "-s", "again", "HISTFILE=/dev/null bash --norc --noprofile").status === 0
+    )
     const stale = errorMeta(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 1 }))
     expect(stale.code).toBe("not_found")
   })
@@ -179,10 +189,11 @@ describe("run_command in other shells and refusals", () => {
     const denied = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "true" }))
     expect(denied.code).toBe("denied")
     expect(denied.text).toContain("a person's tmux client shows that pane")
-    expect(okResult(await runTool(layer, "run_command", { pane_id: "%0", command: "echo forced", force: true, timeout: 10 }))).toMatchObject({
-      output: "forced",
-      exit_status: 0
-    })
+    expect(okResult(await runTool(layer, "run_command", { pane_id: "%0", command: "echo forced", force: true, timeout: 10 })))
+      .toMatchObject({
+        output: "forced",
+        exit_status: 0
+      })
   })
 
   it("refuses fish by name rather than typing text it would misread", async () => {

@@ -4,15 +4,15 @@
  * from a server restart, and its finalizer detaches it. (The rest of the integration suite runs
  * on it too, see vitest.config.ts.)
  */
-import { spawn } from "node:child_process"
 import { describe, expect, it } from "@effect/vitest"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import { spawn } from "node:child_process"
 import { callTool } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { TmuxControl } from "../../src/tmux/TmuxControl.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { attachTerminalClient, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { okResult, toolNamed } from "../support/runTool.js"
 
 const { world, defer } = useWorlds()

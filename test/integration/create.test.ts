@@ -4,15 +4,15 @@
  * directories, split geometry and placements, generations, the caller guard, literal names and
  * every refusal of bad input.
  */
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import { describe, expect, it } from "vitest"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { OWNER_OPTION } from "../../src/services/Ownership.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { callerEnv, isSocket, socketFilesBelow, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
 
 const { world } = useWorlds()
@@ -140,7 +140,7 @@ describe("create_session", () => {
     const layer = w.layer()
     const created = okResult(
       await runTool(layer, "create_session", {
-        command: ["sh", "-c", 'echo "$1"; exec sleep 600', "sh", "$HOME"],
+        command: ["sh", "-c", "echo \"$1\"; exec sleep 600", "sh", "$HOME"],
         allow_server_start: true
       })
     )
@@ -213,12 +213,14 @@ describe("create_session", () => {
     expect(duplicate.text).toContain("already exists")
     expect(duplicate.text).toContain("duplicate session: base")
     // tmux would store "v1_2_beta", the tab as the two characters \t, and the backslash doubled.
-    for (const [argument, name] of [
-      ["session_name", "v1.2:beta"],
-      ["session_name", "a\tb"],
-      ["window_name", "a\\b"],
-      ["window_name", ""]
-    ] as const) {
+    for (
+      const [argument, name] of [
+        ["session_name", "v1.2:beta"],
+        ["session_name", "a\tb"],
+        ["window_name", "a\\b"],
+        ["window_name", ""]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, "create_session", { [argument]: name }))
       expect({ argument, name, code: error.code }).toEqual({ argument, name, code: "invalid_input" })
       expect(error.text).toContain(argument)
@@ -499,11 +501,13 @@ describe("generation", () => {
     expect(now).not.toBe(before.generation)
     const panes = () => lines(w.tmuxOk("list-panes", "-a", "-F", "#{pane_id} #{pane_pid}"))
     const unchanged = panes()
-    for (const [tool, args] of [
-      ["create_window", { session_id: "$0" }],
-      ["split_window", { pane_id: "%0" }],
-      ["respawn_pane", { pane_id: "%0" }]
-    ] as const) {
+    for (
+      const [tool, args] of [
+        ["create_window", { session_id: "$0" }],
+        ["split_window", { pane_id: "%0" }],
+        ["respawn_pane", { pane_id: "%0" }]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, tool, { ...args, generation: before.generation }))
       expect({ tool, code: error.code }).toEqual({ tool, code: "not_found" })
       expect(error.text).toContain("restarted")
@@ -600,7 +604,7 @@ describe("bad input is invalid_input and reaches no tmux", () => {
       ["create_session", { start_directory: aFile }],
       ["create_session", { environment: { "1BAD": "x" } }],
       ["create_session", { environment: { "A-B": "x" } }],
-      ["create_session", { environment: '{"ETM": "secret-value"' }],
+      ["create_session", { environment: "{\"ETM\": \"secret-value\"" }],
       ["create_session", { environment: { ETM: 1 } }],
       ["create_session", { x: 0 }],
       ["create_session", { y: 10_001 }],

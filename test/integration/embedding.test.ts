@@ -9,8 +9,8 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { describe, expect } from "vitest"
 import { Capture, type Errors, Hierarchy, InvocationContext, Servers, SocketResolver, TmuxExec, TmuxMcpConfig } from "../../src/index.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 
 const { world } = useWorlds()
 
@@ -32,7 +32,7 @@ describe("effect-tmux-mcp as a library", () => {
     const w = world()
     w.tmuxOk("new-session", "-d", "-s", "app", "-x", "80", "-y", "24", "sh -c 'printf \"hello from tmux\\n\"; exec sleep 600'")
     w.tmuxOk("split-window", "-t", "app")
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       yield* Effect.promise(() =>
         waitFor("the pane to print", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").includes("hello from tmux"))
       )
@@ -62,7 +62,7 @@ describe("effect-tmux-mcp as a library", () => {
 
   it.live("a dead socket is a typed NoServer the application can catch by tag", () => {
     const w = world()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const socket = yield* Effect.flatMap(SocketResolver.SocketResolver, (resolver) => resolver.resolve())
       const outcome = yield* Hierarchy.listPanes(socket).pipe(
         Effect.map(() => "listed"),

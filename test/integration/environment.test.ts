@@ -29,7 +29,7 @@ const HOSTILE_VALUES: Record<string, string> = {
   FORMAT: "#{pane_pid} #(touch /nonexistent/x)",
   UNICODE: "ünï 日本 🙂\ttab \x1b[31m",
   EMPTY: "",
-  EXPORT: '"; export X; echo pwned; X="'
+  EXPORT: "\"; export X; echo pwned; X=\""
 }
 
 describe("set_environment / show_environment round trip", () => {
@@ -151,11 +151,17 @@ describe("unset_environment", () => {
     const layer = started(w)
     okResult(await runTool(layer, "set_environment", { global: true, name: "LAYERED", value: "global" }))
     okResult(await runTool(layer, "set_environment", { session_id: "$0", name: "LAYERED", value: "session" }))
-    expect(okResult(await runTool(layer, "show_environment", { session_id: "$0", name: "LAYERED" })).variables).toEqual({ LAYERED: "session" })
+    expect(okResult(await runTool(layer, "show_environment", { session_id: "$0", name: "LAYERED" })).variables).toEqual({
+      LAYERED: "session"
+    })
 
     const unset = okResult(await runTool(layer, "unset_environment", { session_id: "$0", name: "LAYERED" }))
     expect(unset).toEqual({ name: "LAYERED", scope: "session", session_id: "$0", mode: "unset" })
-    expect(okResult(await runTool(layer, "show_environment", { session_id: "$0", name: "LAYERED" }))).toMatchObject({ variables: {}, removed: [], total: 0 })
+    expect(okResult(await runTool(layer, "show_environment", { session_id: "$0", name: "LAYERED" }))).toMatchObject({
+      variables: {},
+      removed: [],
+      total: 0
+    })
     expect(okResult(await runTool(layer, "show_environment", { global: true, name: "LAYERED" })).variables).toEqual({ LAYERED: "global" })
 
     const removed = okResult(await runTool(layer, "unset_environment", { session_id: "$0", name: "LAYERED", remove: true }))
@@ -183,19 +189,23 @@ describe("show_environment", () => {
     expect(errorMeta(await runTool(layer, "unset_environment", { global: true, name: "A" })).code).toBe("no_server")
     okResult(await runTool(layer, "start_server"))
     okResult(await runTool(layer, "set_environment", { global: true, name: "EMPTY_SERVER", value: "yes" }))
-    expect(okResult(await runTool(layer, "show_environment", { global: true, name: "EMPTY_SERVER" })).variables).toEqual({ EMPTY_SERVER: "yes" })
+    expect(okResult(await runTool(layer, "show_environment", { global: true, name: "EMPTY_SERVER" })).variables).toEqual({
+      EMPTY_SERVER: "yes"
+    })
     expect(errorMeta(await runTool(layer, "show_environment", { session_id: "$0" })).code).toBe("not_found")
   })
 
   it("a missing session is not_found for all three tools; an unset name is an empty result", async () => {
     const w = world()
     const layer = started(w)
-    for (const [tool, args] of [
-      ["show_environment", { session_id: "$7" }],
-      ["set_environment", { session_id: "$7", name: "A", value: "b" }],
-      ["unset_environment", { session_id: "$7", name: "A" }],
-      ["show_environment", { session_name: "nope" }]
-    ] as const) {
+    for (
+      const [tool, args] of [
+        ["show_environment", { session_id: "$7" }],
+        ["set_environment", { session_id: "$7", name: "A", value: "b" }],
+        ["unset_environment", { session_id: "$7", name: "A" }],
+        ["show_environment", { session_name: "nope" }]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, tool, args))
       expect({ tool, code: error.code }).toEqual({ tool, code: "not_found" })
     }

@@ -5,9 +5,9 @@
  * stderr classifies to, with tmux's own text for the rest). This is what lets unit tests over the
  * fake stand for tmux. The tmux CLI is run directly (no transport), so the test runs once.
  */
-import { spawnSync } from "node:child_process"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { spawnSync } from "node:child_process"
 import { afterEach, describe, expect, it } from "vitest"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
@@ -31,7 +31,13 @@ afterEach(() => {
 const pair = (): Pair => {
   const world = makePrivateTmux()
   worlds.push(world)
-  const socket: ResolvedSocket = { name: world.socketName, path: world.socketPath, rule: "LIBTMUX_SOCKET", flags: ["-L", world.socketName], label: world.socketName }
+  const socket: ResolvedSocket = {
+    name: world.socketName,
+    path: world.socketPath,
+    rule: "LIBTMUX_SOCKET",
+    flags: ["-L", world.socketName],
+    label: world.socketName
+  }
   const fake = FakeTmux.make(new Map())
   const classified = (stderr: string, commands: ReadonlyArray<TmuxCommand>) =>
     classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: describeCommands(commands) })
@@ -63,7 +69,9 @@ const same = (both: Pair, commands: ReadonlyArray<TmuxCommand>, stdin?: string) 
 
 const GEOMETRY = "#{pane_index} #{pane_id} #{pane_width}x#{pane_height} #{pane_left},#{pane_top} #{pane_active}"
 const panes = (target: string): TmuxCommand => ["list-panes", "-t", target, "-F", GEOMETRY]
-const layout = (target: string): TmuxCommand => ["display-message", "-p", "-t", target, "#{window_layout} #{window_width}x#{window_height} #{window_zoomed_flag}"]
+const layout = (
+  target: string
+): TmuxCommand => ["display-message", "-p", "-t", target, "#{window_layout} #{window_width}x#{window_height} #{window_zoomed_flag}"]
 
 const start = (both: Pair, name = "main") => same(both, [["new-session", "-d", "-s", name, "-x", "80", "-y", "24"]])
 
@@ -110,7 +118,12 @@ describe.skipIf(testTransport === "control")("FakeTmux against tmux 3.3a", () =>
     same(both, [["swap-pane", "-s", "%1", "-t", "%0"], panes("@0")])
     same(both, [["select-pane", "-t", "%1", "-T", "##title"], ["display-message", "-p", "-t", "%1", "#{pane_title}"]])
     // The name of a window tmux renames automatically follows its program, which a real shell changes as it starts.
-    const windows: TmuxCommand = ["list-windows", "-a", "-F", "#{session_id} #{window_id} #{window_index} #{window_active} #{?automatic-rename,auto,#{window_name}}"]
+    const windows: TmuxCommand = [
+      "list-windows",
+      "-a",
+      "-F",
+      "#{session_id} #{window_id} #{window_index} #{window_active} #{?automatic-rename,auto,#{window_name}}"
+    ]
     same(both, [["new-window", "-d", "-n", "two"], ["new-window", "-d", "-t", "$0:5", "-n", "five"], windows])
     same(both, [["new-window", "-d", "-t", "$0:5"]])
     same(both, [["select-window", "-t", "@2"], ["next-window", "-t", "$0"], windows])
@@ -119,21 +132,48 @@ describe.skipIf(testTransport === "control")("FakeTmux against tmux 3.3a", () =>
     same(both, [["move-window", "-s", "@2", "-t", "$1:0"]])
     same(both, [["move-window", "-s", "@2", "-t", "$0:5"]])
     same(both, [["move-window", "-d", "-s", "@3", "-t", "$0:"], windows])
-    same(both, [["rename-window", "-t", "@0", "a\tb$HOME"], ["rename-session", "-t", "$1", "x.y:z"], windows, ["list-sessions", "-F", "#{session_name}"]])
+    same(both, [["rename-window", "-t", "@0", "a\tb$HOME"], ["rename-session", "-t", "$1", "x.y:z"], windows, [
+      "list-sessions",
+      "-F",
+      "#{session_name}"
+    ]])
     same(both, [["move-window", "-s", "@3", "-t", "$1:"], ["list-sessions", "-F", "#{session_id} #{session_name} #{session_windows}"]])
   })
 
   it("keeps environments, options and buffers as tmux does", () => {
     const both = pair()
     start(both)
-    same(both, [["set-environment", "-g", "ETM_A", 'a"b$c`d\\e'], ["set-environment", "-g", "-r", "ETM_R"], ["show-environment", "-s", "-g", "ETM_A"], ["show-environment", "-g", "ETM_R"], ["show-environment", "-s", "-g", "ETM_R"]])
-    same(both, [["set-environment", "-t", "$0", "ETM_S", "1"], ["set-environment", "-t", "$0", "-r", "ETM_T"], ["show-environment", "-s", "-t", "$0"]])
+    same(both, [
+      ["set-environment", "-g", "ETM_A", "a\"b$c`d\\e"],
+      ["set-environment", "-g", "-r", "ETM_R"],
+      ["show-environment", "-s", "-g", "ETM_A"],
+      ["show-environment", "-g", "ETM_R"],
+      ["show-environment", "-s", "-g", "ETM_R"]
+    ])
+    same(both, [["set-environment", "-t", "$0", "ETM_S", "1"], ["set-environment", "-t", "$0", "-r", "ETM_T"], [
+      "show-environment",
+      "-s",
+      "-t",
+      "$0"
+    ]])
     same(both, [["set-environment", "-t", "$0", "-u", "ETM_S"], ["show-environment", "-t", "$0"]])
     same(both, [["show-environment", "-g", "ETM_NONE"]])
     same(both, [["set-environment", "-g", "ETM_A"]])
     same(both, [["set-environment", "-g", "-u", "ETM_A", "x"]])
-    same(both, [["set-option", "-p", "-t", "%0", "@etm", "v"], ["show-options", "-p", "-t", "%0", "-v", "@etm"], ["display-message", "-p", "-t", "%0", "[#{@etm}] #{==:#{@etm},v} #{&&:#{@etm},0} #{m:v*,#{@etm}}"]])
-    same(both, [["set-option", "-p", "-u", "-t", "%0", "@etm"], ["display-message", "-p", "-t", "%0", "[#{@etm}] #{exit-empty} #{exit-unattached} #{history-limit}"]])
+    same(both, [["set-option", "-p", "-t", "%0", "@etm", "v"], ["show-options", "-p", "-t", "%0", "-v", "@etm"], [
+      "display-message",
+      "-p",
+      "-t",
+      "%0",
+      "[#{@etm}] #{==:#{@etm},v} #{&&:#{@etm},0} #{m:v*,#{@etm}}"
+    ]])
+    same(both, [["set-option", "-p", "-u", "-t", "%0", "@etm"], [
+      "display-message",
+      "-p",
+      "-t",
+      "%0",
+      "[#{@etm}] #{exit-empty} #{exit-unattached} #{history-limit}"
+    ]])
     same(both, [["set-option", "@owner", "me"], ["display-message", "-p", "-t", "$0", "#{@owner}"]])
     same(both, [["set-option", "-g", "exit-empty", "maybe"]])
     same(both, [["set-option", "-g", "no-such-option", "1"]])
@@ -190,7 +230,7 @@ describe.skipIf(testTransport === "control")("FakeTmux against tmux 3.3a", () =>
     ]
     for (const command of failing) same(both, [command, ["display-message", "-p", "not reached"]])
     // A failure inside if-shell stops its own list only, and still fails the invocation.
-    same(both, [["if-shell", "-F", "1", '"list-panes" "-t" "%9"'], ["display-message", "-p", "after"]])
+    same(both, [["if-shell", "-F", "1", "\"list-panes\" \"-t\" \"%9\""], ["display-message", "-p", "after"]])
     // A target that does not resolve leaves display-message's fields empty, without an error.
     same(both, [["display-message", "-p", "-t", "%9", "[#{pane_id}]"]])
   })
@@ -217,19 +257,21 @@ describe.skipIf(testTransport === "control")("FakeTmux against tmux 3.3a", () =>
   it("answers like tmux on a server without sessions", () => {
     const both = pair()
     same(both, [["start-server"], ["set-option", "-g", "exit-empty", "off"]])
-    for (const command of [
-      ["kill-session", "-t", "$0"],
-      ["list-panes", "-t", "%0", "-F", "x"],
-      ["list-windows", "-a", "-F", "x"],
-      ["list-clients", "-F", "x"],
-      ["set-environment", "-t", "$0", "A", "b"],
-      ["set-option", "@o", "v"],
-      ["set-option", "-p", "-t", "%0", "@x", "y"],
-      ["display-message", "-p", "-t", "%0", "[#{pane_id}]"],
-      ["if-shell", "-F", "#{S:1}", '"list-clients" "-F" "x"'],
-      ["list-sessions", "-F", "x"],
-      ["show-buffer", "-b", "x"]
-    ] satisfies ReadonlyArray<TmuxCommand>) {
+    for (
+      const command of [
+        ["kill-session", "-t", "$0"],
+        ["list-panes", "-t", "%0", "-F", "x"],
+        ["list-windows", "-a", "-F", "x"],
+        ["list-clients", "-F", "x"],
+        ["set-environment", "-t", "$0", "A", "b"],
+        ["set-option", "@o", "v"],
+        ["set-option", "-p", "-t", "%0", "@x", "y"],
+        ["display-message", "-p", "-t", "%0", "[#{pane_id}]"],
+        ["if-shell", "-F", "#{S:1}", "\"list-clients\" \"-F\" \"x\""],
+        ["list-sessions", "-F", "x"],
+        ["show-buffer", "-b", "x"]
+      ] satisfies ReadonlyArray<TmuxCommand>
+    ) {
       same(both, [command])
     }
   })

@@ -24,7 +24,10 @@ const freshShell = async (w: PrivateTmux, historyLimit?: number): Promise<string
     w.tmuxOk("set-option", "-g", "history-limit", String(historyLimit))
     paneId = w.tmuxOk("new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "base", shell).trim()
   }
-  await waitFor("the prompt", () => w.tmuxOk("display-message", "-p", "-t", paneId, "#{cursor_x},#{cursor_y}").trim() === "2,0" && screenOf(w, paneId) === "$")
+  await waitFor(
+    "the prompt",
+    () => w.tmuxOk("display-message", "-p", "-t", paneId, "#{cursor_x},#{cursor_y}").trim() === "2,0" && screenOf(w, paneId) === "$"
+  )
   return paneId
 }
 

@@ -75,7 +75,7 @@ describe("the deadline against a tmux that ignores SIGTERM (item 12)", () => {
     const stubborn = stubbornTmux(w)
     const layer = servicesLayer({ ...w.config({ flags: { tmuxBin: stubborn.bin } }), commandTimeoutMs: 60_000 })
     const fiber = Effect.runFork(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const socket = yield* (yield* SocketResolver).resolve()
         return yield* (yield* Tmux).run(socket, [["list-sessions"]])
       }).pipe(Effect.provide(layer))

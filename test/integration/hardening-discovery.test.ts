@@ -5,8 +5,8 @@
  */
 import { spawnSync } from "node:child_process"
 import { describe, expect, it } from "vitest"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { okResult, runTool } from "../support/runTool.js"
 
 const { world, defer } = useWorlds()

@@ -18,8 +18,8 @@ const strings = (value: unknown): Array<string> =>
   typeof value === "string"
     ? [value]
     : typeof value === "object" && value !== null
-      ? Object.values(value).flatMap(strings)
-      : []
+    ? Object.values(value).flatMap(strings)
+    : []
 
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
@@ -32,9 +32,27 @@ describe("text that programs set reaches the client escaped", () => {
     mkdirSync(directory)
     const program = join(directory, "sl\x1be")
     copyFileSync("/bin/sleep", program)
-    w.tmuxOk("new-session", "-d", "-s", "esc", "-x", "100", "-y", "30", "-c", directory, "sh", "-c", 'echo marker; exec "$0" 600', program)
+    w.tmuxOk(
+      "new-session",
+      "-d",
+      "-s",
+      "esc",
+      "-x",
+      "100",
+      "-y",
+      "30",
+      "-c",
+      directory,
+      "sh",
+      "-c",
+      "echo marker; exec \"$0\" 600",
+      program
+    )
     const paneId = w.tmuxOk("display-message", "-p", "-t", "esc", "#{pane_id}").trim()
-    await waitFor("the program to run", () => w.tmuxOk("display-message", "-p", "-t", paneId, "#{pane_current_command}").trim() === "sl\x1be")
+    await waitFor(
+      "the program to run",
+      () => w.tmuxOk("display-message", "-p", "-t", paneId, "#{pane_current_command}").trim() === "sl\x1be"
+    )
     const layer = w.layer()
     const cwd = escapeControls(directory)
     expect(cwd).toContain("d\\x1b]0;owned\\x07\\x9b2Jz")
@@ -54,12 +72,14 @@ describe("text that programs set reaches the client escaped", () => {
     expect(split.pane.cwd).toBe(cwd)
     expect(w.tmuxOk("display-message", "-p", "-t", split.pane.pane_id, "#{pane_start_path}").trim()).toBe(directory)
 
-    for (const result of [
-      await runTool(layer, "list_panes", {}),
-      await runTool(layer, "get_pane_info", { pane_id: paneId }),
-      await runTool(layer, "snapshot_pane", { pane_id: paneId }),
-      await runTool(layer, "search_panes", { patterns: ["marker"] })
-    ]) {
+    for (
+      const result of [
+        await runTool(layer, "list_panes", {}),
+        await runTool(layer, "get_pane_info", { pane_id: paneId }),
+        await runTool(layer, "snapshot_pane", { pane_id: paneId }),
+        await runTool(layer, "search_panes", { patterns: ["marker"] })
+      ]
+    ) {
       expect(strings(result.structuredContent).filter((text) => RAW_CONTROL.test(text))).toEqual([])
     }
   })

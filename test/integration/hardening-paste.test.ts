@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { bufferNames, rawRecorder as recorder, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { world } = useWorlds()

@@ -7,8 +7,8 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
+import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { Ownership } from "../../src/services/Ownership.js"
 import { RecordingTmux, TmuxRecorder } from "../../src/testing/RecordingTmux.js"
@@ -75,7 +75,7 @@ describe("command lists longer than one tmux message (item 8)", () => {
     const w = world()
     await manyPanes(w, 200)
     const { result, invocations } = await Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const result = yield* callTool(toolNamed("search_panes"), { patterns: ["needle-"], max_panes: 200 })
         return { result, invocations: yield* (yield* TmuxRecorder).invocations }
       }).pipe(Effect.provide(servicesLayer<TmuxRecorder>(w.config(), RecordingTmux.layer(defaultTmuxLayer))))
@@ -95,7 +95,7 @@ describe("command lists longer than one tmux message (item 8)", () => {
     w.tmuxOk("new-session", "-d")
     const commands: Array<TmuxCommand> = [...Array.from({ length: 299 }, () => ["display-message", "-p", "x"]), ["no-such-command"]]
     const error = await Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const socket = yield* (yield* SocketResolver).resolve()
         return yield* Effect.flip((yield* Tmux).run(socket, commands))
       }).pipe(Effect.provide(w.layer()))
@@ -112,7 +112,7 @@ describe("owned sessions at scale (item 15)", () => {
     w.tmuxOk("new-session", "-d", "-s", "keep", "sleep", "600")
     // The layer's scope closes when the program ends, as at MCP shutdown: its finalizer releases.
     await Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const ownership = yield* Ownership
         const socket = yield* Effect.orDie((yield* SocketResolver).resolve())
         // Marked the way create_session marks them: the mark right after new-session, in one list.

@@ -8,8 +8,8 @@ import { spawnSync } from "node:child_process"
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { isSocket, useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { world, defer } = useWorlds()

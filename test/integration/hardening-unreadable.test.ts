@@ -14,10 +14,10 @@ import { chmodSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { allTools } from "../../src/tools/registry.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
-import { useWorlds, waitFor } from "../support/liveTmux.js"
-import { errorMeta, okResult, runTool } from "../support/runTool.js"
 import { validCallsOfEveryTool } from "../support/everyTool.js"
+import { useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { world } = useWorlds()
 
@@ -51,43 +51,49 @@ const killControlClients = (w: PrivateTmux) => {
 
 describe("a tmux binary whose output cannot be read (item 18)", () => {
   for (const mode of Object.keys(MODES) as Array<keyof typeof MODES>) {
-    it(`every tool fails with failed, none succeeds or reports a defect (${mode === "empty" ? "exit 0, no output" : mode === "garbage" ? "exit 0, garbage" : "exit 0, garbage with record marks"})`, async () => {
-      const w = world()
-      w.tmuxOk("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "HISTFILE=/dev/null bash --norc --noprofile")
-      w.tmuxOk("split-window", "-d", "-t", "%0")
-      await waitFor("the shell's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").trim() !== "")
-      w.tmuxOk("set-buffer", "-b", "b", "x")
-      const tmux = switchableTmux(w)
-      tmux.set("real")
-      const layer = w.layer({ flags: { tmuxBin: tmux.bin, safety: "destructive", allowServerStart: "1" } })
-      // A run left pending, for wait_for_command's handle.
-      const pending = okResult(await runTool(layer, "run_command", { pane_id: "%1", command: "sleep 60", timeout: 0.3 }))
-      expect(pending.outcome).toBe("timed_out")
+    it(
+      `every tool fails with failed, none succeeds or reports a defect (${
+        mode === "empty" ? "exit 0, no output" : mode === "garbage" ? "exit 0, garbage" : "exit 0, garbage with record marks"
+      })`,
+      async () => {
+        const w = world()
+        w.tmuxOk("new-session", "-d", "-s", "main", "-x", "100", "-y", "30", "HISTFILE=/dev/null bash --norc --noprofile")
+        w.tmuxOk("split-window", "-d", "-t", "%0")
+        await waitFor("the shell's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").trim() !== "")
+        w.tmuxOk("set-buffer", "-b", "b", "x")
+        const tmux = switchableTmux(w)
+        tmux.set("real")
+        const layer = w.layer({ flags: { tmuxBin: tmux.bin, safety: "destructive", allowServerStart: "1" } })
+        // A run left pending, for wait_for_command's handle.
+        const pending = okResult(await runTool(layer, "run_command", { pane_id: "%1", command: "sleep 60", timeout: 0.3 }))
+        expect(pending.outcome).toBe("timed_out")
 
-      tmux.set(mode)
-      killControlClients(w)
-      const calls = validCallsOfEveryTool(pending.handle)
-      // Every tool is swept: a new tool must be added to CALLS.
-      expect(Object.keys(calls).sort()).toEqual(allTools.map((tool) => tool.name).sort())
-      const wrong: Array<string> = []
-      for (const [name, variants] of Object.entries(calls)) {
-        for (const args of variants) {
-          const result = await runTool(layer, name, args)
-          const label = `${name} ${JSON.stringify(args)}`
-          if (result.isError !== true) {
-            wrong.push(`${label}: succeeded with ${JSON.stringify(result.structuredContent).slice(0, 200)}`)
-            continue
-          }
-          const error = errorMeta(result)
-          if (error.code !== "failed" || /Internal error/.test(error.text) || !error.text.includes("could not read")) {
-            wrong.push(`${label}: ${error.code}: ${error.text.slice(0, 300)}`)
+        tmux.set(mode)
+        killControlClients(w)
+        const calls = validCallsOfEveryTool(pending.handle)
+        // Every tool is swept: a new tool must be added to CALLS.
+        expect(Object.keys(calls).sort()).toEqual(allTools.map((tool) => tool.name).sort())
+        const wrong: Array<string> = []
+        for (const [name, variants] of Object.entries(calls)) {
+          for (const args of variants) {
+            const result = await runTool(layer, name, args)
+            const label = `${name} ${JSON.stringify(args)}`
+            if (result.isError !== true) {
+              wrong.push(`${label}: succeeded with ${JSON.stringify(result.structuredContent).slice(0, 200)}`)
+              continue
+            }
+            const error = errorMeta(result)
+            if (error.code !== "failed" || /Internal error/.test(error.text) || !error.text.includes("could not read")) {
+              wrong.push(`${label}: ${error.code}: ${error.text.slice(0, 300)}`)
+            }
           }
         }
-      }
-      expect(wrong).toEqual([])
-      // The real server is untouched by the sweep.
-      tmux.set("real")
-      expect(w.tmuxOk("list-sessions", "-F", "#{session_name}").trim()).toBe("main")
-    }, 120_000)
+        expect(wrong).toEqual([])
+        // The real server is untouched by the sweep.
+        tmux.set("real")
+        expect(w.tmuxOk("list-sessions", "-F", "#{session_name}").trim()).toBe("main")
+      },
+      120_000
+    )
   }
 })

@@ -6,8 +6,8 @@ import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { escapeControls } from "../../src/domain/ControlText.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { world } = useWorlds()
@@ -191,7 +191,9 @@ describe("list tools on real tmux", () => {
       "tab\\x09here",
       stored.semicolon
     ])
-    expect(windows.items.map((x: any) => x.window_name).sort()).toEqual(tmuxNames("list-windows", "#{window_name}").map(escapeControls).sort())
+    expect(windows.items.map((x: any) => x.window_name).sort()).toEqual(
+      tmuxNames("list-windows", "#{window_name}").map(escapeControls).sort()
+    )
 
     const panes = okResult(await runTool(layer, "list_panes"))
     expect(panes.items.map((p: any) => p.session_name)).toEqual(sessions.items.map((s: any) => s.session_name))

@@ -3,9 +3,9 @@
  * receives into a file, so the tests see exactly what reached the program: which keys, whether an
  * Enter (\r) followed, and text with quotes, `;`, `$` and unicode intact.
  */
+import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
@@ -178,7 +178,7 @@ describe("the tmux transport", () => {
   it("refuses a NUL in any argument of any tool without quoting the argument (Node's own error would)", async () => {
     const w = world()
     w.tmuxOk("new-session", "-d", "-s", "s")
-    const run = Effect.gen(function* () {
+    const run = Effect.gen(function*() {
       const socket = yield* (yield* SocketResolver).resolve()
       return yield* (yield* Tmux).run(socket, [["set-environment", "-g", "X", "secret-\0-value"]])
     })

@@ -134,7 +134,9 @@ describe("send_keys_batch", () => {
     const layer = w.layer(
       {},
       tappedTmux((run) =>
-        run.commands[0]?.[0] === "send-keys" ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.zipRight(run.proceed())) : run.proceed()
+        run.commands[0]?.[0] === "send-keys"
+          ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.zipRight(run.proceed()))
+          : run.proceed()
       )
     )
     const failed = errorMeta(await runTool(layer, "send_keys_batch", { pane_id: "%1", operations: [{ keys: "a" }, { keys: "b" }] }))

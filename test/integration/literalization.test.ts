@@ -11,14 +11,14 @@
  * strings, socket_name / socket_path and generation are swept generically; every other string
  * argument needs an entry in CASES, so a new tool or argument cannot go untested.
  */
-import { execFile, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs"
-import { dirname, join } from "node:path"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
+import { execFile, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { escapeControls } from "../../src/domain/ControlText.js"
@@ -145,13 +145,13 @@ const fileReadBack = async (what: string, path: string, text: string) => {
 const printArgv = (text: string, out: string) => [
   "sh",
   "-c",
-  'printf %s "$1" > "$2"; : > "$2.done"; exec sleep 600',
+  "printf %s \"$1\" > \"$2\"; : > \"$2.done\"; exec sleep 600",
   "sh",
   text,
   out
 ]
 /** argv that writes the variable ETM_VALUE to the file $1. */
-const printVariable = (out: string) => ["sh", "-c", 'printf %s "$ETM_VALUE" > "$1"; : > "$1.done"; exec sleep 600', "sh", out]
+const printVariable = (out: string) => ["sh", "-c", "printf %s \"$ETM_VALUE\" > \"$1\"; : > \"$1.done\"; exec sleep 600", "sh", out]
 
 /** The pane a spawning tool created (or respawned). */
 const spawnedPane = (tool: string, result: any): string =>
@@ -191,7 +191,10 @@ const spawnVariants = (tool: string, base: (ctx: Ctx) => Promise<Args>): Readonl
       mustAccept: () => true
     },
     { label: "name", args: async (ctx, text) => ({ ...(await base(ctx)), environment: { [text]: "value" } }) },
-    { label: "name (JSON string)", args: async (ctx, text) => ({ ...(await base(ctx)), environment: JSON.stringify({ [text]: "value" }) }) },
+    {
+      label: "name (JSON string)",
+      args: async (ctx, text) => ({ ...(await base(ctx)), environment: JSON.stringify({ [text]: "value" }) })
+    },
     { label: "whole JSON string", args: async (ctx, text) => ({ ...(await base(ctx)), environment: text }) }
   ],
   command: [
@@ -245,7 +248,7 @@ const recordingPane = async (ctx: Ctx, bytes: number) => {
     pane_id,
     "sh",
     "-c",
-    'stty raw -echo; : > "$1.ready"; head -c "$2" > "$1"; : > "$1.done"; exec sleep 600',
+    "stty raw -echo; : > \"$1.ready\"; head -c \"$2\" > \"$1\"; : > \"$1.done\"; exec sleep 600",
     "sh",
     out,
     String(bytes)
@@ -295,7 +298,8 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           args: (_ctx, text) => ({ session_name: text }),
           mustAccept: nameRulesTake("session name"),
           readBack: async (ctx, text, result) =>
-            mismatch("create_session's session_name", text, result.session_name) ?? (await sessionNameReadBack(ctx, text, result.session_id))
+            mismatch("create_session's session_name", text, result.session_name) ??
+              (await sessionNameReadBack(ctx, text, result.session_id))
         }
       ],
       window_name: [
@@ -318,7 +322,7 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           mustAccept: nameRulesTake("window name"),
           readBack: async (ctx, text, result) =>
             mismatch("create_window's window_name", text, result.window.window_name) ??
-            (await windowNameReadBack(ctx, text, result.window.window_id))
+              (await windowNameReadBack(ctx, text, result.window.window_id))
         }
       ],
       ...spawnVariants("create_window", async (ctx) => ({ session_id: (await ctx.scratch()).session_id }))
@@ -336,7 +340,7 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           mustAccept: nameRulesTake("session name"),
           readBack: async (ctx, text, result) =>
             mismatch("rename_session's session_name", text, result.session_name) ??
-            (await sessionNameReadBack(ctx, text, result.session_id))
+              (await sessionNameReadBack(ctx, text, result.session_id))
         }
       ]
     }
@@ -365,7 +369,7 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           mustAccept: nameRulesTake("pane title"),
           readBack: async (ctx, text, result) =>
             mismatch("set_pane_title's title", text, result.title) ??
-            mismatch("list_panes title", text, await paneField(ctx, result.pane_id, "title"))
+              mismatch("list_panes title", text, await paneField(ctx, result.pane_id, "title"))
         }
       ]
     }
@@ -447,7 +451,8 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           },
           mustAccept: () => true,
           // A paste sends newlines as carriage returns, as a terminal does.
-          readBack: (_ctx, text, _result, args) => fileReadBack("the bytes the pane received", args._out as string, text.replaceAll("\n", "\r"))
+          readBack: (_ctx, text, _result, args) =>
+            fileReadBack("the bytes the pane received", args._out as string, text.replaceAll("\n", "\r"))
         }
       ]
     }
@@ -487,7 +492,11 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           mustAccept: () => true
         }
       ],
-      since: [{ label: "since cursor", args: (_ctx, text) => ({ pane_id: NOWHERE.pane_id, patterns: ["x"], since: text }), allow: ["not_found"] }]
+      since: [{
+        label: "since cursor",
+        args: (_ctx, text) => ({ pane_id: NOWHERE.pane_id, patterns: ["x"], since: text }),
+        allow: ["not_found"]
+      }]
     }
   },
   search_panes: {
@@ -507,7 +516,11 @@ const CASES: Readonly<Record<string, ToolCase>> = {
             return { session_id, name: "ETM_VALUE", value: text, _session: session_id }
           },
           readBack: async (ctx, text, _result, args) =>
-            mismatch("show-environment of the session", `ETM_VALUE=${text}`, await showEnvironment(ctx, args._session as string, "ETM_VALUE")),
+            mismatch(
+              "show-environment of the session",
+              `ETM_VALUE=${text}`,
+              await showEnvironment(ctx, args._session as string, "ETM_VALUE")
+            ),
           mustAccept: () => true
         }
       ],
@@ -552,7 +565,9 @@ const stringNodes = (schema: Json): Array<Json> => {
   const visit = (node: unknown) => {
     if (typeof node !== "object" || node === null) return
     const n = node as Json
-    if (n.type === "string" || typeof n.const === "string" || (Array.isArray(n.enum) && n.enum.some((v: unknown) => typeof v === "string"))) {
+    if (
+      n.type === "string" || typeof n.const === "string" || (Array.isArray(n.enum) && n.enum.some((v: unknown) => typeof v === "string"))
+    ) {
       nodes.push(n)
     }
     for (const key of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(n[key])) n[key].forEach(visit)
@@ -597,7 +612,13 @@ const synthesizedBase = (tool: AnyTool): Args => {
   const args: Args = {}
   for (const name of required) {
     const pattern = (schema.properties?.[name] as Json | undefined)?.pattern as string | undefined
-    const id = pattern?.includes("%") ? NOWHERE.pane_id : pattern?.includes("@") ? NOWHERE.window_id : pattern?.includes("$") ? NOWHERE.session_id : undefined
+    const id = pattern?.includes("%")
+      ? NOWHERE.pane_id
+      : pattern?.includes("@")
+      ? NOWHERE.window_id
+      : pattern?.includes("$")
+      ? NOWHERE.session_id
+      : undefined
     if (id !== undefined) args[name] = id
   }
   return args
@@ -667,7 +688,10 @@ const sweepWith = async (
   const specific: Array<{ readonly argument: string; readonly variant: Variant }> = []
   for (const name of free) {
     if (name === "socket_name") {
-      generic.push({ argument: name, variant: { label: "socket name", args: (_ctx, text) => ({ ...base, socket_name: text }), allow: ["no_server"] } })
+      generic.push({
+        argument: name,
+        variant: { label: "socket name", args: (_ctx, text) => ({ ...base, socket_name: text }), allow: ["no_server"] }
+      })
     } else if (name === "socket_path") {
       const variant: Variant = {
         label: "socket path",
@@ -684,13 +708,19 @@ const sweepWith = async (
       }
       generic.push({ argument: name, variant })
     } else if (name === "generation") {
-      generic.push({ argument: name, variant: { label: "generation", args: (_ctx, text) => ({ ...base, generation: text }), allow: ["not_found"] } })
+      generic.push({
+        argument: name,
+        variant: { label: "generation", args: (_ctx, text) => ({ ...base, generation: text }), allow: ["not_found"] }
+      })
     } else {
       for (const variant of entry?.strings?.[name] ?? []) specific.push({ argument: name, variant })
     }
   }
   for (const { name, fits } of bound) {
-    generic.push({ argument: name, variant: { label: "bound string", args: (_ctx, text) => (fits(text) ? undefined : { ...base, [name]: text }) } })
+    generic.push({
+      argument: name,
+      variant: { label: "bound string", args: (_ctx, text) => (fits(text) ? undefined : { ...base, [name]: text }) }
+    })
   }
 
   let calls = 0
@@ -698,8 +728,12 @@ const sweepWith = async (
   const described = new Map<string, string>()
   const tmux = (...args: Array<string>) =>
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-      execFile("tmux", ["-f", "/dev/null", "-L", w.socketName, ...args], { env: w.env, encoding: "utf8", timeout: 10_000 }, (error, stdout, stderr) =>
-        resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+      execFile(
+        "tmux",
+        ["-f", "/dev/null", "-L", w.socketName, ...args],
+        { env: w.env, encoding: "utf8", timeout: 10_000 },
+        (error, stdout, stderr) =>
+          resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
       )
     })
   const startedServers: Array<string> = []
@@ -828,7 +862,7 @@ describe("no string argument of any tool makes tmux run anything, and stored tex
       input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...socketArguments }),
       output: Schema.Struct({ window_id: Schema.String, window_name: Schema.String }),
       handler: (input) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const socket = yield* (yield* SocketResolver).resolve(input)
           yield* (yield* Tmux).run(socket, [["rename-window", "-t", input.window_id, "--", input.name]])
           return { window_id: input.window_id, window_name: input.name }

@@ -5,8 +5,8 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { type ResolvedSocket, SocketResolver } from "../../src/context/SocketResolver.js"
+import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { OWNER_OPTION, Ownership, type OwnershipShape } from "../../src/services/Ownership.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
 import { useWorlds } from "../support/liveTmux.js"
@@ -25,7 +25,7 @@ const withOwnership = (
   use: (ownership: OwnershipShape, socket: ResolvedSocket) => Effect.Effect<void>
 ) =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const ownership = yield* Ownership
       const socket = yield* Effect.orDie((yield* SocketResolver).resolve())
       yield* use(ownership, socket)
@@ -45,7 +45,7 @@ describe("Ownership", () => {
     w.tmuxOk("new-session", "-d", "-s", "keep")
     let token = ""
     await withOwnership(w, (ownership, socket) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         token = ownership.token
         // Marked the way create_session does it: the mark command right after new-session.
         w.tmuxOk("new-session", "-d", "-s", "mine", ";", ...ownership.markCommand)
@@ -53,8 +53,7 @@ describe("Ownership", () => {
         w.tmuxOk("new-session", "-d", "-s", "theirs", ";", "set-option", OWNER_OPTION, "other-token")
         yield* ownership.register(socket)
         expect(sessionNames(w)).toEqual(["keep", "mine", "theirs"])
-      })
-    )
+      }))
     expect(token).not.toBe("")
     expect(sessionNames(w)).toEqual(["keep", "theirs"])
   })
@@ -65,19 +64,17 @@ describe("Ownership", () => {
     await withOwnership(w, (ownership) =>
       Effect.sync(() => {
         w.tmuxOk("new-session", "-d", "-s", "marked", ";", ...ownership.markCommand)
-      })
-    )
+      }))
     // Marked but never registered: release only visits sockets it was told about.
     expect(sessionNames(w)).toEqual(["marked", "plain"])
 
     const gone = world()
     gone.tmuxOk("new-session", "-d", "-s", "x")
     await withOwnership(gone, (ownership, socket) =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         yield* ownership.register(socket)
         gone.tmuxOk("kill-server")
-      })
-    )
+      }))
     expect(sessionNames(gone)).toEqual([])
   })
 })

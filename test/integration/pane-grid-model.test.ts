@@ -9,9 +9,9 @@
  * and resizes are tmux commands from outside.
  */
 import { describe, expect, it } from "vitest"
+import { useWorlds, waitFor } from "../support/liveTmux.js"
 import { PaneGrid } from "../support/PaneGrid.js"
 import { applyOp, type GridOp, makeSteps, random } from "../support/PaneScript.js"
-import { useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 
 const { world } = useWorlds()
@@ -31,7 +31,13 @@ const shellOf = (op: GridOp): string | undefined => {
 
 /** The real pane as the model shows it: every row, the history size, the size and the cursor. */
 const realPane = (w: PrivateTmux, paneId: string) => {
-  const [history, width, height, x, y] = w.tmuxOk("display-message", "-p", "-t", paneId, "#{history_size} #{pane_width} #{pane_height} #{cursor_x} #{cursor_y}").trim().split(" ").map(Number)
+  const [history, width, height, x, y] = w.tmuxOk(
+    "display-message",
+    "-p",
+    "-t",
+    paneId,
+    "#{history_size} #{pane_width} #{pane_height} #{cursor_x} #{cursor_y}"
+  ).trim().split(" ").map(Number)
   const rows = w.tmuxOk("capture-pane", "-p", "-t", paneId, "-S", "-", "-E", "-").replace(/\n$/, "").split("\n").map((row) => row.trimEnd())
   return { history, width, height, cursor: [x, y], rows }
 }
@@ -68,7 +74,11 @@ describe.each([
     let checks = 0
     const check = async (what: string) => {
       checks++
-      await waitFor(`the pane to match the model after ${what}`, () => JSON.stringify(realPane(w, paneId)) === JSON.stringify(modelPane(grid)), 3_000).catch(
+      await waitFor(
+        `the pane to match the model after ${what}`,
+        () => JSON.stringify(realPane(w, paneId)) === JSON.stringify(modelPane(grid)),
+        3_000
+      ).catch(
         () => expect(realPane(w, paneId), what).toEqual(modelPane(grid))
       )
     }

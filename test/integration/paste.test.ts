@@ -117,7 +117,9 @@ describe("paste_text: the buffer and the payload", () => {
     const layer = w.layer(
       {},
       tappedTmux((run) =>
-        run.commands[0]?.[0] === "load-buffer" ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.zipRight(run.proceed())) : run.proceed()
+        run.commands[0]?.[0] === "load-buffer"
+          ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.zipRight(run.proceed()))
+          : run.proceed()
       )
     )
     const failed = errorMeta(await runTool(layer, "paste_text", { pane_id: "%1", text: "never pasted" }))
@@ -134,9 +136,9 @@ describe("paste_text: the buffer and the payload", () => {
       tappedTmux((run) =>
         run.commands[0]?.[0] === "load-buffer"
           ? run.proceed(run.commands.slice(0, 1)).pipe(
-              Effect.tap(() => Effect.sync(() => (loaded = true))),
-              Effect.zipRight(Effect.never)
-            )
+            Effect.tap(() => Effect.sync(() => (loaded = true))),
+            Effect.zipRight(Effect.never)
+          )
           : run.proceed()
       )
     )

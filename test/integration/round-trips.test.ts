@@ -5,10 +5,10 @@
  * read variant runs in a one-pane world and in a world of 3 sessions x 10 windows with split panes.
  * An extra round trip, a lost one or a new tool without a pinned count fails here.
  */
-import { spawnSync } from "node:child_process"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as SchemaAST from "effect/SchemaAST"
+import { spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generationOf } from "../../src/domain/Model.js"
 import { callTool } from "../../src/mcp/CallTool.js"
@@ -62,7 +62,7 @@ const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 /** One tool call over a recording layer: the result and every invocation it made. */
 const measure = (w: PrivateTmux, name: string, args: Record<string, unknown>, env?: Record<string, string>) =>
   Effect.runPromise(
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const result = yield* callTool(toolNamed(name), args)
       const invocations = yield* (yield* TmuxRecorder).invocations
       return { result, invocations }
@@ -151,7 +151,12 @@ const READS: ReadonlyArray<Case> = [
   { tool: "get_session_info", variant: "session_name", args: (t) => ({ session_name: t.session_name }), names: [SESSIONS] },
   { tool: "get_session_info", variant: "caller's session", args: () => ({}), caller: true, names: [[PANE_LOOKUP, ...SESSIONS]] },
   { tool: "list_windows", variant: "server", args: () => ({}), names: [ALL_WINDOWS] },
-  { tool: "list_windows", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [["display-message", "list-windows"]] },
+  {
+    tool: "list_windows",
+    variant: "session_id",
+    args: (t) => ({ session_id: t.session_id }),
+    names: [["display-message", "list-windows"]]
+  },
   { tool: "get_window_info", variant: "window_id", args: (t) => ({ window_id: t.window_id }), names: [["list-windows"]] },
   { tool: "get_window_info", variant: "caller's window", args: () => ({}), caller: true, names: [[PANE_LOOKUP, "list-windows"]] },
   { tool: "list_panes", variant: "server", args: () => ({}), names: [ALL_PANES] },
@@ -169,7 +174,12 @@ const READS: ReadonlyArray<Case> = [
   // The pane's state record and its rows, in one command list.
   { tool: "snapshot_pane", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [PANE_VIEW] },
   { tool: "capture_since", variant: "no cursor", args: (t) => ({ pane_id: t.pane_id }), names: [PANE_VIEW] },
-  { tool: "capture_since", variant: "cursor", args: (t, w) => ({ pane_id: t.pane_id, cursor: cursorNow(w, t.pane_id) }), names: [PANE_VIEW] },
+  {
+    tool: "capture_since",
+    variant: "cursor",
+    args: (t, w) => ({ pane_id: t.pane_id, cursor: cursorNow(w, t.pane_id) }),
+    names: [PANE_VIEW]
+  },
   {
     // A wait's cost depends on time; this variant is deterministic: the text was printed after
     // `since`, before the call, so the first look finds it.
@@ -181,7 +191,13 @@ const READS: ReadonlyArray<Case> = [
   // Only this server's buffers (etm.*) are listed or read; show-buffer runs as a process of its own.
   { tool: "list_buffers", variant: "all", args: () => ({}), names: [["list-buffers"]] },
   { tool: "show_buffer", variant: "a buffer", args: (_, w) => withBuffer(w, { name: "rt" }), names: [["show-buffer"]] },
-  { tool: "show_buffer", variant: "no such buffer", args: () => ({ name: "rt-missing" }), names: [["show-buffer"]], error: "invalid_input" },
+  {
+    tool: "show_buffer",
+    variant: "no such buffer",
+    args: () => ({ name: "rt-missing" }),
+    names: [["show-buffer"]],
+    error: "invalid_input"
+  },
   { tool: "show_environment", variant: "global", args: () => ({ global: true }), names: [["show-environment"]] },
   { tool: "show_environment", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [["show-environment"]] },
   {
@@ -274,10 +290,12 @@ const bigWorld = (w: PrivateTmux): Targets => {
   return targetsOf(w, "s2:w6", callerPane)
 }
 
-describe.each([
-  ["a one-pane world", smallWorld],
-  ["3 sessions x 10 windows with split panes", bigWorld]
-] as const)("read tools in %s", (_, build) => {
+describe.each(
+  [
+    ["a one-pane world", smallWorld],
+    ["3 sessions x 10 windows with split panes", bigWorld]
+  ] as const
+)("read tools in %s", (_, build) => {
   let w: PrivateTmux
   let targets: Targets
   beforeAll(() => {
@@ -535,7 +553,13 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     args: () => ({ pane_id: "%3", text: "true", enter: true }),
     names: [["list-panes"], ["load-buffer", "paste-buffer", "send-keys"]]
   },
-  { tool: "load_buffer", variant: "name", world: "base", args: () => ({ name: "rt", text: "x" }), names: [["list-buffers", "load-buffer"]] },
+  {
+    tool: "load_buffer",
+    variant: "name",
+    world: "base",
+    args: () => ({ name: "rt", text: "x" }),
+    names: [["list-buffers", "load-buffer"]]
+  },
   {
     tool: "paste_buffer",
     variant: "a buffer",
@@ -810,18 +834,17 @@ const shellReady = (w: PrivateTmux, paneId: string) => {
 const withGenerations: ReadonlyArray<MutatingCase> = MUTATIONS.flatMap((c) =>
   c.generation === true
     ? [
-        c,
-        {
-          ...c,
-          variant: `${c.variant}, generation`,
-          args: (t: Targets, w: PrivateTmux) => ({ ...c.args(t, w), generation: generationIn(w) }),
-          names: [PROBE, ...c.names],
-          ...(c.startServer === undefined ? {} : { startServer: [false, ...c.startServer] })
-        }
-      ]
+      c,
+      {
+        ...c,
+        variant: `${c.variant}, generation`,
+        args: (t: Targets, w: PrivateTmux) => ({ ...c.args(t, w), generation: generationIn(w) }),
+        names: [PROBE, ...c.names],
+        ...(c.startServer === undefined ? {} : { startServer: [false, ...c.startServer] })
+      }
+    ]
     : [c]
 )
-
 
 describe("mutating and destructive tools", () => {
   it.each(withGenerations.map((c) => [title(c), c] as const))("%s", async (_, c) => {

@@ -6,15 +6,7 @@ import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { allTools } from "../../src/tools/registry.js"
-import {
-  callerEnv,
-  isSocket,
-  processAlive,
-  serverIdentity,
-  socketFilesBelow,
-  useWorlds,
-  waitFor
-} from "../support/liveTmux.js"
+import { callerEnv, isSocket, processAlive, serverIdentity, socketFilesBelow, useWorlds, waitFor } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { world, defer } = useWorlds()

@@ -139,7 +139,13 @@ describe("select_window / select_pane", () => {
     // previous wraps around from the first window to the last.
     expect(okResult(await runTool(layer, "select_window", { session_id: "$0", direction: "previous" })).window_id).toBe("@3")
     expect(current()).toBe("@3")
-    for (const args of [{}, { session_id: "$0" }, { window_id: "@0", direction: "next" }, { window_id: "@0", session_id: "$0", direction: "next" }]) {
+    for (
+      const args of [{}, { session_id: "$0" }, { window_id: "@0", direction: "next" }, {
+        window_id: "@0",
+        session_id: "$0",
+        direction: "next"
+      }]
+    ) {
       expect(errorMeta(await runTool(layer, "select_window", args)).code).toBe("invalid_input")
     }
     expect(errorMeta(await runTool(layer, "select_window", { window_id: "@9" })).code).toBe("not_found")
@@ -217,13 +223,23 @@ describe("layout and size", () => {
     expect(zoomed).toMatchObject({ pane_id: "%0", window_zoomed: true, changed: true, active: true, height: 24 })
     expect(zoomedFlag()).toBe("1")
     // The same call again leaves it zoomed (a raw toggle would unzoom).
-    expect(okResult(await runTool(layer, "resize_pane", { pane_id: "%0", zoom: true }))).toMatchObject({ window_zoomed: true, changed: false })
+    expect(okResult(await runTool(layer, "resize_pane", { pane_id: "%0", zoom: true }))).toMatchObject({
+      window_zoomed: true,
+      changed: false
+    })
     expect(zoomedFlag()).toBe("1")
     // Zooming another pane of the zoomed window zooms that one.
-    expect(okResult(await runTool(layer, "resize_pane", { pane_id: "%1", zoom: true }))).toMatchObject({ pane_id: "%1", window_zoomed: true, active: true })
+    expect(okResult(await runTool(layer, "resize_pane", { pane_id: "%1", zoom: true }))).toMatchObject({
+      pane_id: "%1",
+      window_zoomed: true,
+      active: true
+    })
     expect(show(w, "@0", "#{pane_id}")).toBe("%1")
     expect(zoomedFlag()).toBe("1")
-    expect(okResult(await runTool(layer, "resize_pane", { pane_id: "%0", zoom: false }))).toMatchObject({ window_zoomed: false, changed: true })
+    expect(okResult(await runTool(layer, "resize_pane", { pane_id: "%0", zoom: false }))).toMatchObject({
+      window_zoomed: false,
+      changed: true
+    })
     expect(zoomedFlag()).toBe("0")
     expect(okResult(await runTool(layer, "resize_pane", { pane_id: "%0", zoom: false })).changed).toBe(false)
     expect(zoomedFlag()).toBe("0")
@@ -295,7 +311,12 @@ describe("swap_pane / move_window", () => {
     const w = world()
     const layer = twoSessions(w)
     const moved = okResult(await runTool(layer, "move_window", { window_id: "@1", session_id: "$0" }))
-    expect(moved).toMatchObject({ window_id: "@1", session_id: "$0", moved_from: { session_id: "$1", window_index: 0 }, source_session_closed: true })
+    expect(moved).toMatchObject({
+      window_id: "@1",
+      session_id: "$0",
+      moved_from: { session_id: "$1", window_index: 0 },
+      source_session_closed: true
+    })
     expect(lines(w.tmuxOk("list-sessions", "-F", "#{session_id}"))).toEqual(["$0"])
   })
 })
@@ -318,12 +339,24 @@ describe("every shape tool", () => {
     ]
     // tmux would otherwise rename the windows after their commands while the test runs.
     w.tmuxOk("set-option", "-g", "automatic-rename", "off")
-    const before = w.tmuxOk("list-panes", "-a", "-F", "#{session_name} #{window_name} #{pane_id} #{pane_index} #{pane_title} #{window_layout} #{pane_active}")
+    const before = w.tmuxOk(
+      "list-panes",
+      "-a",
+      "-F",
+      "#{session_name} #{window_name} #{pane_id} #{pane_index} #{pane_title} #{window_layout} #{pane_active}"
+    )
     for (const [tool, args] of calls) {
       const stale = errorMeta(await runTool(layer, tool, { ...args, generation: "1.1" }))
       expect({ tool, code: stale.code }).toEqual({ tool, code: "not_found" })
     }
-    expect(w.tmuxOk("list-panes", "-a", "-F", "#{session_name} #{window_name} #{pane_id} #{pane_index} #{pane_title} #{window_layout} #{pane_active}")).toBe(before)
+    expect(
+      w.tmuxOk(
+        "list-panes",
+        "-a",
+        "-F",
+        "#{session_name} #{window_name} #{pane_id} #{pane_index} #{pane_title} #{window_layout} #{pane_active}"
+      )
+    ).toBe(before)
     const dead = world().layer()
     for (const [tool, args] of calls) {
       expect({ tool, code: errorMeta(await runTool(dead, tool, args)).code }).toEqual({ tool, code: "no_server" })

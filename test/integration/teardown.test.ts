@@ -296,11 +296,13 @@ describe("missing objects and dead servers", () => {
     const w = world()
     const layer = w.layer(destructive)
     expect(okResult(await runTool(layer, "start_server")).started).toBe(true)
-    for (const [name, args, listTool] of [
-      ["kill_session", { session_id: "$0" }, "list_sessions"],
-      ["kill_window", { window_id: "@0" }, "list_windows"],
-      ["kill_pane", { pane_id: "%0" }, "list_panes"]
-    ] as const) {
+    for (
+      const [name, args, listTool] of [
+        ["kill_session", { session_id: "$0" }, "list_sessions"],
+        ["kill_window", { window_id: "@0" }, "list_windows"],
+        ["kill_pane", { pane_id: "%0" }, "list_panes"]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, name, args))
       expect({ name, code: error.code }).toEqual({ name, code: "not_found" })
       expect(error.hint).toContain(listTool)
@@ -311,12 +313,14 @@ describe("missing objects and dead servers", () => {
   it("a dead socket is no_server, and no server is started", async () => {
     const w = world()
     const layer = w.layer(destructive)
-    for (const [name, args] of [
-      ["kill_session", { session_id: "$0" }],
-      ["kill_window", { window_id: "@0" }],
-      ["kill_pane", { pane_id: "%0" }],
-      ["kill_pane", { pane_id: "%0", generation: "1.1" }]
-    ] as const) {
+    for (
+      const [name, args] of [
+        ["kill_session", { session_id: "$0" }],
+        ["kill_window", { window_id: "@0" }],
+        ["kill_pane", { pane_id: "%0" }],
+        ["kill_pane", { pane_id: "%0", generation: "1.1" }]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, name, args))
       expect({ name, code: error.code }).toEqual({ name, code: "no_server" })
       expect(error.hint).toContain("list_servers")
@@ -383,12 +387,14 @@ describe("the caller's own context", () => {
     const w = world()
     twoSessions(w)
     const layer = w.layer({ env: { TMUX_PANE: "%1" }, ...destructive })
-    for (const [name, args] of [
-      ["kill_pane", { pane_id: "%3" }],
-      ["kill_pane", { pane_id: "%1" }],
-      ["kill_window", { window_id: "@2" }],
-      ["kill_session", { session_id: "$1" }]
-    ] as const) {
+    for (
+      const [name, args] of [
+        ["kill_pane", { pane_id: "%3" }],
+        ["kill_pane", { pane_id: "%1" }],
+        ["kill_window", { window_id: "@2" }],
+        ["kill_session", { session_id: "$1" }]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, name, args))
       expect({ name, args, code: error.code }).toEqual({ name, args, code: "denied" })
       expect(error.text).toMatch(/Refusing to kill .*(or may)/)
@@ -401,11 +407,13 @@ describe("the caller's own context", () => {
     twoSessions(w)
     const { TMUX } = callerEnv(w, "%1")
     const layer = w.layer({ env: { TMUX }, ...destructive })
-    for (const [name, args] of [
-      ["kill_pane", { pane_id: "%3" }],
-      ["kill_window", { window_id: "@2" }],
-      ["kill_session", { session_id: "$1" }]
-    ] as const) {
+    for (
+      const [name, args] of [
+        ["kill_pane", { pane_id: "%3" }],
+        ["kill_window", { window_id: "@2" }],
+        ["kill_session", { session_id: "$1" }]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, name, args))
       expect({ name, code: error.code }).toEqual({ name, code: "denied" })
     }
@@ -437,11 +445,13 @@ describe("generation", () => {
     await waitFor("the first server to exit", () => !processAlive(pid))
     // The new server reuses every id: $0, @0, %0 now name other objects.
     w.tmuxOk("new-session", "-d", "-s", "second")
-    for (const [name, args] of [
-      ["kill_session", { session_id: "$0", generation: stale }],
-      ["kill_window", { window_id: "@0", generation: stale }],
-      ["kill_pane", { pane_id: "%0", generation: stale }]
-    ] as const) {
+    for (
+      const [name, args] of [
+        ["kill_session", { session_id: "$0", generation: stale }],
+        ["kill_window", { window_id: "@0", generation: stale }],
+        ["kill_pane", { pane_id: "%0", generation: stale }]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, name, args))
       expect({ name, code: error.code }).toEqual({ name, code: "not_found" })
       expect(error.text).toContain(stale)
@@ -465,11 +475,13 @@ describe("safety tier", () => {
     expect(visibleTools(allTools, "destructive").map((tool) => tool.name)).toEqual(expect.arrayContaining([...TOOLS]))
 
     const layer = w.layer({ flags: { safety: "mutating" } })
-    for (const [name, args] of [
-      ["kill_session", { session_id: "$1" }],
-      ["kill_window", { window_id: "@2" }],
-      ["kill_pane", { pane_id: "%3" }]
-    ] as const) {
+    for (
+      const [name, args] of [
+        ["kill_session", { session_id: "$1" }],
+        ["kill_window", { window_id: "@2" }],
+        ["kill_pane", { pane_id: "%3" }]
+      ] as const
+    ) {
       const error = errorMeta(await runTool(layer, name, args))
       expect({ name, code: error.code, effects: error.effects }).toEqual({ name, code: "denied", effects: "none" })
       expect(error.text).toContain(`${name} is a destructive tool`)

@@ -34,9 +34,8 @@ const hangingTmux = (w: PrivateTmux) => {
   return { bin, pids }
 }
 
-
 const run = (commands: ReadonlyArray<ReadonlyArray<string>>, options?: RunOptions) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const socket = yield* (yield* SocketResolver).resolve()
     return yield* (yield* Tmux).run(socket, commands, options)
   })
@@ -47,7 +46,7 @@ describe("TmuxExec deadlines and cancellation", () => {
   it.live("a tmux that does not answer fails with timeout within the deadline, and is killed", () => {
     const w = world()
     const hanging = hangingTmux(w)
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip(run([["list-sessions"]], { timeout: "1 second" }))
       expect(error._tag).toBe("Failed")
       expect(error).toMatchObject({ reason: "timeout", command: "list-sessions" })
@@ -76,7 +75,7 @@ describe("TmuxExec deadlines and cancellation", () => {
   it.live("interrupting a run kills the tmux child and its process group", () => {
     const w = world()
     const hanging = hangingTmux(w)
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const fiber = yield* Effect.fork(run([["list-sessions"]], { timeout: "60 seconds" }))
       const pids = yield* Effect.promise(() => waitFor("the hanging tmux to start", hanging.pids))
       expect(processAlive(pids.shell)).toBe(true)
@@ -113,7 +112,7 @@ describe("TmuxExec spawn failures", () => {
     const w = world()
     const notExecutable = join(w.tmpdir, "not-executable")
     writeFileSync(notExecutable, "not a program\n")
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip(run([["list-sessions"]]))
       expect(error).toMatchObject({ _tag: "Failed", reason: "spawn" })
       expect(errorCode(error)).toBe("failed")
@@ -124,7 +123,7 @@ describe("TmuxExec spawn failures", () => {
 describe("TmuxExec argv", () => {
   it.live("arguments ending in ';' reach tmux intact and do not split the command list", () => {
     const w = world()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const output = yield* run(
         [
           ["new-session", "-d", "-s", "a;"],
@@ -142,7 +141,7 @@ describe("TmuxExec argv", () => {
 
   it.live("only startServer may start a server; every other run uses -N", () => {
     const w = world()
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       const error = yield* Effect.flip(run([["new-session", "-d", "-s", "x"]]))
       expect(error._tag).toBe("NoServer")
       expect(w.tmux("has-session").status).not.toBe(0)

@@ -44,7 +44,8 @@ const session = (w: PrivateTmux, flags: ConfigFlags = {}) => {
   const runtime = ManagedRuntime.make(servicesLayer<TmuxRecorder>(w.config({ flags }), RecordingTmux.layer(defaultTmuxLayer)))
   defer(() => void runtime.dispose())
   /** The command names of each invocation so far. */
-  const recorded = () => runtime.runSync(Effect.flatMap(TmuxRecorder, (recorder) => recorder.invocations)).map((invocation) => invocation.commands)
+  const recorded = () =>
+    runtime.runSync(Effect.flatMap(TmuxRecorder, (recorder) => recorder.invocations)).map((invocation) => invocation.commands)
   const invocations = () => recorded().length
   const call = (name: string, args: Record<string, unknown>) => runtime.runPromise(callTool(toolNamed(name), args))
   return {

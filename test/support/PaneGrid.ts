@@ -67,7 +67,7 @@ export class PaneGrid {
 
   /** Writes text as a terminal program does; `\n` is a line feed only (a pty turns `\n` into `\r\n`: use `line`). */
   write(text: string): void {
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       const character = text[i]!
       if (character === "\r" || character === "\n") {
         if (character === "\r") this.cursorX = 0

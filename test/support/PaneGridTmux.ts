@@ -52,10 +52,12 @@ const answer = (grid: PaneGrid, socketPath: string, command: TmuxCommand): strin
   if (flag(command, "-t") !== GRID_PANE_ID) throw new Error(`PaneGridTmux: not the modelled pane: ${command.join(" ")}`)
   if (command[0] === "display-message" && command[1] === "-p" && command.length === 5) {
     const values = variables(grid, socketPath)
-    return `${command[4]!.replace(/#\{([a-z_]+)\}/g, (_, name: string) => {
-      if (!(name in values)) throw new Error(`PaneGridTmux: unmodelled variable ${name}`)
-      return String(values[name])
-    })}\n`
+    return `${
+      command[4]!.replace(/#\{([a-z_]+)\}/g, (_, name: string) => {
+        if (!(name in values)) throw new Error(`PaneGridTmux: unmodelled variable ${name}`)
+        return String(values[name])
+      })
+    }\n`
   }
   if (command[0] === "capture-pane" && command[1] === "-p" && command.every((word) => !["-e", "-J", "-N", "-a", "-P"].includes(word))) {
     const last = grid.historySize + grid.height - 1

@@ -3,13 +3,13 @@
  * Nothing here can touch the developer's default server. `dispose` kills the server and removes
  * the directory (socket files included).
  */
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
-import { type TmuxMcpConfig, type ConfigFlags, type TmuxMcpConfigShape, loadConfig } from "../../src/context/TmuxMcpConfig.js"
+import { type ConfigFlags, loadConfig, type TmuxMcpConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { Audit } from "../../src/services/Audit.js"
 import { ServerLive } from "../../src/services/ServerLive.js"

@@ -5,8 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
+import type { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import type { TmuxError } from "../../src/domain/Errors.js"
 import { type RunOptions, Tmux, type TmuxCommand, type TmuxShape } from "../../src/tmux/Tmux.js"
 import { defaultTmuxLayer } from "./PrivateTmux.js"

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url"
 import { doctor } from "../../src/cli/Doctor.js"
 import type { FakeWorld } from "../../src/testing/FakeTmux.js"
 import { allTools } from "../../src/tools/registry.js"
-import { type FakeOptions, fakeLayer } from "./fakeWorld.js"
+import { fakeLayer, type FakeOptions } from "./fakeWorld.js"
 
 const STAND_IN = fileURLToPath(new URL("./tmux-version", import.meta.url))
 

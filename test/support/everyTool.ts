@@ -56,4 +56,3 @@ export const validCallsOfEveryTool = (handle: string): Record<string, ReadonlyAr
   wait_for_channel: [{ channel: "c", timeout: 1 }],
   signal_channel: [{ channel: "c" }]
 })
-

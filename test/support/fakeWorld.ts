@@ -8,8 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import { join } from "node:path"
-import { type ConfigFlags, type TmuxMcpConfigShape, loadConfig } from "../../src/context/TmuxMcpConfig.js"
 import { type ResolvedSocket, SocketResolver } from "../../src/context/SocketResolver.js"
+import { type ConfigFlags, loadConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { FakeTmux, FakeTmuxState, type FakeTmuxStateShape, type FakeWorld } from "../../src/testing/FakeTmux.js"
@@ -57,16 +57,16 @@ export const call = (layer: Layer.Layer<FakeServices>, name: string, args: unkno
   callTool(toolNamed(name), args).pipe(Effect.provide(layer))
 
 /** The fake's state behind a layer (the world and every command list received). */
-export const fakeState = (layer: Layer.Layer<FakeServices>): Effect.Effect<FakeTmuxStateShape> =>
-  Effect.provide(FakeTmuxState, layer)
+export const fakeState = (layer: Layer.Layer<FakeServices>): Effect.Effect<FakeTmuxStateShape> => Effect.provide(FakeTmuxState, layer)
 
 /** The JSON text of a result, for asserting that something never appears in it. */
 export const resultText = (result: CallToolResult): string =>
   result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n")
 
 /** The socket the tools target when a call names none (tmux's default socket, unless the options say otherwise). */
-export const defaultSocket: Effect.Effect<ResolvedSocket, never, SocketResolver> = Effect.flatMap(SocketResolver, (resolver) =>
-  Effect.orDie(resolver.resolve())
+export const defaultSocket: Effect.Effect<ResolvedSocket, never, SocketResolver> = Effect.flatMap(
+  SocketResolver,
+  (resolver) => Effect.orDie(resolver.resolve())
 )
 
 /**

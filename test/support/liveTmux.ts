@@ -114,8 +114,9 @@ const startClient = async (world: PrivateTmux, spawnClient: () => ChildProcess, 
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   }
   try {
-    const client = await waitFor(`a ${control ? "control-mode" : "terminal"} client`, () =>
-      listClients(world).find((c) => c.control === control && !before.has(c.pid))
+    const client = await waitFor(
+      `a ${control ? "control-mode" : "terminal"} client`,
+      () => listClients(world).find((c) => c.control === control && !before.has(c.pid))
     )
     return {
       pid: client.pid,
@@ -142,8 +143,7 @@ export const attachTerminalClient = (
 ): Promise<Client> => {
   const resize = size === undefined ? "" : `stty cols ${size.columns} rows ${size.rows}; `
   const attach = `${resize}tmux -f /dev/null -L ${world.socketName} attach -t ${session}`
-  const spawnClient = () =>
-    spawn("script", ["-qfc", attach, "/dev/null"], { env: world.env, stdio: ["pipe", "ignore", "ignore"] })
+  const spawnClient = () => spawn("script", ["-qfc", attach, "/dev/null"], { env: world.env, stdio: ["pipe", "ignore", "ignore"] })
   return startClient(world, spawnClient, false)
 }
 

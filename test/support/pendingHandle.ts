@@ -3,9 +3,9 @@
  * in `tmpdir`'s private log directory, its log present (its end not reported yet). For tests that
  * need wait_for_command to get past its handle checks to the tmux calls.
  */
+import * as Effect from "effect/Effect"
 import { closeSync, openSync } from "node:fs"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
 import { encodeHandle, handleKey } from "../../src/operations/commands/CommandHandle.js"
 import { logDirectory } from "../../src/operations/commands/internal/RunLogs.js"
 

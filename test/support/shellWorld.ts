@@ -4,8 +4,8 @@
  */
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
-import type { PrivateTmux } from "./PrivateTmux.js"
 import { waitFor } from "./liveTmux.js"
+import type { PrivateTmux } from "./PrivateTmux.js"
 import { okResult, runTool } from "./runTool.js"
 
 export const BASH = "HISTFILE=/dev/null bash --norc --noprofile"
@@ -24,7 +24,9 @@ export const shellWorld = async (w: PrivateTmux, shell = BASH) => {
 
 /** The world's run logs (in its TMUX_TMPDIR). */
 export const logDirectoryOf = (w: PrivateTmux) => join(w.tmpdir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`)
-export const logsOf = (w: PrivateTmux) => (existsSync(logDirectoryOf(w)) ? readdirSync(logDirectoryOf(w)).filter((name) => name.includes(".log")) : [])
+export const logsOf = (
+  w: PrivateTmux
+) => (existsSync(logDirectoryOf(w)) ? readdirSync(logDirectoryOf(w)).filter((name) => name.includes(".log")) : [])
 
 /** The fields of a handle (its payload is base64url JSON after the `cmd1.` prefix). */
 export const handleFields = (handle: string): Record<string, unknown> =>
@@ -36,4 +38,5 @@ export const tamperedHandle = (handle: string, changes: Record<string, unknown>)
   "cmd1." + Buffer.from(JSON.stringify({ ...handleFields(handle), ...changes })).toString("base64url")
 
 /** A pane's variable, e.g. `pane_pipe`. */
-export const paneValue = (w: PrivateTmux, pane: string, variable: string) => w.tmuxOk("display-message", "-p", "-t", pane, `#{${variable}}`).trim()
+export const paneValue = (w: PrivateTmux, pane: string, variable: string) =>
+  w.tmuxOk("display-message", "-p", "-t", pane, `#{${variable}}`).trim()

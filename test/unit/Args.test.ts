@@ -53,12 +53,23 @@ describe("parseArgs", () => {
     expect(failure("--bogus")).toBe("Unknown option --bogus.")
     expect(failure("--socket-name")).toBe("--socket-name needs a value.")
     expect(failure("--socket-name", "--safety", "readonly")).toBe("--socket-name needs a value.")
-    expect(failure("serve", "doctor")).toContain('"doctor"')
+    expect(failure("serve", "doctor")).toContain("\"doctor\"")
     expect(failure("frobnicate")).toContain("Unexpected argument")
   })
 
   it("documents every flag it accepts", () => {
-    for (const flag of ["--socket-name", "--socket-path", "--tmux", "--tmux-config", "--safety", "--allow-server-start", "--suppress-history", "--wait-max"]) {
+    for (
+      const flag of [
+        "--socket-name",
+        "--socket-path",
+        "--tmux",
+        "--tmux-config",
+        "--safety",
+        "--allow-server-start",
+        "--suppress-history",
+        "--wait-max"
+      ]
+    ) {
       expect(USAGE).toContain(flag)
     }
   })

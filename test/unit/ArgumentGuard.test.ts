@@ -24,25 +24,32 @@ const nested = (depth: number): unknown => {
   return value
 }
 
-const live = () => new Map([[socketPathFor(), FakeTmux.server({ sessions: [{ name: "main", windows: [{ panes: [{ lines: ["hello"] }] }] }] })]])
+const live = () =>
+  new Map([[socketPathFor(), FakeTmux.server({ sessions: [{ name: "main", windows: [{ panes: [{ lines: ["hello"] }] }] }] })]])
 
 describe("checkArguments", () => {
   const listSessions = toolNamed("list_sessions")
 
   it("refuses NUL, over-long strings and deep nesting, naming the argument", () => {
     expect(reason(checkArguments(listSessions, { socket_name: "a\0b" }))).toBe("socket_name: must not contain NUL characters.")
-    expect(reason(checkArguments(listSessions, { socket_name: "x".repeat(MAX_ARGUMENT_BYTES + 1) }))).toContain("socket_name: must be at most 16384 bytes")
+    expect(reason(checkArguments(listSessions, { socket_name: "x".repeat(MAX_ARGUMENT_BYTES + 1) }))).toContain(
+      "socket_name: must be at most 16384 bytes"
+    )
     expect(reason(checkArguments(listSessions, { socket_name: "x".repeat(MAX_ARGUMENT_BYTES) }))).toBe("accepted")
     // Bytes, not characters: 4-byte characters reach the limit four times sooner.
     expect(reason(checkArguments(listSessions, { socket_name: "🙂".repeat(MAX_ARGUMENT_BYTES / 4 + 1) }))).toContain("at most")
     expect(reason(checkArguments(listSessions, { socket_name: nested(MAX_ARGUMENT_DEPTH) }))).toBe("accepted")
-    expect(reason(checkArguments(listSessions, { socket_name: nested(100_000) }))).toBe("socket_name: nests deeper than 8 levels; no argument does.")
+    expect(reason(checkArguments(listSessions, { socket_name: nested(100_000) }))).toBe(
+      "socket_name: nests deeper than 8 levels; no argument does."
+    )
     expect(reason(checkArguments(listSessions, { list: [[[[[[[[[[["x"]]]]]]]]]]] }))).toContain("list: nests deeper")
   })
 
   it("names list items and map entries by position, a caller's odd or long key not at all", () => {
     const createSession = toolNamed("create_session")
-    expect(reason(checkArguments(createSession, { environment: { GOOD_NAME: "a\0" } }))).toBe("environment.GOOD_NAME: must not contain NUL characters.")
+    expect(reason(checkArguments(createSession, { environment: { GOOD_NAME: "a\0" } }))).toBe(
+      "environment.GOOD_NAME: must not contain NUL characters."
+    )
     expect(reason(checkArguments(createSession, { command: ["sh", "a\0"] }))).toBe("command.1: must not contain NUL characters.")
     const oddKey = reason(checkArguments(createSession, { environment: { ["k".repeat(500)]: "\0", "a\u001b]0;x": 1 } }))
     expect(oddKey).toBe("environment.[key]: must not contain NUL characters.")
@@ -61,9 +68,13 @@ describe("checkArguments", () => {
 
   it("refuses a __proto__ key, own (nested objects keep one) or put back by the bridge", () => {
     const startServer = toolNamed("start_server")
-    const parsed = JSON.parse('{"environment":{"__proto__":"x"}}')
-    expect(reason(checkArguments(toolNamed("create_session"), parsed))).toBe("environment: holds the key __proto__, which is not an argument.")
-    expect(reason(checkArguments(startServer, withProtoKey({ socket_name: "x" })))).toBe("arguments: holds the key __proto__, which is not an argument.")
+    const parsed = JSON.parse("{\"environment\":{\"__proto__\":\"x\"}}")
+    expect(reason(checkArguments(toolNamed("create_session"), parsed))).toBe(
+      "environment: holds the key __proto__, which is not an argument."
+    )
+    expect(reason(checkArguments(startServer, withProtoKey({ socket_name: "x" })))).toBe(
+      "arguments: holds the key __proto__, which is not an argument."
+    )
     expect(reason(checkArguments(startServer, withProtoKey(undefined)))).toContain("__proto__")
     // A computed key is an own one; a literal one sets the prototype (as a parser copying keys would).
     expect(reason(checkArguments(startServer, { socket_name: "x", ["__proto__"]: {} }))).toContain("__proto__")
@@ -73,33 +84,33 @@ describe("checkArguments", () => {
 
 describe("callTool refuses before decoding and before tmux", () => {
   it.effect("NUL, size, depth and __proto__ are invalid_input with effects none, and no tmux invocation", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(live())
-      for (const [tool, args] of [
-        ["list_sessions", { socket_name: "a\0b" }],
-        ["get_session_info", { session_name: "s".repeat(1_000_000) }],
-        ["list_sessions", { socket_name: nested(100_000) }],
-        ["start_server", withProtoKey({})],
-        ["send_keys", { pane_id: "%0", keys: "x", generation: nested(20) }]
-      ] as const) {
+      for (
+        const [tool, args] of [
+          ["list_sessions", { socket_name: "a\0b" }],
+          ["get_session_info", { session_name: "s".repeat(1_000_000) }],
+          ["list_sessions", { socket_name: nested(100_000) }],
+          ["start_server", withProtoKey({})],
+          ["send_keys", { pane_id: "%0", keys: "x", generation: nested(20) }]
+        ] as const
+      ) {
         const meta = errorMeta(yield* call(layer, tool, args))
         expect(meta).toMatchObject({ code: "invalid_input", effects: "none" })
         expect(meta.text.length).toBeLessThan(2048)
         expect(meta.text).not.toContain("sss")
       }
       expect((yield* fakeState(layer)).invocations).toEqual([])
-    })
-  )
+    }))
 
   it.effect("an excess key is named only when it is short and plain", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(live())
       const long = errorMeta(yield* call(layer, "list_sessions", { ["z".repeat(10_000)]: 1 }))
       expect(long.code).toBe("invalid_input")
       expect(long.text).not.toContain("zzz")
       expect(long.text).toContain("[key]")
-    })
-  )
+    }))
 })
 
 describe("bounded error messages", () => {

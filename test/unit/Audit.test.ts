@@ -36,6 +36,6 @@ describe("redactArguments", () => {
     const long = "x".repeat(1000)
     expect(redactArguments({ session_name: long })).toEqual({ session_name: `${"x".repeat(200)}… (1000 chars)` })
     expect(redactArguments(undefined)).toEqual({})
-    expect(redactArguments(["secret"])).toEqual({ length: 10, sha256: short('["secret"]') })
+    expect(redactArguments(["secret"])).toEqual({ length: 10, sha256: short("[\"secret\"]") })
   })
 })

@@ -18,11 +18,16 @@ import { fakeOperations, socketPathFor } from "../support/fakeWorld.js"
 const DEFAULT = socketPathFor()
 
 const world = (panes = 1, lines: Array<string> = []): FakeWorld =>
-  new Map([[DEFAULT, FakeTmux.server({ sessions: [{ name: "s", windows: [{ height: 200, panes: Array.from({ length: panes }, () => ({ lines: [...lines] })) }] }] })]])
+  new Map([[
+    DEFAULT,
+    FakeTmux.server({
+      sessions: [{ name: "s", windows: [{ height: 200, panes: Array.from({ length: panes }, () => ({ lines: [...lines] })) }] }]
+    })
+  ]])
 
 describe("pollUntil over a pane", () => {
   it.live("looks again until the pane printed what it waits for, backing off between looks", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
       const pane = FakeTmux.pane(w.get(DEFAULT)!, "%0")!.pane
@@ -37,35 +42,34 @@ describe("pollUntil over a pane", () => {
       // 50 ms, growing by half up to 500 ms: far fewer looks than one per 50 ms.
       expect(fake.state.invocations.length).toBeGreaterThan(2)
       expect(fake.state.invocations.length).toBeLessThan(10)
-    })
-  )
+    }))
 
   it.effect("a wait's timeout is the request under the configured ceiling, and says when it was lowered", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fake = fakeOperations(world(), { flags: { waitMaxSeconds: "20" } })
       expect(yield* fake.run(() => effectiveTimeout(5))).toEqual({ seconds: 5, clamped: false })
       expect(yield* fake.run(() => effectiveTimeout(60))).toEqual({ seconds: 20, clamped: true })
       expect(yield* fake.run(() => effectiveTimeout(undefined))).toEqual({ seconds: 10, clamped: false })
-    })
-  )
+    }))
 })
 
 describe("pages and budgets over a big world", () => {
   it.effect("pages a listing of many panes, saying more exist", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { items } = yield* fakeOperations(world(60)).run((socket) => listPanes(socket))
       const page = paginate(items, { offset: 50, limit: 20 })
       expect(page).toMatchObject({ total: 60, offset: 50, limit: 20, truncated: false })
       expect(page.items.map((p) => p.pane_id)).toEqual(Array.from({ length: 10 }, (_, i) => `%${50 + i}`))
       expect(paginate(items, {}).truncated).toBe(false)
       expect(paginate(items, { limit: 5 })).toMatchObject({ truncated: true, items: items.slice(0, 5) })
-    })
-  )
+    }))
 
   it.effect("keeps the head and tail of a long capture, counting what it left out", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const lines = Array.from({ length: 150 }, (_, i) => `row ${i}`)
-      const capture = yield* fakeOperations(world(1, lines)).run((socket) => capturePane(socket, "%0", { start: "-", maxLines: 1000, joinWrapped: false }))
+      const capture = yield* fakeOperations(world(1, lines)).run((socket) =>
+        capturePane(socket, "%0", { start: "-", maxLines: 1000, joinWrapped: false })
+      )
       const budget = new HeadTail(10)
       for (const line of capture.content.split("\n")) budget.push(line)
       const bounded = budget.result()
@@ -73,6 +77,5 @@ describe("pages and budgets over a big world", () => {
       const text = joinBounded(bounded)
       expect(text.startsWith("row 0\n")).toBe(true)
       expect(text.endsWith("row 149")).toBe(true)
-    })
-  )
+    }))
 })

@@ -14,13 +14,21 @@ const accepts = (schema: Schema.Schema<string>, value: string) => Either.isRight
 describe("buffer and channel names", () => {
   it("accept 1-64 characters of A-Z a-z 0-9 _ . -", () => {
     for (const name of ["a", "notes", "build-done", "x.y_z-1", "-S", "..", "n".repeat(64)]) {
-      expect({ name, buffer: accepts(BufferName, name), channel: accepts(ChannelName, name) }).toEqual({ name, buffer: true, channel: true })
+      expect({ name, buffer: accepts(BufferName, name), channel: accepts(ChannelName, name) }).toEqual({
+        name,
+        buffer: true,
+        channel: true
+      })
     }
   })
 
   it("refuse anything that could reach a format, a path, a command separator or a flag parser", () => {
     for (const name of ["", "a b", "../x", "x/y", "x;", "#{pid}", "a,b", "}", "ü", "tab\t", "n".repeat(65)]) {
-      expect({ name, buffer: accepts(BufferName, name), channel: accepts(ChannelName, name) }).toEqual({ name, buffer: false, channel: false })
+      expect({ name, buffer: accepts(BufferName, name), channel: accepts(ChannelName, name) }).toEqual({
+        name,
+        buffer: false,
+        channel: false
+      })
     }
   })
 

@@ -5,18 +5,21 @@ import { call, fakeLayer, fakeState, resultText, socketPathFor } from "../suppor
 import { errorMeta, okResult } from "../support/runTool.js"
 
 const SECRET = "sk-live-51HxSECRETvalue"
-const live = () => new Map([[socketPathFor(), FakeTmux.server({ sessions: [{ name: "main", windows: [{ panes: [{ lines: ["hello"] }] }] }] })]])
+const live = () =>
+  new Map([[socketPathFor(), FakeTmux.server({ sessions: [{ name: "main", windows: [{ panes: [{ lines: ["hello"] }] }] }] })]])
 
 describe("callTool over FakeTmux", () => {
   it.effect("turns a decode failure into invalid_input without echoing the value, and sends nothing to tmux", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(live())
-      for (const args of [
-        { pane_id: "%0", max_lines: SECRET },
-        { pane_id: SECRET },
-        { pane_id: "%0", start: SECRET },
-        { pane_id: "%0", socket_name: 12345 }
-      ]) {
+      for (
+        const args of [
+          { pane_id: "%0", max_lines: SECRET },
+          { pane_id: SECRET },
+          { pane_id: "%0", start: SECRET },
+          { pane_id: "%0", socket_name: 12345 }
+        ]
+      ) {
         const result = yield* call(layer, "capture_pane", args)
         const meta = errorMeta(result)
         expect(meta.code).toBe("invalid_input")
@@ -30,19 +33,17 @@ describe("callTool over FakeTmux", () => {
       expect(errorMeta(yield* call(layer, "capture_pane", {})).text).toContain("pane_id")
       expect(errorMeta(yield* call(layer, "list_sessions", "not an object")).text).toContain("arguments: must be an object")
       expect((yield* fakeState(layer)).invocations).toEqual([])
-    })
-  )
+    }))
 
   it.effect("rejects excess properties by name", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const result = yield* call(fakeLayer(live()), "list_sessions", { limit: 5, sesion_id: "$0" })
       expect(errorMeta(result).code).toBe("invalid_input")
       expect(errorMeta(result).text).toContain("sesion_id")
-    })
-  )
+    }))
 
   it.effect("denies a tool above the safety level, naming the tier, with effects none", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const readonly = fakeLayer(new Map(), { flags: { safety: "readonly" } })
       const denied = errorMeta(yield* call(readonly, "start_server"))
       expect(denied).toMatchObject({ code: "denied", effects: "none", retryable: false })
@@ -53,11 +54,10 @@ describe("callTool over FakeTmux", () => {
       const killDenied = errorMeta(yield* call(fakeLayer(live()), "kill_server"))
       expect(killDenied.code).toBe("denied")
       expect(killDenied.hint).toContain("LIBTMUX_SAFETY=destructive")
-    })
-  )
+    }))
 
   it.effect("reports a missing server as no_server with the recovery hint", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const result = yield* call(fakeLayer(new Map()), "list_sessions")
       const meta = errorMeta(result)
       expect(meta.code).toBe("no_server")
@@ -65,24 +65,24 @@ describe("callTool over FakeTmux", () => {
       expect(meta.hint).toContain("start_server")
       expect(meta.text).toContain(`No tmux server is running on socket default (${socketPathFor()}).`)
       expect(meta.text).toContain(`\nHint: ${meta.hint}`)
-    })
-  )
+    }))
 
   it.effect("returns structuredContent equal to the JSON text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(live())
-      for (const [name, args] of [
-        ["list_sessions", {}],
-        ["list_panes", {}],
-        ["get_server_info", {}],
-        ["capture_pane", { pane_id: "%0" }],
-        ["where_am_i", {}]
-      ] as const) {
+      for (
+        const [name, args] of [
+          ["list_sessions", {}],
+          ["list_panes", {}],
+          ["get_server_info", {}],
+          ["capture_pane", { pane_id: "%0" }],
+          ["where_am_i", {}]
+        ] as const
+      ) {
         const result = yield* call(layer, name, args)
         expect(result.isError).toBeUndefined()
         expect(result.structuredContent).toEqual(JSON.parse(resultText(result)))
       }
       expect(okResult(yield* call(layer, "capture_pane", { pane_id: "%0" })).content).toBe("hello")
-    })
-  )
+    }))
 })

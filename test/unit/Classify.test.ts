@@ -6,12 +6,14 @@ const classify = (stderr: string, exitCode: number | null = 1) =>
 
 describe("classifyFailure", () => {
   it("reads both ways a dead server shows up as NoServer", () => {
-    for (const stderr of [
-      "no server running on /tmp/x\n",
-      "error connecting to /tmp/x (No such file or directory)\n",
-      "error connecting to /tmp/tmux-1000/default (Connection refused)",
-      "server exited unexpectedly"
-    ]) {
+    for (
+      const stderr of [
+        "no server running on /tmp/x\n",
+        "error connecting to /tmp/x (No such file or directory)\n",
+        "error connecting to /tmp/tmux-1000/default (Connection refused)",
+        "server exited unexpectedly"
+      ]
+    ) {
       const error = classify(stderr)
       expect(error._tag).toBe("NoServer")
       expect(error._tag === "NoServer" && error.socket).toBe("x (/tmp/x)")

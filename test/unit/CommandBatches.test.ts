@@ -46,7 +46,9 @@ describe("splitToFit", () => {
     }
     expect(batches.flat()).toEqual(units.flat())
     // Greedy: a batch leaves too little room for the next unit.
-    for (const batch of batches.slice(0, -1)) expect(commandListBytes(batch) + 2 + commandListBytes(unit(0))).toBeGreaterThan(BATCH_BUDGET - 10)
+    for (const batch of batches.slice(0, -1)) {
+      expect(commandListBytes(batch) + 2 + commandListBytes(unit(0))).toBeGreaterThan(BATCH_BUDGET - 10)
+    }
   })
 
   it("leaves room under tmux's limit for the transport's end mark", () => {

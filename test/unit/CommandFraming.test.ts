@@ -44,7 +44,9 @@ describe("FramedOutput", () => {
 
   it("keeps only the lines between the markers, through echo, escapes and CRLF", () => {
     const output = framed()
-    output.feed(stream(` printf 'ETM%s\\n' _S_${ID}; eval ...\r\n`, `\x1b[?2004l\rETM_S_${ID}\r\n`, "a\r\nb\r\n", `${END} 3\r\n`, "\x1b[?2004hbash$ "))
+    output.feed(
+      stream(` printf 'ETM%s\\n' _S_${ID}; eval ...\r\n`, `\x1b[?2004l\rETM_S_${ID}\r\n`, "a\r\nb\r\n", `${END} 3\r\n`, "\x1b[?2004hbash$ ")
+    )
     expect(output.state).toEqual({ started: true, ended: true, exitStatus: 3 })
     expect(output.budget.result().lines).toEqual(["a", "b"])
   })
@@ -146,7 +148,12 @@ describe("command handles", () => {
   })
 
   it("refuses anything else, forged ids included, without echoing it", async () => {
-    const bad = ["", "nonsense", encodeHandle(KEY, handle).slice(0, -4), "cmd1." + Buffer.from(JSON.stringify({ ...handle, id: "../../etc/passwd" })).toString("base64url")]
+    const bad = [
+      "",
+      "nonsense",
+      encodeHandle(KEY, handle).slice(0, -4),
+      "cmd1." + Buffer.from(JSON.stringify({ ...handle, id: "../../etc/passwd" })).toString("base64url")
+    ]
     for (const text of bad) {
       const result = await Effect.runPromise(Effect.either(decodeHandle(KEY, text)))
       expect(Either.isLeft(result)).toBe(true)

@@ -112,7 +112,17 @@ describe("signed handles", () => {
 
 describe("the claim", () => {
   it("types only if the pane is still as seen, and prints the state back otherwise", () => {
-    const seen = { pane_id: "%3", pid: 42, dead: false, in_mode: false, alternate: false, pipe: false, command: "bash", claim: "", pipe_owner: "" }
+    const seen = {
+      pane_id: "%3",
+      pid: 42,
+      dead: false,
+      in_mode: false,
+      alternate: false,
+      pipe: false,
+      command: "bash",
+      claim: "",
+      pipe_owner: ""
+    }
     const marks = newMarks()
     const [verb, flag, , , condition, claimed, refused] = claimCommand(marks, {
       paneId: "%3",
@@ -128,7 +138,7 @@ describe("the claim", () => {
     // The claim comes first, the typing last; the refusal only prints.
     expect(claimed!.indexOf("@etm-run")).toBeLessThan(claimed!.indexOf("pipe-pane"))
     expect(claimed!.indexOf("pipe-pane")).toBeLessThan(claimed!.indexOf("send-keys"))
-    expect(refused!.startsWith('"display-message" "-p"')).toBe(true)
+    expect(refused!.startsWith("\"display-message\" \"-p\"")).toBe(true)
   })
 })
 

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
 import { runCommand, type RunRequest } from "../../src/operations/commands/RunCommand.js"
-import { FakeTmux, type FakePane, type FakeServer, type FakeWorld } from "../../src/testing/FakeTmux.js"
+import { type FakePane, type FakeServer, FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { call, callerEnv, fakeOperations, type FakeOptions, socketPathFor } from "../support/fakeWorld.js"
 import { errorMeta } from "../support/runTool.js"
 
@@ -67,7 +67,7 @@ describe("runCommand's refusals", () => {
   ]
   for (const [what, arrange, refusal] of refusals) {
     it.effect(`refuses ${what} and types nothing`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const w = world()
         arrange(paneOf(w, "%0"))
         // A claim is fresh while its buffer waits to be fetched.
@@ -76,35 +76,38 @@ describe("runCommand's refusals", () => {
         expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%0", request("echo hi"))))).toMatchObject(refusal)
         expect(paneOf(w, "%0").input).toBe("")
         expect(fake.state.invocations.some((i) => i.stdin !== undefined)).toBe(false)
-      })
-    )
+      }))
   }
 
   it.effect("refuses a pane a person watches unless forced, and bad commands before looking", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
-      expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%2", request("ls"))))).toMatchObject({ _tag: "Denied", kind: "watched" })
+      expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%2", request("ls"))))).toMatchObject({
+        _tag: "Denied",
+        kind: "watched"
+      })
       expect(paneOf(w, "%2").input).toBe("")
       for (const command of ["  ", "nul\0", "x".repeat(262_145)]) {
         expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%0", request(command))))).toMatchObject({ _tag: "InvalidInput" })
       }
-      expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%9", request("ls"))))).toMatchObject({ _tag: "NotFound", kind: "pane" })
+      expect(yield* Effect.flip(fake.run((socket) => runCommand(socket, "%9", request("ls"))))).toMatchObject({
+        _tag: "NotFound",
+        kind: "pane"
+      })
       const forced = yield* fake.run((socket) => runCommand(socket, "%2", request("ls", { force: true })))
       expect(forced.outcome).toBe("timed_out")
-    })
-  )
+    }))
 
   it.effect("run_command refuses the caller's own pane unless forced", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const layer = fakeOperations(w, { ...OPTIONS, env: callerEnv(SOCKET, PID, "%0") }).layer
       const refused = errorMeta(yield* call(layer, "run_command", { pane_id: "%0", command: "ls", timeout: 1 }))
       expect(refused).toMatchObject({ code: "denied" })
       expect(refused.text).toContain("force")
       expect(paneOf(w, "%0").input).toBe("")
-    })
-  )
+    }))
 })
 
 /** The claim list's condition, claimed commands and refusal, as if-shell -F -t got them. */
@@ -117,7 +120,7 @@ const claimOf = (commands: ReadonlyArray<ReadonlyArray<string>>) => {
 
 describe("runCommand's claim and typing", () => {
   it.effect("claims the pane, opens its recorder, loads the script from stdin and types one line, in one command list", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
       const result = yield* fake.run((socket) => runCommand(socket, "%0", request("echo 'secret payload'")))
@@ -126,7 +129,15 @@ describe("runCommand's claim and typing", () => {
       const typing = fake.state.invocations.find((i) => i.stdin !== undefined)!
       const { condition, claimed } = claimOf(typing.commands)
       // The claim goes through only while the pane is as it was read.
-      for (const part of ["#{==:#{@etm-run},}", "#{==:#{pane_dead},0}", "#{==:#{pane_in_mode},0}", "#{==:#{alternate_on},0}", "#{==:#{pane_current_command},bash}"]) {
+      for (
+        const part of [
+          "#{==:#{@etm-run},}",
+          "#{==:#{pane_dead},0}",
+          "#{==:#{pane_in_mode},0}",
+          "#{==:#{alternate_on},0}",
+          "#{==:#{pane_current_command},bash}"
+        ]
+      ) {
         expect(condition).toContain(part)
       }
       const id = paneOf(w, "%0").options.get("@etm-run")!
@@ -145,11 +156,10 @@ describe("runCommand's claim and typing", () => {
       expect(input).toContain(`show-buffer -b etm.run.${id}`)
       expect(input.endsWith("\r")).toBe(true)
       expect(input).not.toMatch(/[0-9a-f]{32}/)
-    })
-  )
+    }))
 
   it.effect("a pane with a pipe of its own keeps it: the run reads the pane's history instead", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       paneOf(w, "%0").pipe = "cat >> /tmp/their.log"
       const fake = fakeOperations(w, OPTIONS)
@@ -157,8 +167,7 @@ describe("runCommand's claim and typing", () => {
       expect(result.output_source).toBe("scrollback")
       expect(paneOf(w, "%0").pipe).toBe("cat >> /tmp/their.log")
       expect(paneOf(w, "%0").options.has("@etm-pipe")).toBe(false)
-    })
-  )
+    }))
 })
 
 /**
@@ -166,7 +175,7 @@ describe("runCommand's claim and typing", () => {
  * (as the line's `tmux show-buffer … \; delete-buffer …` does) and writes what the script prints.
  */
 const shell = (w: FakeWorld, print: (id: string, secret: string, write: (text: string) => void) => void) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const server: FakeServer = serverOf(w)
     for (;;) {
       const buffer = server.buffers.find((b) => b.name.startsWith("etm.run."))
@@ -182,7 +191,7 @@ const shell = (w: FakeWorld, print: (id: string, secret: string, write: (text: s
 
 describe("runCommand end to end, the test playing the shell", () => {
   it.live("completes with the exit status and the output between the markers, and releases the pane", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
       const playing = yield* Effect.fork(
@@ -191,21 +200,25 @@ describe("runCommand end to end, the test playing the shell", () => {
       const result = yield* fake.run((socket) => runCommand(socket, "%0", request("make", { timeout: { seconds: 5, clamped: false } })))
       yield* Fiber.join(playing)
       // A marker without the run's secret is output, not the end.
-      expect(result).toMatchObject({ outcome: "completed", exit_status: 3, started: true, handle: null, output: `hello\nETM_E_${paneOf(w, "%0").input.match(/etm\.run\.([0-9a-f]{16})/)![1]}_deadbeef 0\nworld` })
+      expect(result).toMatchObject({
+        outcome: "completed",
+        exit_status: 3,
+        started: true,
+        handle: null,
+        output: `hello\nETM_E_${paneOf(w, "%0").input.match(/etm\.run\.([0-9a-f]{16})/)![1]}_deadbeef 0\nworld`
+      })
       expect(paneOf(w, "%0").options.has("@etm-run")).toBe(false)
       expect(paneOf(w, "%0").options.has("@etm-pipe")).toBe(false)
       expect(paneOf(w, "%0").pipe).toBeNull()
-    })
-  )
+    }))
 
   it.live("a line the shell never takes is withdrawn and reported not_started", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
       const result = yield* fake.run((socket) => runCommand(socket, "%0", request("make", { timeout: { seconds: 8, clamped: false } })))
       expect(result).toMatchObject({ outcome: "not_started", started: false, handle: null })
       expect(serverOf(w).buffers.some((b) => b.name.startsWith("etm.run."))).toBe(false)
       expect(paneOf(w, "%0").options.has("@etm-run")).toBe(false)
-    })
-  )
+    }))
 })

@@ -10,9 +10,9 @@ import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
-import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { InvocationContext } from "../../src/context/InvocationContext.js"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
+import { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { Audit } from "../../src/services/Audit.js"
 import { Ownership } from "../../src/services/Ownership.js"
 import { Policy } from "../../src/services/Policy.js"
@@ -37,7 +37,8 @@ const SERVICE_LAYER = /\b(Ownership|Policy|InvocationContext|SocketResolver)\.la
 const PROVIDES_CONFIG = /Layer\.provideMerge\(TmuxMcpConfig\.layer\(/
 
 /** Composes: names two or more of the services' layers (a public module naming its own one does not), or provides the configuration under them. */
-const composes = (code: string): boolean => PROVIDES_CONFIG.test(code) || new Set([...code.matchAll(SERVICE_LAYER)].map((m) => m[1])).size >= 2
+const composes = (code: string): boolean =>
+  PROVIDES_CONFIG.test(code) || new Set([...code.matchAll(SERVICE_LAYER)].map((m) => m[1])).size >= 2
 
 describe("the composition root", () => {
   it("only services/ServerLive.ts composes the live services, in src/ and in the tests' support", () => {
@@ -58,12 +59,12 @@ describe("the composition root", () => {
   })
 
   it.effect("provides every service a tool, the policy and the audit need, over the transport it is given", () =>
-    Effect.gen(function* () {
-      const services = yield* Effect.all([Tmux, TmuxMcpConfig, SocketResolver, InvocationContext, Ownership, Policy, Audit, FakeTmuxState]).pipe(
-        Effect.provide(ServerLive.layer(fakeConfig(), { tmux: FakeTmux.layer(new Map()), audit: Audit.silent }))
-      )
+    Effect.gen(function*() {
+      const services = yield* Effect.all([Tmux, TmuxMcpConfig, SocketResolver, InvocationContext, Ownership, Policy, Audit, FakeTmuxState])
+        .pipe(
+          Effect.provide(ServerLive.layer(fakeConfig(), { tmux: FakeTmux.layer(new Map()), audit: Audit.silent }))
+        )
       expect(services).toHaveLength(8)
       expect(services[1].safety).toBe("mutating")
-    })
-  )
+    }))
 })

@@ -108,7 +108,7 @@ describe("loadConfig", () => {
     expect(ok({ LIBTMUX_SAFETY: " ReadOnly " }).safety).toBe("readonly")
     const message = errorOf({ LIBTMUX_SAFETY: "admin" })
     expect(message).toContain("LIBTMUX_SAFETY")
-    expect(message).toContain('"admin"')
+    expect(message).toContain("\"admin\"")
     expect(message).toContain("readonly, mutating, destructive")
     expect(errorOf({}, { safety: "yolo" })).toContain("--safety")
   })
@@ -137,7 +137,7 @@ describe("loadConfig", () => {
     for (const no of ["0", "false", "No", "off"]) expect(ok({ LIBTMUX_SUPPRESS_HISTORY: no }).suppressHistory).toBe(false)
     const message = errorOf({ LIBTMUX_ALLOW_SERVER_START: "maybe" })
     expect(message).toContain("LIBTMUX_ALLOW_SERVER_START")
-    expect(message).toContain('"maybe"')
+    expect(message).toContain("\"maybe\"")
     expect(errorOf({}, { suppressHistory: "2" })).toContain("--suppress-history")
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { type Block, BlockReader, blockOutput, commandLine, quoteArgument } from "../../src/tmux/ControlProtocol.js"
+import { type Block, blockOutput, BlockReader, commandLine, quoteArgument } from "../../src/tmux/ControlProtocol.js"
 
 const readAll = (lines: ReadonlyArray<string>) => {
   const reader = new BlockReader()
@@ -11,17 +11,19 @@ const blocks = (lines: ReadonlyArray<string>): Array<Block> =>
 
 describe("quoteArgument", () => {
   it("double-quotes and escapes what tmux's parser would expand or end a line on", () => {
-    expect(quoteArgument("plain")).toBe('"plain"')
-    expect(quoteArgument("")).toBe('""')
-    expect(quoteArgument('say "hi" \\ $HOME ~user')).toBe('"say \\"hi\\" \\\\ \\$HOME \\~user"')
-    expect(quoteArgument("a\nb\tc\r\u001b\u007f")).toBe('"a\\012b\\011c\\015\\033\\177"')
+    expect(quoteArgument("plain")).toBe("\"plain\"")
+    expect(quoteArgument("")).toBe("\"\"")
+    expect(quoteArgument("say \"hi\" \\ $HOME ~user")).toBe("\"say \\\"hi\\\" \\\\ \\$HOME \\~user\"")
+    expect(quoteArgument("a\nb\tc\r\u001b\u007f")).toBe("\"a\\012b\\011c\\015\\033\\177\"")
     // Separators and tmux syntax are inert inside quotes.
     expect(quoteArgument("a; b } { #{pane_id} %if 'x'")).toBe(`"a; b } { #{pane_id} %if 'x'"`)
-    expect(quoteArgument("ünï 🙂")).toBe('"ünï 🙂"')
+    expect(quoteArgument("ünï 🙂")).toBe("\"ünï 🙂\"")
   })
 
   it("joins a command list into one line with unquoted separators", () => {
-    expect(commandLine([["list-panes", "-a"], ["display-message", "-p", "x;"]])).toBe('"list-panes" "-a" ; "display-message" "-p" "x;"')
+    expect(commandLine([["list-panes", "-a"], ["display-message", "-p", "x;"]])).toBe(
+      "\"list-panes\" \"-a\" ; \"display-message\" \"-p\" \"x;\""
+    )
     expect(commandLine([["send-keys", "-l", "line1\nline2"]])).not.toContain("\n")
   })
 })

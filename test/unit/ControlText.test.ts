@@ -51,7 +51,9 @@ const hostileWorld = () =>
 
 describe("escapeControls and stripControls", () => {
   it("write C0, DEL and C1 as \\xNN and leave everything else", () => {
-    expect(escapeControls("a\x00b\x1b[1m\x07\t\n\x7f\u0080\u009fü日🙂\\x1b")).toBe("a\\x00b\\x1b[1m\\x07\\x09\\x0a\\x7f\\x80\\x9fü日🙂\\x1b")
+    expect(escapeControls("a\x00b\x1b[1m\x07\t\n\x7f\u0080\u009fü日🙂\\x1b")).toBe(
+      "a\\x00b\\x1b[1m\\x07\\x09\\x0a\\x7f\\x80\\x9fü日🙂\\x1b"
+    )
     expect(escapeControls("plain /home/me")).toBe("plain /home/me")
   })
 
@@ -63,7 +65,7 @@ describe("escapeControls and stripControls", () => {
 
 describe("over FakeTmux", () => {
   it.effect("list_panes, list_sessions and list_windows send names and paths escaped; the library keeps them exact", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(hostileWorld())
       const pane = okResult(yield* call(layer, "list_panes", {})).items[0]
       expect(pane).toMatchObject({
@@ -79,24 +81,22 @@ describe("over FakeTmux", () => {
         const result = yield* call(layer, name, name === "get_pane_info" ? { pane_id: "%0" } : {})
         expect(strings(result.structuredContent).filter((text) => RAW_CONTROL.test(text)), name).toEqual([])
       }
-      const exact = yield* Effect.gen(function* () {
+      const exact = yield* Effect.gen(function*() {
         const socket = yield* (yield* SocketResolver).resolve()
         return (yield* listPanes(socket)).items[0]!
       }).pipe(Effect.provide(layer))
       expect(exact).toMatchObject({ command: "sl\x1be", cwd: "/d\x1b]0;x\x07\u009bz" })
-    })
-  )
+    }))
 
   it.effect("capture_pane and search_panes drop controls from screen text", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(hostileWorld())
       const captured = okResult(yield* call(layer, "capture_pane", { pane_id: "%0" })).content
       expect(captured).toBe("A52;c;aGk=B\ntab\there\ndcs done")
       const found = okResult(yield* call(layer, "search_panes", { patterns: ["aGk"] }))
       expect(found.panes[0].matches[0].text).toBe("A52;c;aGk=B")
       expect(strings(found).filter((text) => RAW_CONTROL.test(text))).toEqual([])
-    })
-  )
+    }))
 })
 
 describe("the pane view behind snapshot_pane, capture_since and wait_for_text", () => {
@@ -105,7 +105,17 @@ describe("the pane view behind snapshot_pane, capture_since and wait_for_text", 
     const format = paneViewCommands("%0", 0, escapes, marks)[0]![4]!
     return `${format.replace(/#\{([a-z_]+)\}/g, (_, name: string) => values[name] ?? "0")}\n${rows.join("\n")}\n`
   }
-  const values = { pane_id: "%0", pane_height: "3", pane_width: "80", history_size: "0", socket_path: "/s", pane_current_command: "sl\x1be", pane_current_path: "/d\x07", pane_title: "t", pane_mode: "" }
+  const values = {
+    pane_id: "%0",
+    pane_height: "3",
+    pane_width: "80",
+    history_size: "0",
+    socket_path: "/s",
+    pane_current_command: "sl\x1be",
+    pane_current_path: "/d\x07",
+    pane_title: "t",
+    pane_mode: ""
+  }
 
   it("drops controls from the rows, keeping ESC only when escapes were asked for; state fields stay exact", () => {
     const rows = ["A\u009d52;c;aGk=\u009cB", "\x1b[31mred\x1b[0m\u009b", "tab\t."]

@@ -8,17 +8,22 @@ import { doctorReport } from "../support/doctorReport.js"
 
 describe("doctor", () => {
   it.effect("says both ways a server can start, and that create_session does it by default when allowed", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lines } = yield* doctorReport()
-      expect(lines.get("server start")).toBe("start_server, or create_session with allow_server_start=true (off by default: LIBTMUX_ALLOW_SERVER_START=0)")
-      expect(lines.get("server")).toBe("not running (start_server, or create_session with allow_server_start=true, starts one; no other tool does)")
+      expect(lines.get("server start")).toBe(
+        "start_server, or create_session with allow_server_start=true (off by default: LIBTMUX_ALLOW_SERVER_START=0)"
+      )
+      expect(lines.get("server")).toBe(
+        "not running (start_server, or create_session with allow_server_start=true, starts one; no other tool does)"
+      )
       const { lines: allowed } = yield* doctorReport({ flags: { allowServerStart: "1" } })
-      expect(allowed.get("server start")).toBe("start_server, or create_session (allow_server_start on by default: LIBTMUX_ALLOW_SERVER_START=1)")
-    })
-  )
+      expect(allowed.get("server start")).toBe(
+        "start_server, or create_session (allow_server_start on by default: LIBTMUX_ALLOW_SERVER_START=1)"
+      )
+    }))
 
   it.effect("shows the transport and the ceiling of blocking waits", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const { lines } = yield* doctorReport()
       expect(lines.get("transport")).toBe("exec (a tmux process per call)")
       expect(lines.get("waits")).toBe("at most 30 s (LIBTMUX_MCP_WAIT_MAX_SECONDS)")
@@ -26,6 +31,5 @@ describe("doctor", () => {
       expect(set.get("transport")).toBe("control (one persistent control-mode client per server)")
       expect(set.get("waits")).toBe("at most 5 s (LIBTMUX_MCP_WAIT_MAX_SECONDS)")
       expect(set.get("tmux")).toBe("tmux (tmux 3.3a)")
-    })
-  )
+    }))
 })

@@ -67,8 +67,12 @@ describe("errors", () => {
   })
 
   it("word failures by reason", () => {
-    expect(new Failed({ command: "list-panes", reason: "exit", exitCode: 1, stderr: "boom" }).message).toBe("tmux list-panes failed (exit 1): boom")
-    expect(new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }).message).toContain("did not answer in time")
+    expect(new Failed({ command: "list-panes", reason: "exit", exitCode: 1, stderr: "boom" }).message).toBe(
+      "tmux list-panes failed (exit 1): boom"
+    )
+    expect(new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }).message).toContain(
+      "did not answer in time"
+    )
   })
 
   it("tell a target's state (conflict) from bad arguments, with a way out per kind", () => {

@@ -15,8 +15,7 @@ const codec = Format.record("t", {
   maybe: Format.nullableInt("maybe_var")
 })
 
-const decodeOne = (values: Record<string, string>) =>
-  codec.decodeAll(Format.parseOutput(printed(codec.format(marks), values), marks))
+const decodeOne = (values: Record<string, string>) => codec.decodeAll(Format.parseOutput(printed(codec.format(marks), values), marks))
 
 describe("Format", () => {
   it("builds a format of plain variable references behind the record and field marks", () => {
@@ -76,14 +75,16 @@ describe("Format", () => {
     )
     // tmux prints an unset flag as empty.
     expect(decodeOne({ ...ok, flag_var: "" })).toEqual(Either.right([{ name: "n", count: 42, flag: false, maybe: 7 }]))
-    for (const bad of [
-      { ...ok, count_var: "" },
-      { ...ok, count_var: "1.5" },
-      { ...ok, count_var: "abc" },
-      { ...ok, flag_var: "2" },
-      { ...ok, flag_var: "yes" },
-      { ...ok, maybe_var: "x" }
-    ]) {
+    for (
+      const bad of [
+        { ...ok, count_var: "" },
+        { ...ok, count_var: "1.5" },
+        { ...ok, count_var: "abc" },
+        { ...ok, flag_var: "2" },
+        { ...ok, flag_var: "yes" },
+        { ...ok, maybe_var: "x" }
+      ]
+    ) {
       const result = decodeOne(bad)
       expect(Either.isLeft(result) && result.left.reason === "unparseable").toBe(true)
     }

@@ -73,25 +73,36 @@ const MUTATIONS: ReadonlyArray<readonly [string, Mutation]> = [
   [
     "runCommand",
     (s) =>
-      runCommand(s, "%0", { command: "true", timeout, interruptOnTimeout: false, force: true, maxLines: 10, maxBytes: 1000, keepEscapes: false, ...check })
+      runCommand(s, "%0", {
+        command: "true",
+        timeout,
+        interruptOnTimeout: false,
+        force: true,
+        maxLines: 10,
+        maxBytes: 1000,
+        keepEscapes: false,
+        ...check
+      })
   ],
   ["signalChannel", (s) => signalChannel(s, "done", check)],
   ["waitForChannel", (s) => waitForChannel(s, "done", timeout, check)]
 ]
 
 describe("the generation check of every mutating operation", () => {
-  it.effect.each(MUTATIONS)("%s: another generation is NotFound (server) after one probe, nothing else sent", ([, mutate]) =>
-    Effect.gen(function* () {
-      const layer = fakeLayer(world())
-      const exit = yield* Effect.exit(Effect.flatMap(resolveSocket(), mutate)).pipe(Effect.provide(layer))
-      expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "NotFound", kind: "server", target: STALE })))
-      const sent = (yield* fakeState(layer)).invocations.map((invocation) => invocation.commands.map((command) => command[0]))
-      expect(sent).toEqual([["display-message"]])
-    })
+  it.effect.each(MUTATIONS)(
+    "%s: another generation is NotFound (server) after one probe, nothing else sent",
+    ([, mutate]) =>
+      Effect.gen(function*() {
+        const layer = fakeLayer(world())
+        const exit = yield* Effect.exit(Effect.flatMap(resolveSocket(), mutate)).pipe(Effect.provide(layer))
+        expect(exit).toStrictEqual(Exit.fail(expect.objectContaining({ _tag: "NotFound", kind: "server", target: STALE })))
+        const sent = (yield* fakeState(layer)).invocations.map((invocation) => invocation.commands.map((command) => command[0]))
+        expect(sent).toEqual([["display-message"]])
+      })
   )
 
   it.effect("the server's own generation lets the operation go on to its commands", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world())
       const socket = yield* Effect.provide(resolveSocket(), layer)
       const server = yield* Effect.provide(probeServer(socket), layer)
@@ -99,6 +110,5 @@ describe("the generation check of every mutating operation", () => {
       yield* Effect.exit(renameSession(socket, "$0", "new", { generation })).pipe(Effect.provide(layer))
       const sent = (yield* fakeState(layer)).invocations.map((invocation) => invocation.commands[0]?.[0])
       expect(sent).toEqual(["display-message", "display-message", "rename-session"])
-    })
-  )
+    }))
 })

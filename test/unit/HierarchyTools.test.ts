@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { FakeTmux, type FakeServerSpec, type FakeWorld } from "../../src/testing/FakeTmux.js"
+import { type FakeServerSpec, FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { call, callerEnv, fakeLayer, socketPathFor } from "../support/fakeWorld.js"
 import { errorMeta, okResult } from "../support/runTool.js"
 
@@ -25,7 +25,7 @@ const ids = (page: { items: Array<Record<string, unknown>> }, key: string) => pa
 
 describe("list_sessions", () => {
   it.effect("pages sessions in numeric id order", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const sessions = Array.from({ length: 12 }, (_, i) => ({ name: `s${String(11 - i).padStart(2, "0")}` }))
       const layer = fakeLayer(worldOf({ sessions }))
       const page = okResult(yield* call(layer, "list_sessions"))
@@ -37,11 +37,10 @@ describe("list_sessions", () => {
       expect(okResult(yield* call(layer, "list_sessions", { limit: 5 })).truncated).toBe(true)
       expect(errorMeta(yield* call(layer, "list_sessions", { limit: 1001 })).code).toBe("invalid_input")
       expect(errorMeta(yield* call(layer, "list_sessions", { limit: 0 })).code).toBe("invalid_input")
-    })
-  )
+    }))
 
   it.effect("describes each session with its active window and pane", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(
         worldOf({
           sessions: [{ name: "work", created: 1_700_000_123, windows: [{}, { panes: [{}, {}], activePane: 1 }], current: 1 }],
@@ -59,11 +58,10 @@ describe("list_sessions", () => {
           active_pane_id: "%2"
         }
       ])
-    })
-  )
+    }))
 
   it.effect("is an empty page on a live sessionless server and no_server on a dead one", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(okResult(yield* call(fakeLayer(worldOf({ sessions: [] })), "list_sessions"))).toEqual({
         items: [],
         total: 0,
@@ -72,15 +70,19 @@ describe("list_sessions", () => {
         truncated: false
       })
       expect(errorMeta(yield* call(fakeLayer(new Map()), "list_sessions")).code).toBe("no_server")
-    })
-  )
+    }))
 })
 
 describe("list_windows", () => {
   it.effect("lists every window, a linked one once per session, in window-id order", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const page = okResult(yield* call(fakeLayer(bigWorld()), "list_windows"))
-      expect(page.items.map((w: any) => `${w.window_id}/${w.session_id}/${w.window_index}`)).toEqual(["@0/$0/0", "@0/$2/4", "@1/$1/0", "@2/$2/0"])
+      expect(page.items.map((w: any) => `${w.window_id}/${w.session_id}/${w.window_index}`)).toEqual([
+        "@0/$0/0",
+        "@0/$2/4",
+        "@1/$1/0",
+        "@2/$2/0"
+      ])
       expect(page.items[0]).toEqual({
         window_id: "@0",
         window_name: "many",
@@ -92,34 +94,32 @@ describe("list_windows", () => {
         zoomed: false,
         width: 80,
         height: 24,
-        layout: "e62f,80x24,0,0[80x1,0,0,0,80x1,0,2,1,80x1,0,4,2,80x1,0,6,3,80x1,0,8,4,80x1,0,10,5,80x1,0,12,6,80x1,0,14,7,80x1,0,16,8,80x6,0,18,9]",
+        layout:
+          "e62f,80x24,0,0[80x1,0,0,0,80x1,0,2,1,80x1,0,4,2,80x1,0,6,3,80x1,0,8,4,80x1,0,10,5,80x1,0,12,6,80x1,0,14,7,80x1,0,16,8,80x6,0,18,9]",
         active_pane_id: "%0"
       })
       expect(page.items[1]).toMatchObject({ window_id: "@0", session_id: "$2", active: false })
-    })
-  )
+    }))
 
   it.effect("scopes to one session", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(bigWorld())
       const page = okResult(yield* call(layer, "list_windows", { session_id: "$2" }))
       expect(page.items.map((w: any) => w.window_id)).toEqual(["@0", "@2"])
       expect(page.items.every((w: any) => w.session_id === "$2")).toBe(true)
       expect(errorMeta(yield* call(layer, "list_windows", { session_id: "$9" })).code).toBe("not_found")
       expect(errorMeta(yield* call(layer, "list_windows", { session_id: "work" })).code).toBe("invalid_input")
-    })
-  )
+    }))
 
   it.effect("is empty on a sessionless server", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(okResult(yield* call(fakeLayer(worldOf({ sessions: [] })), "list_windows")).items).toEqual([])
-    })
-  )
+    }))
 })
 
 describe("list_panes", () => {
   it.effect("lists every pane once in numeric id order (%2 before %10)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const page = okResult(yield* call(fakeLayer(bigWorld()), "list_panes"))
       const paneIds = ids(page, "pane_id")
       expect(paneIds).toEqual(Array.from({ length: 12 }, (_, i) => `%${i}`))
@@ -149,11 +149,10 @@ describe("list_panes", () => {
       })
       // A pane of the linked window @0 is listed once, in the first session tmux prints (by name: beta).
       expect(page.items.find((p: any) => p.pane_id === "%0")).toMatchObject({ window_id: "@0", session_id: "$2", window_index: 4 })
-    })
-  )
+    }))
 
   it.effect("scopes to a session or a window, never both", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(bigWorld())
       expect(ids(okResult(yield* call(layer, "list_panes", { session_id: "$2" })), "pane_id")).toEqual([
         ...Array.from({ length: 10 }, (_, i) => `%${i}`),
@@ -164,21 +163,19 @@ describe("list_panes", () => {
       expect(errorMeta(yield* call(layer, "list_panes", { window_id: "@9" })).code).toBe("not_found")
       expect(errorMeta(yield* call(layer, "list_panes", { session_id: "$0", window_id: "@0" })).code).toBe("invalid_input")
       expect(errorMeta(yield* call(layer, "list_panes", { limit: 5000 })).code).toBe("invalid_input")
-    })
-  )
+    }))
 
   it.effect("marks the caller's pane only when socket and server pid match", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const mine = okResult(yield* call(fakeLayer(bigWorld(), { env: callerEnv(DEFAULT, PID, "%10") }), "list_panes"))
       expect(mine.items.filter((p: any) => p.is_caller === true).map((p: any) => p.pane_id)).toEqual(["%10"])
       expect(mine.items.every((p: any) => p.is_caller !== null)).toBe(true)
       const restarted = okResult(yield* call(fakeLayer(bigWorld(), { env: callerEnv(DEFAULT, PID + 1, "%10") }), "list_panes"))
       expect(restarted.items.every((p: any) => p.is_caller === false)).toBe(true)
-    })
-  )
+    }))
 
   it.effect("marks panes a person's client shows: all of the window, only the active one when zoomed, never for control mode", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const attended = (spec: FakeServerSpec) =>
         call(fakeLayer(worldOf(spec)), "list_panes").pipe(
           Effect.map((result) => okResult(result).items.filter((p: any) => p.is_attended).map((p: any) => p.pane_id))
@@ -189,35 +186,50 @@ describe("list_panes", () => {
       ]
       expect(yield* attended({ sessions: sessions(false), clients: [{ session: "a" }] })).toEqual(["%0", "%1", "%2"])
       expect(yield* attended({ sessions: sessions(true), clients: [{ session: "a" }] })).toEqual(["%1"])
-      expect(yield* attended({ sessions: sessions(false), clients: [{ session: "a", flags: "attached,focused,control-mode,ignore-size,no-output,UTF-8" }] })).toEqual([])
+      expect(
+        yield* attended({
+          sessions: sessions(false),
+          clients: [{ session: "a", flags: "attached,focused,control-mode,ignore-size,no-output,UTF-8" }]
+        })
+      ).toEqual([])
       expect(yield* attended({ sessions: sessions(false), clients: [{ session: "b" }] })).toEqual(["%4"])
       expect(yield* attended({ sessions: sessions(false) })).toEqual([])
-    })
-  )
+    }))
 
   it.effect("is empty on a sessionless server, and no_server on a dead one", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(okResult(yield* call(fakeLayer(worldOf({ sessions: [] })), "list_panes")).items).toEqual([])
       const dead = errorMeta(yield* call(fakeLayer(new Map()), "list_panes"))
       expect(dead.code).toBe("no_server")
       expect(dead.hint).not.toMatch(/call list_panes/i)
-    })
-  )
+    }))
 })
 
 describe("get_session_info / get_window_info / get_pane_info", () => {
   it.effect("find objects by explicit id (and sessions by exact name)", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(bigWorld())
-      expect(okResult(yield* call(layer, "get_session_info", { session_id: "$2" }))).toMatchObject({ session_id: "$2", session_name: "beta", window_count: 2 })
+      expect(okResult(yield* call(layer, "get_session_info", { session_id: "$2" }))).toMatchObject({
+        session_id: "$2",
+        session_name: "beta",
+        window_count: 2
+      })
       expect(okResult(yield* call(layer, "get_session_info", { session_name: "alpha" })).session_id).toBe("$1")
-      expect(okResult(yield* call(layer, "get_window_info", { window_id: "@2" }))).toMatchObject({ window_id: "@2", session_id: "$2", window_name: "two" })
-      expect(okResult(yield* call(layer, "get_pane_info", { pane_id: "%10" }))).toMatchObject({ pane_id: "%10", window_id: "@1", session_id: "$1", is_caller: null })
-    })
-  )
+      expect(okResult(yield* call(layer, "get_window_info", { window_id: "@2" }))).toMatchObject({
+        window_id: "@2",
+        session_id: "$2",
+        window_name: "two"
+      })
+      expect(okResult(yield* call(layer, "get_pane_info", { pane_id: "%10" }))).toMatchObject({
+        pane_id: "%10",
+        window_id: "@1",
+        session_id: "$1",
+        is_caller: null
+      })
+    }))
 
   it.effect("fail with not_found for missing objects, naming the list tool", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(bigWorld())
       const session = errorMeta(yield* call(layer, "get_session_info", { session_name: "alp" }))
       expect(session.code).toBe("not_found")
@@ -232,28 +244,28 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
       expect(pane.hint).toContain("list_panes")
       expect(errorMeta(yield* call(layer, "get_session_info", { session_id: "$1", session_name: "alpha" })).code).toBe("invalid_input")
       expect(errorMeta(yield* call(fakeLayer(new Map()), "get_pane_info", { pane_id: "%1" })).code).toBe("no_server")
-    })
-  )
+    }))
 
   it.effect("default to the caller's own pane, window and session inside tmux", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(bigWorld(), { env: callerEnv(DEFAULT, PID, "%11") })
       expect(okResult(yield* call(layer, "get_pane_info"))).toMatchObject({ pane_id: "%11", is_caller: true, window_id: "@2" })
       expect(okResult(yield* call(layer, "get_window_info"))).toMatchObject({ window_id: "@2", session_id: "$2" })
       expect(okResult(yield* call(layer, "get_session_info"))).toMatchObject({ session_id: "$2", session_name: "beta" })
       // An explicit id still wins.
       expect(okResult(yield* call(layer, "get_pane_info", { pane_id: "%3" }))).toMatchObject({ pane_id: "%3", is_caller: false })
-    })
-  )
+    }))
 
   it.effect("refuse to guess outside tmux, or when the tools query another server", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const outside = fakeLayer(bigWorld())
-      for (const [tool, argument] of [
-        ["get_pane_info", "pane_id"],
-        ["get_window_info", "window_id"],
-        ["get_session_info", "session_id"]
-      ] as const) {
+      for (
+        const [tool, argument] of [
+          ["get_pane_info", "pane_id"],
+          ["get_window_info", "window_id"],
+          ["get_session_info", "session_id"]
+        ] as const
+      ) {
         const meta = errorMeta(yield* call(outside, tool))
         expect(meta.code).toBe("invalid_input")
         expect(meta.text).toContain(`${argument} is required`)
@@ -263,8 +275,7 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
       const meta = errorMeta(yield* call(elsewhere, "get_pane_info", { socket_path: DEFAULT }))
       expect(meta.code).toBe("invalid_input")
       expect(meta.text).toContain("not the caller's server")
-    })
-  )
+    }))
 })
 
 describe("lookups on a running server without sessions", () => {
@@ -272,7 +283,7 @@ describe("lookups on a running server without sessions", () => {
   const empty = () => fakeLayer(worldOf({ sessions: [] }))
 
   it.effect("name the missing object as not_found, never failed or an empty page", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = empty()
       const cases: Array<[string, Record<string, string>, string]> = [
         ["get_pane_info", { pane_id: "%0" }, "list_panes"],
@@ -287,11 +298,10 @@ describe("lookups on a running server without sessions", () => {
         expect(error.code, tool).toBe("not_found")
         expect(error.hint, tool).toContain(listTool)
       }
-    })
-  )
+    }))
 
   it.effect("where_am_i reports the caller's pane as gone when its server has no sessions left", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(worldOf({ sessions: [] }), { env: callerEnv(DEFAULT, PID, "%4") })
       expect(okResult(yield* call(layer, "where_am_i"))).toMatchObject({
         inside_tmux: true,
@@ -301,6 +311,5 @@ describe("lookups on a running server without sessions", () => {
       })
       const restarted = fakeLayer(worldOf({ sessions: [] }), { env: callerEnv(DEFAULT, PID + 1, "%4") })
       expect(okResult(yield* call(restarted, "where_am_i")).caller_status).toBe("server_gone")
-    })
-  )
+    }))
 })

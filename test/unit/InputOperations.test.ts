@@ -34,7 +34,7 @@ const paneOf = (w: FakeWorld, id: string) => FakeTmux.pane(serverOf(w), id)!.pan
 
 describe("sendKeys", () => {
   it.effect("types text then Enter; a key name is sent as that key, without an Enter", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
       expect(yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "ls -la" }))).toEqual({
@@ -49,11 +49,10 @@ describe("sendKeys", () => {
       yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "Up", literal: true, enter: false }))
       yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "Escape" }))
       expect(paneOf(w, "%0").input).toBe("ls -la\r\x03Up\x1b")
-    })
-  )
+    }))
 
   it.effect("sends long text in pieces, in order, typed literally", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
       const text = "é".repeat(5000)
@@ -62,33 +61,43 @@ describe("sendKeys", () => {
       const sends = fake.state.invocations.slice(1).map((i) => i.commands)
       expect(sends.length).toBeGreaterThan(1)
       expect(sends.every((commands) => commands.every((c) => c[0] === "send-keys" && c.includes("-l")))).toBe(true)
-    })
-  )
+    }))
 
   it.effect("refuses a dead pane and bad keys before anything is sent; keys to a pane in copy mode go to the mode", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
       paneOf(w, "%0").dead = true
-      expect(yield* Effect.flip(fake.run((socket) => sendKeys(socket, "%0", { keys: "x" })))).toMatchObject({ _tag: "Conflict", kind: "dead" })
+      expect(yield* Effect.flip(fake.run((socket) => sendKeys(socket, "%0", { keys: "x" })))).toMatchObject({
+        _tag: "Conflict",
+        kind: "dead"
+      })
       expect(yield* Effect.flip(fake.run((socket) => sendKeys(socket, "%1", { keys: "nul\0" })))).toMatchObject({ _tag: "InvalidInput" })
-      expect(yield* Effect.flip(fake.run((socket) => sendKeys(socket, "%1", { keys: "", enter: false })))).toMatchObject({ _tag: "InvalidInput" })
-      expect(yield* Effect.flip(fake.run((socket) => sendKeys(socket, "%9", { keys: "x" })))).toMatchObject({ _tag: "NotFound", kind: "pane" })
+      expect(yield* Effect.flip(fake.run((socket) => sendKeys(socket, "%1", { keys: "", enter: false })))).toMatchObject({
+        _tag: "InvalidInput"
+      })
+      expect(yield* Effect.flip(fake.run((socket) => sendKeys(socket, "%9", { keys: "x" })))).toMatchObject({
+        _tag: "NotFound",
+        kind: "pane"
+      })
       expect(fake.state.invocations.every((i) => i.commands.every((c) => c[0] !== "send-keys"))).toBe(true)
       paneOf(w, "%1").inMode = true
       expect(yield* fake.run((socket) => sendKeys(socket, "%1", { keys: "q" }))).toMatchObject({ pane_in_mode: true })
       expect(paneOf(w, "%1")).toMatchObject({ inMode: false, input: "\r" })
-    })
-  )
+    }))
 })
 
 describe("sendKeysBatch", () => {
   it.effect("packs operations without a delay into one invocation, each reporting its outcome", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
       const batch = yield* fake.run((socket) =>
-        sendKeysBatch(socket, "%0", { operations: [{ keys: "vim" }, { keys: "i" , enter: false }, { keys: "Escape" }, { keys: ":q", literal: true }], delayMs: 0, stopOnError: true })
+        sendKeysBatch(socket, "%0", {
+          operations: [{ keys: "vim" }, { keys: "i", enter: false }, { keys: "Escape" }, { keys: ":q", literal: true }],
+          delayMs: 0,
+          stopOnError: true
+        })
       )
       expect(batch).toMatchObject({ operations_total: 4, operations_sent: 4, operations_failed: 0, invocations: 1 })
       expect(batch.results.map((r) => [r.status, r.enter_sent])).toEqual([
@@ -98,24 +107,25 @@ describe("sendKeysBatch", () => {
         ["sent", true]
       ])
       expect(paneOf(w, "%0").input).toBe("vim\ri\x1b:q\r")
-    })
-  )
+    }))
 
   it.effect("refuses an invalid operation before sending any, and a batch of none", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fake = fakeOperations(world())
-      const refused = yield* Effect.flip(fake.run((socket) => sendKeysBatch(socket, "%0", { operations: [{ keys: "a" }, { keys: "\0" }], delayMs: 0, stopOnError: true })))
+      const refused = yield* Effect.flip(
+        fake.run((socket) => sendKeysBatch(socket, "%0", { operations: [{ keys: "a" }, { keys: "\0" }], delayMs: 0, stopOnError: true }))
+      )
       expect(refused).toMatchObject({ _tag: "InvalidInput" })
       expect(refused.message).toContain("operations[1]")
-      expect(yield* Effect.flip(fake.run((socket) => sendKeysBatch(socket, "%0", { operations: [], delayMs: 0, stopOnError: true })))).toMatchObject({ _tag: "InvalidInput" })
+      expect(yield* Effect.flip(fake.run((socket) => sendKeysBatch(socket, "%0", { operations: [], delayMs: 0, stopOnError: true }))))
+        .toMatchObject({ _tag: "InvalidInput" })
       expect(fake.state.invocations).toEqual([])
-    })
-  )
+    }))
 })
 
 describe("pasteText", () => {
   it.effect("pastes through a private buffer that is gone afterwards, bracketed when the program asked, Enter after", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
       expect(yield* fake.run((socket) => pasteText(socket, "%1", { text: "a\nb", bracketed: true, enter: true }))).toEqual({
@@ -133,29 +143,37 @@ describe("pasteText", () => {
       expect(fake.state.invocations.filter((i) => i.stdin !== undefined).map((i) => i.stdin)).toEqual(["a\nb", "echo hi"])
       expect(fake.state.invocations.flatMap((i) => i.commands.flat()).some((arg) => arg.includes("echo hi"))).toBe(false)
       expect(serverOf(w).buffers.map((b) => b.name).sort()).toEqual(["buffer0001", "etm.notes", "etm.paste.0123456789abcdef"])
-    })
-  )
+    }))
 
   it.effect("refuses the paste-end sequence, empty text, and Enter into a pane in copy mode", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
-      expect(yield* Effect.flip(fake.run((socket) => pasteText(socket, "%1", { text: "x\x1b[201~rm -rf ~\n", bracketed: true, enter: false })))).toMatchObject({ _tag: "InvalidInput" })
-      expect(yield* Effect.flip(fake.run((socket) => pasteText(socket, "%1", { text: "", bracketed: false, enter: false })))).toMatchObject({ _tag: "InvalidInput" })
+      expect(
+        yield* Effect.flip(fake.run((socket) => pasteText(socket, "%1", { text: "x\x1b[201~rm -rf ~\n", bracketed: true, enter: false })))
+      ).toMatchObject({ _tag: "InvalidInput" })
+      expect(yield* Effect.flip(fake.run((socket) => pasteText(socket, "%1", { text: "", bracketed: false, enter: false })))).toMatchObject(
+        { _tag: "InvalidInput" }
+      )
       paneOf(w, "%0").inMode = true
-      expect(yield* Effect.flip(fake.run((socket) => pasteText(socket, "%0", { text: "ls", bracketed: false, enter: true })))).toMatchObject({ _tag: "Conflict", kind: "copy_mode" })
+      expect(yield* Effect.flip(fake.run((socket) => pasteText(socket, "%0", { text: "ls", bracketed: false, enter: true }))))
+        .toMatchObject({ _tag: "Conflict", kind: "copy_mode" })
       expect(paneOf(w, "%0").input).toBe("")
       expect(paneOf(w, "%1").input).toBe("")
-    })
-  )
+    }))
 })
 
 describe("buffers", () => {
   it.effect("loads into our namespace (text on stdin), lists only ours newest first, shows within a budget", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
-      expect(yield* fake.run((socket) => loadBuffer(socket, "todo", "✓ done"))).toEqual({ name: "todo", tmux_buffer: "etm.todo", bytes: 8, replaced: false })
+      expect(yield* fake.run((socket) => loadBuffer(socket, "todo", "✓ done"))).toEqual({
+        name: "todo",
+        tmux_buffer: "etm.todo",
+        bytes: 8,
+        replaced: false
+      })
       expect((yield* fake.run((socket) => loadBuffer(socket, "notes", "new"))).replaced).toBe(true)
       expect(serverOf(w).buffers.find((b) => b.name === "etm.notes")!.data).toBe("new")
       const listed = yield* fake.run((socket) => listBuffers(socket))
@@ -165,26 +183,31 @@ describe("buffers", () => {
       expect(yield* fake.run((socket) => showBuffer(socket, "todo", 3))).toMatchObject({ content: "✓", returned_bytes: 3, truncated: true })
       expect(yield* Effect.flip(fake.run((socket) => showBuffer(socket, "nope", 10)))).toMatchObject({ _tag: "InvalidInput" })
       expect(yield* Effect.flip(fake.run((socket) => loadBuffer(socket, "x", "")))).toMatchObject({ _tag: "InvalidInput" })
-    })
-  )
+    }))
 
   it.effect("pastes a buffer (checked through a private one when bracketed), deletes it after when asked", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
-      expect(yield* fake.run((socket) => pasteBuffer(socket, "notes", "%0", { bracketed: false, deleteAfter: false }))).toMatchObject({ deleted: false })
+      expect(yield* fake.run((socket) => pasteBuffer(socket, "notes", "%0", { bracketed: false, deleteAfter: false }))).toMatchObject({
+        deleted: false
+      })
       expect(paneOf(w, "%0").input).toBe("line one\rline two\r")
       yield* fake.run((socket) => pasteBuffer(socket, "notes", "%1", { bracketed: true, deleteAfter: true }))
       expect(paneOf(w, "%1").input).toBe("\x1b[200~line one\rline two\r\x1b[201~")
       expect(serverOf(w).buffers.map((b) => b.name)).not.toContain("etm.notes")
-      expect(yield* Effect.flip(fake.run((socket) => pasteBuffer(socket, "notes", "%0", { bracketed: false, deleteAfter: false })))).toMatchObject({ _tag: "InvalidInput" })
+      expect(yield* Effect.flip(fake.run((socket) => pasteBuffer(socket, "notes", "%0", { bracketed: false, deleteAfter: false }))))
+        .toMatchObject({ _tag: "InvalidInput" })
       paneOf(w, "%0").dead = true
-      expect(yield* Effect.flip(fake.run((socket) => pasteBuffer(socket, "paste.0123456789abcdef", "%0", { bracketed: false, deleteAfter: false })))).toMatchObject({ _tag: "Conflict", kind: "dead" })
-    })
-  )
+      expect(
+        yield* Effect.flip(
+          fake.run((socket) => pasteBuffer(socket, "paste.0123456789abcdef", "%0", { bracketed: false, deleteAfter: false }))
+        )
+      ).toMatchObject({ _tag: "Conflict", kind: "dead" })
+    }))
 
   it.effect("deletes ours by name, a missing one being no error, and never another program's", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
       expect(yield* fake.run((socket) => deleteBuffer(socket, "notes"))).toEqual({ name: "notes", deleted: true })
@@ -192,6 +215,5 @@ describe("buffers", () => {
       // "buffer0001" as our name means etm.buffer0001: the person's buffer stays.
       expect(yield* fake.run((socket) => deleteBuffer(socket, "buffer0001"))).toEqual({ name: "buffer0001", deleted: false })
       expect(serverOf(w).buffers.map((b) => b.name)).toContain("buffer0001")
-    })
-  )
+    }))
 })

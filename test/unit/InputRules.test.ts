@@ -14,13 +14,45 @@ import { classifyFailure } from "../../src/tmux/Classify.js"
 
 describe("isSpecialKey", () => {
   it("is true for named keys in any case and for keys with modifiers", () => {
-    for (const keys of ["C-c", "C-d", "C-z", "c-c", "M-x", "S-Up", "C-M-a", "^C", "^d", "Escape", "escape", "Up", "down", "F5", "F12", "Enter", "Tab", "BSpace", "Space", "PageUp", "End", "home", "KP5", "C-Space", "M-é", "C--", "C-?"]) {
+    for (
+      const keys of [
+        "C-c",
+        "C-d",
+        "C-z",
+        "c-c",
+        "M-x",
+        "S-Up",
+        "C-M-a",
+        "^C",
+        "^d",
+        "Escape",
+        "escape",
+        "Up",
+        "down",
+        "F5",
+        "F12",
+        "Enter",
+        "Tab",
+        "BSpace",
+        "Space",
+        "PageUp",
+        "End",
+        "home",
+        "KP5",
+        "C-Space",
+        "M-é",
+        "C--",
+        "C-?"
+      ]
+    ) {
       expect({ keys, special: isSpecialKey(keys) }).toEqual({ keys, special: true })
     }
   })
 
   it("is false for text, lone characters, half-formed names and C- with a character tmux types as text", () => {
-    for (const keys of ["y", "ls -la", "echo hi", "C-c C-c", "C-", "^", "S-", "--", "-", "F13", "Upx", "0x03", "None", "C-~", "é", "", " "]) {
+    for (
+      const keys of ["y", "ls -la", "echo hi", "C-c C-c", "C-", "^", "S-", "--", "-", "F13", "Upx", "0x03", "None", "C-~", "é", "", " "]
+    ) {
       expect({ keys, special: isSpecialKey(keys) }).toEqual({ keys, special: false })
     }
   })
@@ -29,18 +61,18 @@ describe("isSpecialKey", () => {
 describe("parseShellEnvironment", () => {
   it("reads values with newlines, quotes, $, backquotes, backslashes and ; exactly, and removed names", () => {
     const output = [
-      'A="line1\nline2"; export A;\n',
-      'B="it\'s \\"q\\" \\$x \\`y\\` \\\\ z; export C;"; export B;\n',
-      'EMPTY=""; export EMPTY;\n',
+      "A=\"line1\nline2\"; export A;\n",
+      "B=\"it's \\\"q\\\" \\$x \\`y\\` \\\\ z; export C;\"; export B;\n",
+      "EMPTY=\"\"; export EMPTY;\n",
       "unset GONE;\n",
-      'U="ü 日本\t\x1b[31m"; export U;\n'
+      "U=\"ü 日本\t\x1b[31m\"; export U;\n"
     ].join("")
     const parsed = parseShellEnvironment(output)
     expect(parsed).toEqual(
       Either.right({
         variables: [
           ["A", "line1\nline2"],
-          ["B", 'it\'s "q" $x `y` \\ z; export C;'],
+          ["B", "it's \"q\" $x `y` \\ z; export C;"],
           ["EMPTY", ""],
           ["U", "ü 日本\t\x1b[31m"]
         ],
@@ -50,7 +82,7 @@ describe("parseShellEnvironment", () => {
   })
 
   it("refuses output that does not follow the format instead of guessing", () => {
-    for (const output of ["A=plain\n", 'A="open; export A;\n', 'A="x"; export B;\n', "unset X", 'A="x\\', '="x"; export ;\n']) {
+    for (const output of ["A=plain\n", "A=\"open; export A;\n", "A=\"x\"; export B;\n", "unset X", "A=\"x\\", "=\"x\"; export ;\n"]) {
       expect(Either.isLeft(parseShellEnvironment(output)), JSON.stringify(output)).toBe(true)
     }
     expect(parseShellEnvironment("")).toEqual(Either.right({ variables: [], removed: [] }))
@@ -74,10 +106,14 @@ describe("checkName", () => {
 
   it("refuses what tmux would not store exactly", () => {
     for (const text of ["tab\there", "new\nline", "esc\x1b", "del\x7f", "c1\u0085"]) {
-      for (const kind of ["session name", "window name", "pane title"] as const) expect(accepted(kind, text), `${kind} ${JSON.stringify(text)}`).toBe(false)
+      for (const kind of ["session name", "window name", "pane title"] as const) {
+        expect(accepted(kind, text), `${kind} ${JSON.stringify(text)}`).toBe(false)
+      }
     }
     for (const text of ["line\u2028sep", "nonchar\u{10FFFF}", "unassigned\u0378", "lone\ud800"]) {
-      for (const kind of ["session name", "window name", "pane title"] as const) expect(accepted(kind, text), `${kind} ${JSON.stringify(text)}`).toBe(false)
+      for (const kind of ["session name", "window name", "pane title"] as const) {
+        expect(accepted(kind, text), `${kind} ${JSON.stringify(text)}`).toBe(false)
+      }
     }
     for (const text of ["$HOME", "a$_", "${X}"]) {
       expect(accepted("session name", text), text).toBe(false)
@@ -95,10 +131,20 @@ describe("checkName", () => {
 
 describe("isLayout", () => {
   it("accepts the named layouts and layout strings, nothing else", () => {
-    for (const layout of ["tiled", "even-horizontal", "main-vertical", "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}", "c4a6,80x24,0,0[80x12,0,0,1,80x11,0,13,2]"]) {
+    for (
+      const layout of [
+        "tiled",
+        "even-horizontal",
+        "main-vertical",
+        "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}",
+        "c4a6,80x24,0,0[80x12,0,0,1,80x11,0,13,2]"
+      ]
+    ) {
       expect(isLayout(layout), layout).toBe(true)
     }
-    for (const layout of ["Tiled", "tiled;", "#(touch x)", "bb62", "bb62,80x24 ; kill-server", ""]) expect(isLayout(layout), layout).toBe(false)
+    for (const layout of ["Tiled", "tiled;", "#(touch x)", "bb62", "bb62,80x24 ; kill-server", ""]) {
+      expect(isLayout(layout), layout).toBe(false)
+    }
   })
 })
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Option from "effect/Option"
-import { SAFETY_LEVELS } from "../../src/context/TmuxMcpConfig.js"
 import { type Caller, type InvocationContextShape, makeInvocationContext } from "../../src/context/InvocationContext.js"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
+import { SAFETY_LEVELS } from "../../src/context/TmuxMcpConfig.js"
 import { buildInstructions, INSTRUCTIONS_MAX_BYTES } from "../../src/mcp/Instructions.js"
 
 const socketAt = (path: string, name: string | null = null, rule: ResolvedSocket["rule"] = "caller ($TMUX)"): ResolvedSocket => ({
@@ -52,7 +52,11 @@ describe("buildInstructions", () => {
   })
 
   it("outside tmux says there is no self and where to look", () => {
-    const text = buildInstructions({ safety: "mutating", suppressHistory: true }, contextOf(Option.none()), socketAt("/tmp/tmux-1000/default", "default", "tmux default"))
+    const text = buildInstructions(
+      { safety: "mutating", suppressHistory: true },
+      contextOf(Option.none()),
+      socketAt("/tmp/tmux-1000/default", "default", "tmux default")
+    )
     expect(text).toContain("NOT running inside tmux")
     expect(text).toContain("there is no 'self'")
     expect(text).toContain("is_caller is null on every pane")
@@ -63,7 +67,11 @@ describe("buildInstructions", () => {
   })
 
   it("inside tmux names the caller pane and the socket queried", () => {
-    const text = buildInstructions({ safety: "readonly", suppressHistory: true }, contextOf(Option.some(caller)), socketAt(caller.socketPath))
+    const text = buildInstructions(
+      { safety: "readonly", suppressHistory: true },
+      contextOf(Option.some(caller)),
+      socketAt(caller.socketPath)
+    )
     expect(text).toContain("pane %3")
     expect(text).toContain(caller.socketPath)
     expect(text).toContain("same server")

@@ -84,10 +84,9 @@ const directionViolation = ({ from, to }: Import): string | undefined => {
   if (source._tag === "Unplaced" || target._tag === "Unplaced") return undefined // reported on its own
   if (source._tag === "Root") return undefined
   if (target._tag === "Root") return `${from} imports ${to}: the root of src/ holds the entry points, above every folder`
-  const below =
-    source.layer !== target.layer
-      ? target.layer < source.layer
-      : source.concern === undefined || target.concern === undefined || target.concern <= source.concern
+  const below = source.layer !== target.layer
+    ? target.layer < source.layer
+    : source.concern === undefined || target.concern === undefined || target.concern <= source.concern
   return below ? undefined : `${from} imports ${to}: ${nameOf(source)} may import only layers below it, and ${nameOf(target)} is not`
 }
 
@@ -144,7 +143,10 @@ const toSourcePath = (absolute: string): string => relative(sourceRoot, absolute
 const moduleSpecifiers = (file: string, text: string): Array<string> => {
   const found: Array<string> = []
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push(node.moduleSpecifier.text)
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push(node.argument.literal.text)

@@ -39,8 +39,7 @@ export const moduleState = (fileName: string, text: string): Array<string> => {
     const mutable = (list.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const)) !== ts.NodeFlags.Const
     for (const declaration of list.declarations) {
       if (!ts.isIdentifier(declaration.name)) continue
-      const weak =
-        declaration.initializer !== undefined &&
+      const weak = declaration.initializer !== undefined &&
         ts.isNewExpression(declaration.initializer) &&
         declaration.initializer.expression.getText() === "WeakMap"
       if (!weak) topLevel.add(declaration.name.text)
@@ -59,7 +58,8 @@ export const moduleState = (fileName: string, text: string): Array<string> => {
       })
       inner = locals
     }
-    const isTopLevel = (expression: ts.Expression) => ts.isIdentifier(expression) && topLevel.has(expression.text) && !inner.has(expression.text)
+    const isTopLevel = (expression: ts.Expression) =>
+      ts.isIdentifier(expression) && topLevel.has(expression.text) && !inner.has(expression.text)
     if (
       ts.isCallExpression(node) &&
       ts.isPropertyAccessExpression(node.expression) &&
@@ -69,7 +69,10 @@ export const moduleState = (fileName: string, text: string): Array<string> => {
     ) {
       found.push(`${where(node)} changes the top-level ${node.expression.expression.getText()} (.${node.expression.name.text})`)
     }
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    if (
+      ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    ) {
       const target = node.left
       const base = ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target) ? target.expression : target
       if (isTopLevel(base)) found.push(`${where(node)} assigns to the top-level ${base.getText()}`)
@@ -107,7 +110,7 @@ describe("module-global state", () => {
 
 describe("TmuxProcesses", () => {
   it.live("owns its children: the process's exit hook lives as long as the layer, and its release ends what still runs", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const hooks = process.listenerCount("exit")
       const scope = yield* Scope.make()
       const processes = Context.get(yield* Layer.buildWithScope(TmuxProcesses.layer, scope), TmuxProcesses)
@@ -117,6 +120,5 @@ describe("TmuxProcesses", () => {
       yield* Scope.close(scope, Exit.void)
       expect(process.listenerCount("exit")).toBe(hooks)
       expect(yield* Effect.promise(() => exited)).toBe("SIGKILL")
-    })
-  )
+    }))
 })

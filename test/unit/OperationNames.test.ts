@@ -18,17 +18,17 @@ const world = (): FakeWorld => new Map([[socketPathFor(), FakeTmux.server({ pid:
 
 describe("operation names", () => {
   it.effect("an operation's failure carries its name in the trace", () =>
-    Effect.gen(function* () {
-      const exit = yield* Effect.exit(Effect.flatMap(resolveSocket(), (socket) => renameSession(socket, "$0", "x", { generation: "1.1" }))).pipe(
-        Effect.provide(fakeLayer(world()))
-      )
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Effect.flatMap(resolveSocket(), (socket) => renameSession(socket, "$0", "x", { generation: "1.1" })))
+        .pipe(
+          Effect.provide(fakeLayer(world()))
+        )
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isFailure(exit)) expect(Cause.pretty(exit.cause)).toContain("Shape.renameSession")
-    })
-  )
+    }))
 
   it.effect("the transport runs inside the operation's span", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const spans: Array<string> = []
       const layer = fakeLayer(world())
       const tmux = yield* Effect.provide(Tmux, layer)
@@ -41,6 +41,5 @@ describe("operation names", () => {
       })
       yield* Effect.flatMap(resolveSocket(), listSessions).pipe(Effect.provideService(Tmux, spying), Effect.provide(layer))
       expect(spans).toContain("Hierarchy.listSessions")
-    })
-  )
+    }))
 })

@@ -15,7 +15,13 @@ describe("paginate", () => {
   })
 
   it("pages with offset and limit", () => {
-    expect(paginate(items, { offset: 240, limit: 5 })).toEqual({ items: [240, 241, 242, 243, 244], total: 250, offset: 240, limit: 5, truncated: true })
+    expect(paginate(items, { offset: 240, limit: 5 })).toEqual({
+      items: [240, 241, 242, 243, 244],
+      total: 250,
+      offset: 240,
+      limit: 5,
+      truncated: true
+    })
     expect(paginate(items, { offset: 245, limit: 5 })).toMatchObject({ items: [245, 246, 247, 248, 249], truncated: false })
     expect(paginate(items, { offset: 300 })).toMatchObject({ items: [], total: 250, truncated: false })
     expect(paginate([], {})).toEqual({ items: [], total: 0, offset: 0, limit: DEFAULT_PAGE_LIMIT, truncated: false })

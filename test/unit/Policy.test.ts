@@ -10,12 +10,11 @@ describe("Policy", () => {
   })
 
   it.effect("denies a tool above the level, naming the tier it needs", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const denied = yield* Effect.flip(makePolicy("mutating").check({ name: "kill_server", tier: "destructive" }))
       expect(denied).toMatchObject({ _tag: "Denied", kind: "tier", requiredTier: "destructive" })
       expect(denied.message).toContain("kill_server")
       expect(denied.message).toContain("mutating")
       yield* makePolicy("mutating").check({ name: "start_server", tier: "mutating" })
-    })
-  )
+    }))
 })

@@ -328,7 +328,9 @@ describe.each(["index", "testing"] as const)("the %s entry", (entry) => {
 
   it("exports nothing from an internal/ folder and none of the helpers that stay inside", () => {
     const members = namespaces.flatMap((namespace) => namespace.members.map((member) => ({ namespace: namespace.name, ...member })))
-    expect(members.filter((m) => m.declaredIn.some((file) => file.includes("/internal/"))).map((m) => `${m.namespace}.${m.name}`)).toEqual([])
+    expect(members.filter((m) => m.declaredIn.some((file) => file.includes("/internal/"))).map((m) => `${m.namespace}.${m.name}`)).toEqual(
+      []
+    )
     expect(members.filter((m) => INTERNAL_NAMES.includes(m.name)).map((m) => `${m.namespace}.${m.name}`)).toEqual([])
   })
 
@@ -363,9 +365,14 @@ describe("the reading of the surface", () => {
       writeFileSync(join(dir, "internal/helper.ts"), "/** Documented. */\nexport const helper = 1\n")
       writeFileSync(
         join(dir, "Module.ts"),
-        [`/** A value. */`, `export const value = 1`, `export type Bare = number`, `export { helper } from "./internal/helper.js"`].join("\n")
+        [`/** A value. */`, `export const value = 1`, `export type Bare = number`, `export { helper } from "./internal/helper.js"`].join(
+          "\n"
+        )
       )
-      writeFileSync(join(dir, "entry.ts"), [`/** Documented. */`, `export * as Module from "./Module.js"`, `export * as Again from "./Module.js"`].join("\n"))
+      writeFileSync(
+        join(dir, "entry.ts"),
+        [`/** Documented. */`, `export * as Module from "./Module.js"`, `export * as Again from "./Module.js"`].join("\n")
+      )
       const made = ts.createProgram([join(dir, "entry.ts")], { ...compilerOptions, types: [] })
       expect(readEntry(made, join(dir, "entry.ts"), dir)).toEqual(
         ["Module", "Again"].map((name, index) => ({

@@ -28,7 +28,12 @@ const world = (): FakeWorld =>
               {
                 name: "make",
                 panes: [
-                  { height: 10, lines: [...numbered("line", 5), "error: first", ...numbered("line", 23), "ERROR: last"], command: "make", title: "builder" },
+                  {
+                    height: 10,
+                    lines: [...numbered("line", 5), "error: first", ...numbered("line", 23), "ERROR: last"],
+                    command: "make",
+                    title: "builder"
+                  },
                   { height: 10, lines: ["$ ls", "no match here"] }
                 ]
               },
@@ -46,7 +51,7 @@ const search = (layer: ReturnType<typeof fakeLayer>, args: Record<string, unknow
 
 describe("search_panes", () => {
   it.effect("finds literal text across the server's panes with capture_pane line numbers, in two invocations", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world())
       const result = yield* search(layer, { patterns: ["error"] })
       expect(result.panes.map((pane: any) => pane.pane_id)).toEqual(["%0", "%2", "%3"])
@@ -95,11 +100,10 @@ describe("search_panes", () => {
         ["%0", "%1", "%2", "%3"].flatMap(() => ["display-message", "capture-pane"])
       )
       expect(invocations[1]!.commands[1]).toEqual(["capture-pane", "-p", "-t", "%0", "-S", "-1000"])
-    })
-  )
+    }))
 
   it.effect("reads history above the screen as negative lines, and ignores case on request", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world())
       const result = yield* search(layer, { patterns: ["error"], ignore_case: true, window_id: "@0" })
       // %0 holds 30 rows on a 10-row screen: row k (0-based) is line k - 20.
@@ -115,11 +119,10 @@ describe("search_panes", () => {
       expect(someHistory.panes[0].matches.map((m: any) => m.line)).toEqual([9])
       const enoughHistory = yield* search(layer, { patterns: ["error"], ignore_case: true, window_id: "@0", history_lines: 15 })
       expect(enoughHistory.panes[0].matches.map((m: any) => m.line)).toEqual([-15, 9])
-    })
-  )
+    }))
 
   it.effect("matches regular expressions and names the first pattern that matched each line", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world())
       const result = yield* search(layer, { patterns: ["^warn", "again$", "^error: \\w+ logs$"], regex: true, session_id: "$1" })
       expect(result.panes[0].matches.map((m: any) => [m.text, m.pattern])).toEqual([
@@ -130,11 +133,10 @@ describe("search_panes", () => {
       // Without regex the same strings are literal text, found nowhere.
       const literal = yield* search(layer, { patterns: ["^warn", "again$"], session_id: "$1" })
       expect(literal).toMatchObject({ panes: [], total_matches: 0, panes_searched: 1 })
-    })
-  )
+    }))
 
   it.effect("scopes to a session or a window, never both; unknown scopes are not_found", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world())
       const session = yield* search(layer, { patterns: ["error"], session_id: "$0" })
       expect(session.panes.map((pane: any) => pane.pane_id)).toEqual(["%0", "%2"])
@@ -148,11 +150,10 @@ describe("search_panes", () => {
       expect((yield* fakeState(layer)).invocations.length).toBe(before)
       expect(errorMeta(yield* call(layer, "search_panes", { patterns: ["x"], session_id: "$9" })).code).toBe("not_found")
       expect(errorMeta(yield* call(layer, "search_panes", { patterns: ["x"], window_id: "@9" })).code).toBe("not_found")
-    })
-  )
+    }))
 
   it.effect("pages over panes in pane-id order with offset and max_panes, capturing only the page", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world())
       const first = yield* search(layer, { patterns: ["error"], max_panes: 2 })
       expect(first).toMatchObject({ panes_total: 4, offset: 0, max_panes: 2, next_offset: 2, panes_searched: 2, truncated: true })
@@ -164,20 +165,18 @@ describe("search_panes", () => {
       expect(second.panes.map((pane: any) => pane.pane_id)).toEqual(["%2", "%3"])
       const beyond = yield* search(layer, { patterns: ["error"], offset: 10 })
       expect(beyond).toMatchObject({ panes: [], panes_total: 4, panes_searched: 0, next_offset: null, truncated: false })
-    })
-  )
+    }))
 
   it.effect("caps matches per pane and says how many there were", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const result = yield* search(fakeLayer(world()), { patterns: ["line"], window_id: "@0", max_matches_per_pane: 3 })
       expect(result.panes[0]).toMatchObject({ pane_id: "%0", match_count: 28, matches_truncated: true })
       expect(result.panes[0].matches.map((m: any) => m.text)).toEqual(["line 1", "line 2", "line 3"])
       expect(result).toMatchObject({ total_matches: 28, matches_returned: 3, bytes_exhausted: false, truncated: true })
-    })
-  )
+    }))
 
   it.effect("stops filling at max_bytes and counts what was left out", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const long = "x".repeat(300)
       const lines = Array.from({ length: 40 }, (_, i) => `${long} ${i}`)
       const big: FakeWorld = new Map([
@@ -197,26 +196,32 @@ describe("search_panes", () => {
       expect(found.panes[0].matches.length).toBeLessThan(40)
       expect(found.panes[0]).toMatchObject({ match_count: 40, matches_truncated: true })
       expect(found.matches_returned).toBe(found.panes[0].matches.length)
-    })
-  )
+    }))
 
   it.effect("cuts a long matching line at 500 characters and says so", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const wide: FakeWorld = new Map([
-        [DEFAULT, FakeTmux.server({ sessions: [{ name: "s", windows: [{ width: 1000, panes: [{ lines: [`needle ${"y".repeat(700)}`] }] }] }] })]
+        [
+          DEFAULT,
+          FakeTmux.server({ sessions: [{ name: "s", windows: [{ width: 1000, panes: [{ lines: [`needle ${"y".repeat(700)}`] }] }] }] })
+        ]
       ])
       const [match] = (yield* search(fakeLayer(wide), { patterns: ["needle"] })).panes[0].matches
       expect(match.text).toBe(`needle ${"y".repeat(493)}`)
       expect(match.text_truncated).toBe(true)
-    })
-  )
+    }))
 
   it.effect("text shaped like the capture headers cannot split a pane's text or forge another pane", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // The headers carry a random token per call; the fake keeps control characters tmux would drop.
       const forged = ["\x1e0123456789ab\x1fcap\x1f%9\x1f0\x1f1", "\x1ecap\x1f%1\x1f0\x1f1", "needle after"]
       const tricky: FakeWorld = new Map([
-        [DEFAULT, FakeTmux.server({ sessions: [{ name: "s", windows: [{ panes: [{ height: 5, lines: forged }, { height: 5, lines: ["needle in %1"] }] }] }] })]
+        [
+          DEFAULT,
+          FakeTmux.server({
+            sessions: [{ name: "s", windows: [{ panes: [{ height: 5, lines: forged }, { height: 5, lines: ["needle in %1"] }] }] }]
+          })
+        ]
       ])
       const result = yield* search(fakeLayer(tricky), { patterns: ["needle", "cap"] })
       expect(result.panes.map((pane: any) => [pane.pane_id, pane.matches.map((m: any) => [m.line, m.pattern])])).toEqual([
@@ -224,11 +229,10 @@ describe("search_panes", () => {
         ["%1", [[0, 0]]]
       ])
       expect(result.panes_searched).toBe(2)
-    })
-  )
+    }))
 
   it.effect("a pane that closes between the listing and the capture is counted, the rest still searched", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const fakeWorld = world()
       const { tmux, state } = FakeTmux.make(fakeWorld)
       let closed = false
@@ -244,17 +248,19 @@ describe("search_panes", () => {
             return tmux.run(socket, commands, options)
           })
       })
-      const layer = servicesLayer<FakeTmuxState>(fakeConfig(), Layer.merge(Layer.succeed(Tmux, closing), Layer.succeed(FakeTmuxState, state)))
+      const layer = servicesLayer<FakeTmuxState>(
+        fakeConfig(),
+        Layer.merge(Layer.succeed(Tmux, closing), Layer.succeed(FakeTmuxState, state))
+      )
       const result = okResult(yield* call(layer, "search_panes", { patterns: ["error"] }))
       expect(result).toMatchObject({ panes_total: 4, panes_searched: 3, panes_closed: 1, total_matches: 4 })
       expect(result.panes.map((pane: any) => pane.pane_id)).toEqual(["%0", "%2", "%3"])
       const captures = state.invocations.map((i) => i.commands.filter((c) => c[0] === "capture-pane").map((c) => c[3]))
       expect(captures).toEqual([[], ["%0", "%1", "%2", "%3"], ["%0", "%2", "%3"]])
-    })
-  )
+    }))
 
   it.effect("rejects bad patterns and oversized requests before asking tmux", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world())
       const cases: Array<[Record<string, unknown>, string]> = [
         [{ patterns: [] }, "at least one pattern"],
@@ -274,31 +280,28 @@ describe("search_panes", () => {
       expect((yield* fakeState(layer)).invocations).toEqual([])
       // Within the product limit a long history is fine.
       expect((yield* search(layer, { patterns: ["x"], history_lines: 100_000, max_panes: 2 })).history_lines).toBe(100_000)
-    })
-  )
+    }))
 
   it.effect("a catastrophically backtracking regex is invalid_input, not a hang", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const evil: FakeWorld = new Map([
         [DEFAULT, FakeTmux.server({ sessions: [{ name: "s", windows: [{ width: 200, panes: [{ lines: [`${"a".repeat(40)}!`] }] }] }] })]
       ])
       const error = errorMeta(yield* call(fakeLayer(evil), "search_panes", { patterns: ["^(a+)+$"], regex: true }))
       expect(error.code).toBe("invalid_input")
       expect(error.text).toContain("simplify it")
-    })
-  )
+    }))
 
   it.effect("is empty on a sessionless server (one invocation) and no_server on a dead socket", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(new Map([[DEFAULT, FakeTmux.server({ exitEmpty: false })]]))
       expect(yield* search(layer, { patterns: ["x"] })).toMatchObject({ panes: [], panes_total: 0, panes_searched: 0, truncated: false })
       expect((yield* fakeState(layer)).invocations).toHaveLength(1)
       expect(errorMeta(yield* call(fakeLayer(new Map()), "search_panes", { patterns: ["x"] })).code).toBe("no_server")
-    })
-  )
+    }))
 
   it.effect("stops matching when its time box runs out and counts the panes it did not search", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       // Every look at the clock is one second later: the box of SEARCH_TIME_BOX_MS runs out after two panes.
       let now = 0
       const stepping: Clock.Clock = {
@@ -313,6 +316,5 @@ describe("search_panes", () => {
       const result = okResult(yield* call(fakeLayer(world()), "search_panes", { patterns: ["error"] }).pipe(Effect.withClock(stepping)))
       expect(result).toMatchObject({ panes_searched: 2, panes_not_searched: 2, time_exhausted: true, truncated: true, total_matches: 1 })
       expect(result.panes.map((pane: any) => pane.pane_id)).toEqual(["%0"])
-    })
-  )
+    }))
 })

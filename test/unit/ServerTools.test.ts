@@ -17,7 +17,7 @@ const world = (): FakeWorld =>
 
 describe("where_am_i", () => {
   it.effect("outside tmux: no self, the default socket, and whether a server runs there", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dead = okResult(yield* call(fakeLayer(new Map()), "where_am_i"))
       expect(dead).toMatchObject({
         inside_tmux: false,
@@ -39,12 +39,17 @@ describe("where_am_i", () => {
         allow_server_start: false
       })
       const live = okResult(yield* call(fakeLayer(world()), "where_am_i"))
-      expect(live).toMatchObject({ inside_tmux: false, server_running: true, server_pid: PID, server_version: "3.3a", generation: `${PID}.1700000000` })
-    })
-  )
+      expect(live).toMatchObject({
+        inside_tmux: false,
+        server_running: true,
+        server_pid: PID,
+        server_version: "3.3a",
+        generation: `${PID}.1700000000`
+      })
+    }))
 
   it.effect("inside tmux: the caller's live pane, window and session, read from tmux", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world(), { env: callerEnv(DEFAULT, PID, "%2") })
       expect(okResult(yield* call(layer, "where_am_i"))).toMatchObject({
         inside_tmux: true,
@@ -59,11 +64,10 @@ describe("where_am_i", () => {
         server_running: true,
         server_pid: PID
       })
-    })
-  )
+    }))
 
   it.effect("inside tmux: says when the tools query another server than the caller's", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world(), { env: { ...callerEnv(DEFAULT, PID, "%2"), LIBTMUX_SOCKET: "other" } })
       expect(okResult(yield* call(layer, "where_am_i"))).toMatchObject({
         caller_status: "live",
@@ -73,11 +77,10 @@ describe("where_am_i", () => {
         targets_caller_server: false,
         server_running: false
       })
-    })
-  )
+    }))
 
   it.effect("inside tmux: stale callers are reported, not trusted", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const restarted = okResult(yield* call(fakeLayer(world(), { env: callerEnv(DEFAULT, PID + 1, "%2") }), "where_am_i"))
       expect(restarted).toMatchObject({ caller_status: "server_gone", pane_id: null, window_id: null, targets_caller_server: false })
       const paneGone = okResult(yield* call(fakeLayer(world(), { env: callerEnv(DEFAULT, PID, "%7") }), "where_am_i"))
@@ -86,24 +89,22 @@ describe("where_am_i", () => {
       expect(serverGone).toMatchObject({ inside_tmux: true, caller_status: "server_gone", server_running: false })
       const uncertain = okResult(yield* call(fakeLayer(world(), { env: { TMUX_PANE: "%2" } }), "where_am_i"))
       expect(uncertain).toMatchObject({ inside_tmux: false, caller_status: "uncertain", pane_id: null })
-    })
-  )
+    }))
 
   it.effect("follows a moved pane: window and session come from tmux, not from $TMUX", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const server = w.get(DEFAULT)!
       // Move the caller's window into a new session, as `move-window` would.
       server.sessions.push({ id: "$5", name: "moved", created: 1, winlinks: server.sessions[0]!.winlinks.splice(1, 1), current: 1 })
       const found = okResult(yield* call(fakeLayer(w, { env: callerEnv(DEFAULT, PID, "%2") }), "where_am_i"))
       expect(found).toMatchObject({ caller_status: "live", window_id: "@1", session_id: "$5" })
-    })
-  )
+    }))
 })
 
 describe("get_server_info", () => {
   it.effect("reports a dead server as is_alive false, not as an error", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       expect(okResult(yield* call(fakeLayer(new Map()), "get_server_info"))).toEqual({
         is_alive: false,
         socket_name: "default",
@@ -118,11 +119,10 @@ describe("get_server_info", () => {
         pane_count: 0,
         is_caller_server: null
       })
-    })
-  )
+    }))
 
   it.effect("counts sessions, windows and panes, a linked window once", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const server = FakeTmux.server({
         pid: 77,
         sessions: [
@@ -131,31 +131,38 @@ describe("get_server_info", () => {
         ]
       })
       const info = okResult(yield* call(fakeLayer(new Map([[socketPathFor("x"), server]])), "get_server_info", { socket_name: "x" }))
-      expect(info).toMatchObject({ is_alive: true, socket_name: "x", pid: 77, version: "3.3a", session_count: 2, window_count: 2, pane_count: 3 })
-    })
-  )
+      expect(info).toMatchObject({
+        is_alive: true,
+        socket_name: "x",
+        pid: 77,
+        version: "3.3a",
+        session_count: 2,
+        window_count: 2,
+        pane_count: 3
+      })
+    }))
 
   it.effect("reports a live sessionless server with zero counts", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const info = okResult(yield* call(fakeLayer(new Map([[DEFAULT, FakeTmux.server({ sessions: [] })]])), "get_server_info"))
       expect(info).toMatchObject({ is_alive: true, session_count: 0, window_count: 0, pane_count: 0 })
-    })
-  )
+    }))
 
   it.effect("knows the caller's server inside tmux", () =>
-    Effect.gen(function* () {
-      expect(okResult(yield* call(fakeLayer(world(), { env: callerEnv(DEFAULT, PID, "%2") }), "get_server_info")).is_caller_server).toBe(true)
+    Effect.gen(function*() {
+      expect(okResult(yield* call(fakeLayer(world(), { env: callerEnv(DEFAULT, PID, "%2") }), "get_server_info")).is_caller_server).toBe(
+        true
+      )
       const elsewhere = fakeLayer(new Map([...world(), [socketPathFor("x"), FakeTmux.server({ pid: 9, sessions: [{ name: "s" }] })]]), {
         env: callerEnv(DEFAULT, PID, "%2")
       })
       expect(okResult(yield* call(elsewhere, "get_server_info", { socket_name: "x" })).is_caller_server).toBe(false)
-    })
-  )
+    }))
 })
 
 describe("start_server", () => {
   it.effect("starts a sessionless server that stays up, then reports started false", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(new Map())
       const first = okResult(yield* call(layer, "start_server"))
       expect(first).toMatchObject({ started: true, socket_name: "default", socket_path: DEFAULT, version: "3.3a" })
@@ -167,15 +174,14 @@ describe("start_server", () => {
       const second = okResult(yield* call(layer, "start_server"))
       expect(second).toMatchObject({ started: false, pid: first.pid, generation: first.generation })
       expect(okResult(yield* call(layer, "get_server_info"))).toMatchObject({ is_alive: true, session_count: 0 })
-    })
-  )
+    }))
 })
 
 describe("kill_server", () => {
   const destructive = { flags: { safety: "destructive" } } as const
 
   it.effect("kills a server that is not the caller's", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(world(), destructive)
       expect(okResult(yield* call(layer, "kill_server"))).toEqual({
         killed: true,
@@ -187,11 +193,10 @@ describe("kill_server", () => {
       expect((yield* fakeState(layer)).world.size).toBe(0)
       expect(okResult(yield* call(layer, "get_server_info")).is_alive).toBe(false)
       expect(errorMeta(yield* call(layer, "kill_server")).code).toBe("no_server")
-    })
-  )
+    }))
 
   it.effect("refuses to kill the caller's own server, even when only the socket or only the pid matches", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       for (const env of [callerEnv(DEFAULT, PID, "%2"), callerEnv(DEFAULT, PID + 1, "%2"), callerEnv("/elsewhere/sock", PID, "%2")]) {
         const layer = fakeLayer(world(), { ...destructive, env: { ...env, LIBTMUX_SOCKET_PATH: DEFAULT } })
         const meta = errorMeta(yield* call(layer, "kill_server"))
@@ -200,8 +205,7 @@ describe("kill_server", () => {
         expect((yield* fakeState(layer)).world.has(DEFAULT)).toBe(true)
         expect((yield* fakeState(layer)).invocations.flatMap((i) => i.commands.map((c) => c[0]))).not.toContain("kill-server")
       }
-    })
-  )
+    }))
 })
 
 describe("list_servers", () => {
@@ -239,7 +243,7 @@ describe("list_servers", () => {
     ])
 
   it.effect("lists the live servers among the socket files, skipping stale sockets and other files", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(worldOnDisk(), { tmpdir: base })
       const page = okResult(yield* call(layer, "list_servers"))
       expect(page).toMatchObject({ total: 2, offset: 0, truncated: false })
@@ -250,14 +254,14 @@ describe("list_servers", () => {
       // Sorted by path: the extra socket sits above the socket directory.
       const withExtra = okResult(yield* call(layer, "list_servers", { extra_socket_paths: [join(base, "extra.sock")], limit: 1 }))
       expect(withExtra).toMatchObject({ total: 3, limit: 1, truncated: true })
-      expect(withExtra.items).toEqual([expect.objectContaining({ socket_name: null, socket_path: join(base, "extra.sock"), session_count: 0 })])
-    })
-  )
+      expect(withExtra.items).toEqual([
+        expect.objectContaining({ socket_name: null, socket_path: join(base, "extra.sock"), session_count: 0 })
+      ])
+    }))
 
   it.effect("feeds where_am_i's live_server_count", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const layer = fakeLayer(worldOnDisk(), { tmpdir: base, env: { LIBTMUX_SOCKET: "alpha" } })
       expect(okResult(yield* call(layer, "where_am_i"))).toMatchObject({ live_server_count: 2, server_running: true, server_pid: 1 })
-    })
-  )
+    }))
 })

@@ -25,47 +25,60 @@ const world = (): FakeWorld =>
   new Map([
     [
       DEFAULT,
-      FakeTmux.server({ pid: PID, sessions: [{ name: "a", windows: [{ panes: [{}, {}] }] }, { name: "b", windows: [{}, { link: "@0", index: 1 }] }] })
+      FakeTmux.server({
+        pid: PID,
+        sessions: [{ name: "a", windows: [{ panes: [{}, {}] }] }, { name: "b", windows: [{}, { link: "@0", index: 1 }] }]
+      })
     ]
   ])
 
 describe("probeServer / serverInfo / ensureGeneration", () => {
   it.effect("probes without ever starting a server, and counts a linked window's panes once", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const dead = fakeOperations(new Map())
       expect(Option.isNone(yield* dead.run((socket) => probeServer(socket)))).toBe(true)
       expect(yield* dead.run((socket) => serverInfo(socket))).toMatchObject({ is_alive: false, pid: null, session_count: 0 })
       expect(dead.state.invocations.every((i) => !i.startServer)).toBe(true)
       const live = fakeOperations(world())
       expect(Option.getOrThrow(yield* live.run((socket) => probeServer(socket)))).toMatchObject({ pid: PID, generation: GENERATION })
-      expect(yield* live.run((socket) => serverInfo(socket))).toMatchObject({ is_alive: true, pid: PID, session_count: 2, window_count: 2, pane_count: 3, is_caller_server: null })
-    })
-  )
+      expect(yield* live.run((socket) => serverInfo(socket))).toMatchObject({
+        is_alive: true,
+        pid: PID,
+        session_count: 2,
+        window_count: 2,
+        pane_count: 3,
+        is_caller_server: null
+      })
+    }))
 
   it.effect("passes the generation it sees, refuses another one, and a dead server", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       yield* fakeOperations(world()).run((socket) => ensureGeneration(socket, GENERATION))
       yield* fakeOperations(world()).run((socket) => ensureGeneration(socket, undefined))
-      expect(yield* Effect.flip(fakeOperations(world()).run((socket) => ensureGeneration(socket, "1.2")))).toMatchObject({ _tag: "NotFound", kind: "server", target: "1.2" })
-      expect(yield* Effect.flip(fakeOperations(new Map()).run((socket) => ensureGeneration(socket, GENERATION)))).toMatchObject({ _tag: "NoServer" })
-    })
-  )
+      expect(yield* Effect.flip(fakeOperations(world()).run((socket) => ensureGeneration(socket, "1.2")))).toMatchObject({
+        _tag: "NotFound",
+        kind: "server",
+        target: "1.2"
+      })
+      expect(yield* Effect.flip(fakeOperations(new Map()).run((socket) => ensureGeneration(socket, GENERATION)))).toMatchObject({
+        _tag: "NoServer"
+      })
+    }))
 })
 
 describe("startServer / killServer", () => {
   it.effect("starts a server that stays up without sessions, and says when one was already running", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w: FakeWorld = new Map()
       const fake = fakeOperations(w)
       const started = yield* fake.run((socket) => startServer(socket))
       expect(started.started).toBe(true)
       expect(w.get(DEFAULT)).toMatchObject({ exitEmpty: false, sessions: [], pid: started.server.pid })
       expect(yield* fake.run((socket) => startServer(socket))).toEqual({ started: false, server: started.server })
-    })
-  )
+    }))
 
   it.effect("kills a server, never the caller's own, and a dead one is NoServer", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const w = world()
       const inside = fakeOperations(w, { env: callerEnv(DEFAULT, PID, "%0") })
       expect(yield* Effect.flip(inside.run((socket) => killServer(socket)))).toMatchObject({ _tag: "Denied", kind: "self" })
@@ -74,8 +87,7 @@ describe("startServer / killServer", () => {
       expect(yield* outside.run((socket) => killServer(socket))).toMatchObject({ pid: PID })
       expect(w.size).toBe(0)
       expect(yield* Effect.flip(outside.run((socket) => killServer(socket)))).toMatchObject({ _tag: "NoServer" })
-    })
-  )
+    }))
 })
 
 describe("listServers / whereAmI", () => {
@@ -95,7 +107,7 @@ describe("listServers / whereAmI", () => {
     })
 
   it.effect("asks every socket file once, counting live servers and skipping stale sockets and other files", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const live = yield* socketFile("live")
       const stale = yield* socketFile("stale")
       writeFileSync(join(directory, "not-a-socket"), "")
@@ -105,17 +117,23 @@ describe("listServers / whereAmI", () => {
         { socket_name: "live", socket_path: live, pid: 7, version: "3.3a", generation: "7.1700000000", session_count: 2 }
       ])
       expect(fake.state.invocations.map((i) => i.socketPath).sort()).toEqual([live, stale].sort())
-    })
-  )
+    }))
 
   it.effect("says where the caller is, read from tmux, and when its pane or server is gone", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const live = fakeOperations(world(), { env: callerEnv(DEFAULT, PID, "%2") })
-      expect(yield* live.run(() => whereAmI())).toMatchObject({ inside_tmux: true, caller_status: "live", pane_id: "%2", window_id: "@1", session_id: "$1", server_running: true, generation: GENERATION })
+      expect(yield* live.run(() => whereAmI())).toMatchObject({
+        inside_tmux: true,
+        caller_status: "live",
+        pane_id: "%2",
+        window_id: "@1",
+        session_id: "$1",
+        server_running: true,
+        generation: GENERATION
+      })
       const paneGone = fakeOperations(world(), { env: callerEnv(DEFAULT, PID, "%7") })
       expect(yield* paneGone.run(() => whereAmI())).toMatchObject({ caller_status: "pane_gone", pane_id: null })
       const restarted = fakeOperations(world(), { env: callerEnv(DEFAULT, PID + 1, "%2") })
       expect(yield* restarted.run(() => whereAmI())).toMatchObject({ caller_status: "server_gone", server_running: true })
-    })
-  )
+    }))
 })

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeSocketResolver } from "../../src/context/SocketResolver.js"
-import { fakeConfig, FAKE_TMPDIR, UID } from "../support/fakeWorld.js"
+import { FAKE_TMPDIR, fakeConfig, UID } from "../support/fakeWorld.js"
 
 const dir = join(FAKE_TMPDIR, `tmux-${UID}`)
 const resolverWith = (env: Record<string, string> = {}) => makeSocketResolver(fakeConfig({ env }))
@@ -12,7 +12,7 @@ const CALLER = { TMUX: "/run/caller,dir/sock,77,1", TMUX_PANE: "%3" }
 
 describe("SocketResolver", () => {
   it("falls back to tmux's default socket, with its path computed", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const socket = yield* resolverWith().resolve()
       expect(socket).toEqual({
         name: "default",
@@ -24,12 +24,22 @@ describe("SocketResolver", () => {
     }).pipe(Effect.runPromise))
 
   it("follows the precedence chain: argument > LIBTMUX_SOCKET_PATH > LIBTMUX_SOCKET > $TMUX > default", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const caller = yield* resolverWith(CALLER).resolve()
-      expect(caller).toMatchObject({ path: "/run/caller,dir/sock", rule: "caller ($TMUX)", flags: ["-S", "/run/caller,dir/sock"], name: null })
+      expect(caller).toMatchObject({
+        path: "/run/caller,dir/sock",
+        rule: "caller ($TMUX)",
+        flags: ["-S", "/run/caller,dir/sock"],
+        name: null
+      })
 
       const byName = resolverWith({ ...CALLER, LIBTMUX_SOCKET: "work" })
-      expect(yield* byName.resolve()).toMatchObject({ name: "work", path: join(dir, "work"), rule: "LIBTMUX_SOCKET", flags: ["-L", "work"] })
+      expect(yield* byName.resolve()).toMatchObject({
+        name: "work",
+        path: join(dir, "work"),
+        rule: "LIBTMUX_SOCKET",
+        flags: ["-L", "work"]
+      })
 
       const byPath = resolverWith({ ...CALLER, LIBTMUX_SOCKET_PATH: "/srv/t.sock" })
       expect(yield* byPath.resolve()).toMatchObject({ path: "/srv/t.sock", rule: "LIBTMUX_SOCKET_PATH", flags: ["-S", "/srv/t.sock"] })
@@ -56,7 +66,7 @@ describe("SocketResolver", () => {
   })
 
   it("rejects both per-call selectors, a relative path and a bad name", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const resolver = resolverWith()
       const both = yield* Effect.flip(resolver.resolve({ socket_name: "a", socket_path: "/b" }))
       expect(both._tag).toBe("InvalidInput")

@@ -8,7 +8,9 @@ import { PassThrough } from "node:stream"
 import { BoundedStdioServerTransport, LineReader, MAX_REQUEST_LINE_BYTES, recoverId } from "../../src/mcp/internal/StdioTransport.js"
 
 const lines = (reader: LineReader, ...chunks: Array<string>) =>
-  chunks.flatMap((chunk) => reader.push(Buffer.from(chunk))).map((event) => (event._tag === "Line" ? event.line.toString() : `oversized ${event.bytes}`))
+  chunks.flatMap((chunk) => reader.push(Buffer.from(chunk))).map((
+    event
+  ) => (event._tag === "Line" ? event.line.toString() : `oversized ${event.bytes}`))
 
 describe("LineReader", () => {
   it("splits lines across and within chunks", () => {
@@ -44,15 +46,18 @@ describe("LineReader", () => {
 
 describe("recoverId", () => {
   it("finds the id at the start, or closing the line (where the SDK's client puts it)", () => {
-    expect(recoverId('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"', "")).toBe(7)
-    expect(recoverId('{"id":"a-b","method"', "")).toBe("a-b")
-    expect(recoverId('{"method":"tools/call","params":{"arguments":{"text":"', 'yyyy"}},"jsonrpc":"2.0","id":42}')).toBe(42)
-    expect(recoverId('{"method":"tools/call","params":{"arguments":{"text":"', 'yyyy"}},"jsonrpc":"2.0","id":"x"}\r')).toBe("x")
+    expect(recoverId("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"x\":\"", "")).toBe(7)
+    expect(recoverId("{\"id\":\"a-b\",\"method\"", "")).toBe("a-b")
+    expect(recoverId("{\"method\":\"tools/call\",\"params\":{\"arguments\":{\"text\":\"", "yyyy\"}},\"jsonrpc\":\"2.0\",\"id\":42}")).toBe(
+      42
+    )
+    expect(recoverId("{\"method\":\"tools/call\",\"params\":{\"arguments\":{\"text\":\"", "yyyy\"}},\"jsonrpc\":\"2.0\",\"id\":\"x\"}\r"))
+      .toBe("x")
   })
 
   it("says null rather than guess: an id inside the parameters, or none", () => {
-    expect(recoverId('{"method":"x","params":{"id":5,', '"}}')).toBe(null)
-    expect(recoverId('{"params":{"text":"', 'a","id":5}}')).toBe(null)
+    expect(recoverId("{\"method\":\"x\",\"params\":{\"id\":5,", "\"}}")).toBe(null)
+    expect(recoverId("{\"params\":{\"text\":\"", "a\",\"id\":5}}")).toBe(null)
     expect(recoverId("garbage", "garbage")).toBe(null)
   })
 })
@@ -81,8 +86,8 @@ describe("BoundedStdioServerTransport", () => {
     await transport.start()
     stdin.write(`{"method":"tools/call","params":{"text":"${"y".repeat(500)}"},"jsonrpc":"2.0","id":3}\n`)
     stdin.write("not json\n")
-    stdin.write('{"jsonrpc":"2.0","id":4,"method":"ping"}\n')
-    stdin.write('{"jsonrpc":"2.0","id":5,"method":17}\n')
+    stdin.write("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n")
+    stdin.write("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":17}\n")
     stdin.write("\n")
     await new Promise((resolve) => setImmediate(resolve))
     expect(replies()).toMatchObject([
@@ -97,8 +102,10 @@ describe("BoundedStdioServerTransport", () => {
   it("remembers, once, which tools/call requests had a __proto__ argument", async () => {
     const { stdin, transport, messages } = setup()
     await transport.start()
-    stdin.write('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"start_server","arguments":{"__proto__":{}}}}\n')
-    stdin.write('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"start_server","arguments":{}}}\n')
+    stdin.write(
+      "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"start_server\",\"arguments\":{\"__proto__\":{}}}}\n"
+    )
+    stdin.write("{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"start_server\",\"arguments\":{}}}\n")
     await new Promise((resolve) => setImmediate(resolve))
     expect(messages).toHaveLength(2)
     expect(transport.hadProtoKey(9)).toBe(true)

@@ -16,7 +16,9 @@ describe("parseTmuxVariable", () => {
   })
 
   it("rejects what is not a TMUX value", () => {
-    for (const bad of ["", "garbage", "/tmp/x,12", "/tmp/x,abc,0", "/tmp/x,0,0", "/tmp/x,-3,0", "relative/x,12,0", ",12,0", "/tmp/x,1.5,0"]) {
+    for (
+      const bad of ["", "garbage", "/tmp/x,12", "/tmp/x,abc,0", "/tmp/x,0,0", "/tmp/x,-3,0", "relative/x,12,0", ",12,0", "/tmp/x,1.5,0"]
+    ) {
       expect(Option.isNone(parseTmuxVariable(bad)), bad).toBe(true)
     }
   })

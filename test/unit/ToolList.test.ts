@@ -40,8 +40,7 @@ describe("tools/list", () => {
       // Every nested object in the input is closed as well, and no $schema noise is sent.
       for (const node of nodes(listed.inputSchema)) {
         // A map (no fixed properties, e.g. an environment) types every value instead of refusing keys.
-        const isMap =
-          Object.keys((node.properties as object | undefined) ?? {}).length === 0 &&
+        const isMap = Object.keys((node.properties as object | undefined) ?? {}).length === 0 &&
           typeof node.additionalProperties === "object" &&
           node.additionalProperties !== null
         if (node.type === "object" && !isMap) expect(node.additionalProperties).toBe(false)

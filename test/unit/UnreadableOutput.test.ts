@@ -11,14 +11,14 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
+import { callTool } from "../../src/mcp/CallTool.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
 import { allTools } from "../../src/tools/registry.js"
-import { servicesLayer } from "../support/PrivateTmux.js"
 import { validCallsOfEveryTool } from "../support/everyTool.js"
 import { fakeConfig, resultText, socketPathFor } from "../support/fakeWorld.js"
 import { pendingHandle } from "../support/pendingHandle.js"
+import { servicesLayer } from "../support/PrivateTmux.js"
 import { toolNamed } from "../support/runTool.js"
-import { callTool } from "../../src/mcp/CallTool.js"
 
 const ANSWERS: Record<string, string> = {
   nothing: "",
@@ -33,7 +33,7 @@ const handle = pendingHandle(TMPDIR, socketPathFor("default", TMPDIR), "1.2")
 describe("tools over a Tmux that answers what tmux never prints", () => {
   for (const [label, answer] of Object.entries(ANSWERS)) {
     it.effect(`no tool reports a defect when every tmux call prints ${label}`, () =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const stub = Layer.succeed(Tmux, Tmux.of({ run: () => Effect.succeed(answer) }))
         const layer = servicesLayer(fakeConfig({ tmpdir: TMPDIR, flags: { safety: "destructive", allowServerStart: "1" } }), stub)
         const calls = validCallsOfEveryTool(handle)

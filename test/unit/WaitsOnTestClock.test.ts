@@ -23,7 +23,7 @@ const recordingProgress = (reports: Array<ProgressReport>) => ({
 
 describe("pollUntil on TestClock", () => {
   it.effect("gives up exactly at the deadline after a last look, with progress once a second", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const reports: Array<ProgressReport> = []
       const looks: Array<number> = []
       const check = Effect.map(Clock.currentTimeMillis, (now) => (looks.push(now), Option.none<string>()))
@@ -43,11 +43,10 @@ describe("pollUntil on TestClock", () => {
         { progress: 1, total: 3, message: "waiting" },
         { progress: 2, total: 3, message: "waiting" }
       ])
-    })
-  )
+    }))
 
   it.effect("ends at the first look that finds the value, and not before the time has passed", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const check = Effect.map(Clock.currentTimeMillis, (now) => (now >= 1200 ? Option.some(now) : Option.none()))
       const fiber = yield* Effect.fork(pollUntil(check, { timeout: { seconds: 10, clamped: false } }))
       yield* TestClock.adjust("1 second")
@@ -57,32 +56,44 @@ describe("pollUntil on TestClock", () => {
       expect(Option.getOrThrow(result.value)).toBe(result.elapsedMs)
       expect(result.elapsedMs).toBeGreaterThanOrEqual(1200)
       expect(result.elapsedMs).toBeLessThanOrEqual(1700)
-    })
-  )
+    }))
 })
 
 describe("wait_for_text on TestClock, over a modelled pane", () => {
   // PaneGridTmux: a pane of tmux 3.3a's history model (test/support/PaneGrid.ts, checked against real tmux).
-  const socket: ResolvedSocket = { name: null, path: "/tmp/tmux-0/grid", rule: "socket_path argument", flags: ["-S", "/tmp/tmux-0/grid"], label: "/tmp/tmux-0/grid" }
+  const socket: ResolvedSocket = {
+    name: null,
+    path: "/tmp/tmux-0/grid",
+    rule: "socket_path argument",
+    flags: ["-S", "/tmp/tmux-0/grid"],
+    label: "/tmp/tmux-0/grid"
+  }
   const request = { patterns: ["BUILD DONE"], timeout: { seconds: 5, clamped: false }, maxLines: 10 }
 
   it.effect("times out after exactly the effective timeout, having looked at the pane until then", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const grid = new PaneGrid({ width: 40, height: 5, historyLimit: 100 })
       grid.write("$ make\r\n")
       let looks = 0
-      const fiber = yield* Effect.fork(waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, () => void looks++))))
+      const fiber = yield* Effect.fork(
+        waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, () => void looks++)))
+      )
       yield* TestClock.adjust("4 seconds")
       expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 second")
       const result = yield* Fiber.join(fiber)
-      expect(result).toMatchObject({ outcome: "timeout", elapsed_ms: 5000, effective_timeout: 5, timeout_clamped: false, matched_lines: [] })
+      expect(result).toMatchObject({
+        outcome: "timeout",
+        elapsed_ms: 5000,
+        effective_timeout: 5,
+        timeout_clamped: false,
+        matched_lines: []
+      })
       expect(looks).toBeGreaterThan(10)
-    })
-  )
+    }))
 
   it.effect("matches text printed while it waits, at the next look after it appeared", () =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const grid = new PaneGrid({ width: 40, height: 5, historyLimit: 100 })
       grid.write("$ make\r\n")
       const clock = yield* Effect.clock
@@ -100,6 +111,5 @@ describe("wait_for_text on TestClock, over a modelled pane", () => {
       expect(result.matched_lines).toEqual([{ text: "BUILD DONE", pattern_index: 0 }])
       expect(result.elapsed_ms).toBeGreaterThanOrEqual(2500)
       expect(result.elapsed_ms).toBeLessThanOrEqual(3000)
-    })
-  )
+    }))
 })

@@ -83,7 +83,17 @@ describe("cursor encoding", () => {
   it("refuses anything else with a message that says how to start over", () => {
     const good = JSON.parse(Buffer.from(encodeCursor(cursorAt(["$ "], 0, 2)).slice(4), "base64url").toString())
     const forged = (value: unknown) => `cs1.${Buffer.from(JSON.stringify(value)).toString("base64url")}`
-    for (const text of ["", "hello", "cs1.", "cs1.!!!", forged({ ...good, r: -1 }), forged({ ...good, c: 3 }), forged({ ...good, p: undefined })]) {
+    for (
+      const text of [
+        "",
+        "hello",
+        "cs1.",
+        "cs1.!!!",
+        forged({ ...good, r: -1 }),
+        forged({ ...good, c: 3 }),
+        forged({ ...good, p: undefined })
+      ]
+    ) {
       const decoded = decodeCursor(text)
       expect(Either.isLeft(decoded)).toBe(true)
       if (Either.isLeft(decoded)) expect(decoded.left.reason).toContain("capture_since without a cursor")
@@ -180,9 +190,10 @@ describe("where the anchor can be", () => {
     expect(anchorPlaces(cursor, { ...full, history_size: 87 })).toEqual([52])
     expect(anchorPlaces(cursor, { ...full, history_size: 88 })).toEqual([52, 42, 32, 22, 12])
     // A pane without history loses rows at the top one at a time.
-    expect(anchorPlaces(cursorAt(before, 52, 2, { history_limit: 0 }), { history_size: 0, history_limit: 0, width: 80, height: 3 })).toHaveLength(
-      52 - MAX_CONTEXT_SPAN + 1
-    )
+    expect(anchorPlaces(cursorAt(before, 52, 2, { history_limit: 0 }), { history_size: 0, history_limit: 0, width: 80, height: 3 }))
+      .toHaveLength(
+        52 - MAX_CONTEXT_SPAN + 1
+      )
   })
 
   it("trusts a cursor at the pane's top only at its row, and only while nothing can have been dropped or cleared", () => {

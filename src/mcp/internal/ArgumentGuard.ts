@@ -25,8 +25,7 @@ export const MAX_ARGUMENT_BYTES = 16_384
 export const pathSegment = (key: string | number): string =>
   typeof key === "number" || /^[A-Za-z0-9_.-]{1,64}$/.test(key) ? String(key) : "[key]"
 
-const describePath = (path: ReadonlyArray<string | number>): string =>
-  path.length === 0 ? "arguments" : path.map(pathSegment).join(".")
+const describePath = (path: ReadonlyArray<string | number>): string => path.length === 0 ? "arguments" : path.map(pathSegment).join(".")
 
 const refuse = (path: ReadonlyArray<string | number>, problem: string) =>
   Either.left(new InvalidInput({ reason: `${describePath(path)}: ${problem}` }))
@@ -56,7 +55,9 @@ export const checkArguments = (tool: AnyTool, args: unknown): Either.Either<void
       continue
     }
     if (typeof value !== "object" || value === null) continue
-    if (path.length > MAX_ARGUMENT_DEPTH) return refuse(path.slice(0, 1), `nests deeper than ${MAX_ARGUMENT_DEPTH} levels; no argument does.`)
+    if (path.length > MAX_ARGUMENT_DEPTH) {
+      return refuse(path.slice(0, 1), `nests deeper than ${MAX_ARGUMENT_DEPTH} levels; no argument does.`)
+    }
     if (Array.isArray(value)) {
       value.forEach((item, index) => stack.push({ value: item, path: [...path, index] }))
       continue

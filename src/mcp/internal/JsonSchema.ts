@@ -11,8 +11,7 @@ type JsonObject = { [key: string]: unknown }
 const GENERATED_DESCRIPTION =
   /^(a |an )?(string|number|integer|non-negative|positive|negative|finite|array|number between|string matching|integer between)/i
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Keywords whose value is a map of names to schemas. */
 const SCHEMA_MAPS = new Set(["properties", "$defs", "patternProperties"])

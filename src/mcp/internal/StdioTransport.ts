@@ -11,8 +11,8 @@
  * from `arguments` without a trace, so a call with one would run as if it were not there. The
  * transport remembers which requests had one (`hadProtoKey`), for the bridge to refuse them.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js"
 
 /**
@@ -108,17 +108,16 @@ const invalidRequestId = (value: unknown): RequestId | null | undefined => {
   return typeof id === "string" || typeof id === "number" ? id : null
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The id of a tools/call request whose `arguments` has an own `__proto__` key, else undefined. */
 const protoKeyCallId = (value: unknown): RequestId | undefined =>
   isRecord(value) &&
-  value.method === "tools/call" &&
-  (typeof value.id === "string" || typeof value.id === "number") &&
-  isRecord(value.params) &&
-  isRecord(value.params.arguments) &&
-  Object.hasOwn(value.params.arguments, "__proto__")
+    value.method === "tools/call" &&
+    (typeof value.id === "string" || typeof value.id === "number") &&
+    isRecord(value.params) &&
+    isRecord(value.params.arguments) &&
+    Object.hasOwn(value.params.arguments, "__proto__")
     ? value.id
     : undefined
 
@@ -165,7 +164,9 @@ export class BoundedStdioServerTransport implements Transport {
       this.reply(
         id,
         ErrorCode.InvalidRequest,
-        `Request too large: ${event.bytes} bytes on one line, over the limit of ${this.limit} bytes (${this.limit / 1_048_576} MiB). The largest valid request (1 MiB of text, JSON-escaped) fits; split the payload.`
+        `Request too large: ${event.bytes} bytes on one line, over the limit of ${this.limit} bytes (${
+          this.limit / 1_048_576
+        } MiB). The largest valid request (1 MiB of text, JSON-escaped) fits; split the payload.`
       )
       return
     }

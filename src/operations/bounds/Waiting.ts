@@ -16,7 +16,9 @@ export const DEFAULT_WAIT_SECONDS = 10
 
 /** The output fields that say how long the wait was allowed to be. */
 export const timeoutFields = {
-  effective_timeout: Schema.Number.annotations({ description: "Seconds the wait was allowed: the requested timeout clamped to the server's ceiling." }),
+  effective_timeout: Schema.Number.annotations({
+    description: "Seconds the wait was allowed: the requested timeout clamped to the server's ceiling."
+  }),
   timeout_clamped: Schema.Boolean.annotations({ description: "The requested timeout was above the ceiling and was lowered to it." })
 }
 
@@ -55,8 +57,11 @@ export interface PollResult<A> {
  * Runs `check` until it yields a value or the timeout passes; `check` runs at least once, and once
  * more at the deadline so a wait never ends "timed out" without a last look.
  */
-export const pollUntil = <A, E, R>(check: Effect.Effect<Option.Option<A>, E, R>, options: PollOptions): Effect.Effect<PollResult<A>, E, R> =>
-  Effect.gen(function* () {
+export const pollUntil = <A, E, R>(
+  check: Effect.Effect<Option.Option<A>, E, R>,
+  options: PollOptions
+): Effect.Effect<PollResult<A>, E, R> =>
+  Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const deadline = started + options.timeout.seconds * 1000
     const maxInterval = Duration.toMillis(options.maxInterval ?? 500)

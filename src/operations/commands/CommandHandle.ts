@@ -6,12 +6,12 @@
  * a handle that was made up or changed is refused before anything is looked at. It holds the run's
  * end secret, which is why a handle should stay with the agent and never be typed into a pane.
  */
-import { randomBytes } from "node:crypto"
-import * as fs from "node:fs"
-import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import { join } from "node:path"
 import { Failed, InvalidInput } from "../../domain/Errors.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import { opaqueToken } from "../internal/OpaqueToken.js"

@@ -9,9 +9,9 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { Conflict, Denied, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { generationOf, Int, NonNegativeInt } from "../../domain/Model.js"
@@ -27,8 +27,8 @@ import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./Com
 import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
 import { finishRun, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
 import {
-  type ClaimState,
   claimCommand,
+  type ClaimState,
   claimStateRecord,
   isClaimValue,
   refusedClaimRecord,
@@ -64,7 +64,8 @@ export const CommandResult = Schema.Struct({
   ...BudgetFields,
   earlier_lines: NonNegativeInt.annotations({ description: "Output lines returned by earlier calls for the same command." }),
   started: Schema.Boolean.annotations({
-    description: "The shell began running the command. false after a timeout means the shell has not taken the line yet (a not_started answer follows if it does not)."
+    description:
+      "The shell began running the command. false after a timeout means the shell has not taken the line yet (a not_started answer follows if it does not)."
   }),
   interrupt_sent: Schema.Boolean.annotations({ description: "C-c was sent because the wait ran out (interrupt_on_timeout)." }),
   command_stopped: Schema.NullOr(Schema.Boolean).annotations({
@@ -114,11 +115,17 @@ const stateConflict = (paneId: string, state: ClaimState): Conflict | undefined 
   if (state.dead) return conflict("dead", `pane ${paneId} is dead (its program exited).`)
   if (state.in_mode) return conflict("copy_mode", `pane ${paneId} is in copy mode (or another tmux mode): keys would go to that mode.`)
   if (state.alternate) {
-    return conflict("full_screen", `pane ${paneId} shows a full-screen program (${state.command}); run_command needs a shell at its prompt.`)
+    return conflict(
+      "full_screen",
+      `pane ${paneId} shows a full-screen program (${state.command}); run_command needs a shell at its prompt.`
+    )
   }
   const verdict = judgeShell(state.command)
   if (verdict._tag === "OtherShell") {
-    return conflict("unsupported_shell", `pane ${paneId} runs ${verdict.shell}, whose syntax run_command cannot frame safely (it supports bash, zsh, sh, dash, ksh).`)
+    return conflict(
+      "unsupported_shell",
+      `pane ${paneId} runs ${verdict.shell}, whose syntax run_command cannot frame safely (it supports bash, zsh, sh, dash, ksh).`
+    )
   }
   if (verdict._tag === "NotAShell") {
     return state.claim === ""
@@ -131,8 +138,11 @@ const stateConflict = (paneId: string, state: ClaimState): Conflict | undefined 
 const pending = (paneId: string) => conflict("run_pending", `pane ${paneId} is taken by another run_command, whose command has not ended.`)
 
 const readState = (socket: ResolvedSocket, paneId: string) =>
-  Effect.gen(function* () {
-    const output = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", claimStateRecord.format(m)]], { kind: "pane", id: paneId })
+  Effect.gen(function*() {
+    const output = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", claimStateRecord.format(m)]], {
+      kind: "pane",
+      id: paneId
+    })
     const state = (yield* decode(claimStateRecord, output)).find((row) => row.pane_id === paneId)
     if (state === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
     return state
@@ -143,7 +153,7 @@ const readState = (socket: ResolvedSocket, paneId: string) =>
  * the refusal (it is not).
  */
 const judgeClaim = (socket: ResolvedSocket, paneId: string, state: ClaimState, buffers: ReadonlyArray<{ name: string; created: number }>) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (!isClaimValue(state.claim)) return yield* Effect.fail(pending(paneId))
     const buffer = buffers.find((row) => row.name === commandBufferName(state.claim))
     if (buffer !== undefined) {
@@ -178,7 +188,7 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
   paneId: string,
   request: RunRequest
 ): Effect.Effect<CommandResult, ToolError, Services> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
     const config = yield* TmuxMcpConfig
     const { command } = request
@@ -188,7 +198,11 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       return yield* invalid(`command must be at most ${MAX_COMMAND_BYTES} bytes; put a long script in a file and run that.`)
     }
 
-    const looked = yield* lookupPane(socket, paneId, (m) => [["display-message", "-p", "-t", paneId, claimStateRecord.format(m)], runBuffersCommand(m)])
+    const looked = yield* lookupPane(
+      socket,
+      paneId,
+      (m) => [["display-message", "-p", "-t", paneId, claimStateRecord.format(m)], runBuffersCommand(m)]
+    )
     const { pane, server, output } = looked
     let state: ClaimState | undefined = (yield* decode(claimStateRecord, output)).find((row) => row.pane_id === paneId)
     if (state === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
@@ -230,20 +244,32 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       log,
       key,
       handle,
-      framed: new FramedOutput({ id, secret }, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, { started: false, offset: 0 })
+      framed: new FramedOutput({ id, secret }, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, {
+        started: false,
+        offset: 0
+      })
     }
 
     const tmuxProgram = tmuxProgramFor(config.tmuxBin)
     const typing: ReadonlyArray<TmuxCommand> = [
       ["load-buffer", "-b", commandBufferName(id), "-"],
       ["send-keys", "-t", paneId, ...clearLineKeys(shell.shell)],
-      ["send-keys", "-t", paneId, "-l", "--", typedLine({ id, socketPath: socket.path, tmuxProgram, suppressHistory: config.suppressHistory })],
+      [
+        "send-keys",
+        "-t",
+        paneId,
+        "-l",
+        "--",
+        typedLine({ id, socketPath: socket.path, tmuxProgram, suppressHistory: config.suppressHistory })
+      ],
       ["send-keys", "-t", paneId, "Enter"]
     ]
     const recorder = ownPipe ? recorderCommand({ id, log, paneId, socketPath: socket.path, tmuxProgram }) : null
     const marks = Format.newMarks()
     const claimed = yield* (yield* Tmux)
-      .run(socket, [claimCommand(marks, { paneId, id, seen: state, recorder, typing })], { stdin: framingScript({ id, secret }, command, shell.shell) })
+      .run(socket, [claimCommand(marks, { paneId, id, seen: state, recorder, typing })], {
+        stdin: framingScript({ id, secret }, command, shell.shell)
+      })
       // Failed or cancelled part-way: whatever of the claim, pipe and buffer was set is taken back.
       .pipe(Effect.onError(() => releaseRun(run, { buffer: true })))
     const refused = (yield* decode(refusedClaimRecord, Format.parseOutput(claimed, marks))).find((row) => row.pane_id === paneId)
@@ -253,28 +279,35 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       return yield* Effect.fail(stateConflict(paneId, refused) ?? pending(paneId))
     }
     return yield* finishRun(run, request)
-  }))
+  })
+)
 
 const watched = (paneId: string) =>
   new Denied({
     kind: "watched",
-    reason: `Refusing to run a command in ${paneId}: a person's tmux client shows that pane right now, and typing there would mix with what they do.`
+    reason:
+      `Refusing to run a command in ${paneId}: a person's tmux client shows that pane right now, and typing there would mix with what they do.`
   })
 
 /**
  * Reads a handle a caller gives back: signed by a server of this user, and not spent (a handle of a
  * command that was reported ended, or whose record expired, is refused as well).
  */
-export const openHandle = Effect.fn("RunCommand.openHandle")((text: string): Effect.Effect<CommandHandle, InvalidInput | ToolError, TmuxMcpConfig> =>
-  Effect.gen(function* () {
+export const openHandle = Effect.fn("RunCommand.openHandle")((
+  text: string
+): Effect.Effect<CommandHandle, InvalidInput | ToolError, TmuxMcpConfig> =>
+  Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
     const handle = yield* decodeHandle(yield* handleKey(dir), text)
     if (!(yield* logExists(logPath(dir, handle.id)))) {
-      return yield* invalid("handle's command has already ended and its result was returned (a handle works until then), or its record expired.")
+      return yield* invalid(
+        "handle's command has already ended and its result was returned (a handle works until then), or its record expired."
+      )
     }
     return handle
-  }))
+  })
+)
 
 /**
  * Keeps waiting for a command that timed out, by its handle (see `openHandle`): the output since,
@@ -285,7 +318,7 @@ export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
   handle: CommandHandle,
   request: WaitRequest
 ): Effect.Effect<CommandResult, ToolError, Services> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
       Effect.catchTag("NoServer", () => Effect.succeed(undefined))
@@ -307,4 +340,5 @@ export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
     }
     // A server that is gone took the pane with it.
     return yield* finishRun(run, request, server === undefined)
-  }))
+  })
+)

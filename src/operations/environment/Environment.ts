@@ -34,7 +34,6 @@ export const MAX_ENVIRONMENT_VALUE_BYTES = 12_288
 /** How many bytes of values `showEnvironment` returns unless told otherwise. */
 export const DEFAULT_ENVIRONMENT_MAX_BYTES = 65_536
 
-
 const ScopeFields = {
   scope: Schema.Literal("global", "session"),
   session_id: Schema.NullOr(SessionId).annotations({ description: "The session, for session scope; null for global." })
@@ -102,13 +101,13 @@ export const parseShellEnvironment = (output: string): Either.Either<ParsedEnvir
       at = end + 2
       continue
     }
-    const open = output.indexOf('="', at)
+    const open = output.indexOf("=\"", at)
     const name = open < 0 ? "" : output.slice(at, open)
     if (name === "" || name.includes("\n")) return Either.left(`an entry without NAME=" at offset ${at}`)
     const parts: Array<string> = []
     let cursor = open + 2
     for (;;) {
-      const quote = output.indexOf('"', cursor)
+      const quote = output.indexOf("\"", cursor)
       const escape = output.indexOf("\\", cursor)
       if (quote < 0) return Either.left(`an unterminated value for ${name}`)
       if (escape >= 0 && escape < quote) {
@@ -137,8 +136,8 @@ const checkName = (name: string): Effect.Effect<void, InvalidInput> =>
   !ENVIRONMENT_NAME.test(name)
     ? Effect.fail(new InvalidInput({ reason: "name must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)." }))
     : name === UNREPRESENTABLE_NAME
-      ? Effect.fail(new InvalidInput({ reason: `${UNREPRESENTABLE_NAME} is not supported as a variable name.` }))
-      : Effect.void
+    ? Effect.fail(new InvalidInput({ reason: `${UNREPRESENTABLE_NAME} is not supported as a variable name.` }))
+    : Effect.void
 
 /** A session's id and name, from the session a `-t` target resolves to. */
 const sessionNameRecord = Format.record("snm", {
@@ -182,7 +181,9 @@ const byPane = (socket: ResolvedSocket, paneId: string): ScopePlan => ({
     sessionId: (output) =>
       Effect.flatMap(decode(paneIdsRecord, output), (rows) => {
         const row = rows.find((r) => r.pane_id === paneId)
-        return row === undefined ? Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label })) : Effect.succeed(row.session_id)
+        return row === undefined
+          ? Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+          : Effect.succeed(row.session_id)
       })
   }
 })
@@ -212,8 +213,7 @@ const byName = (socket: ResolvedSocket, name: string): ScopePlan => ({
       Effect.flatMap(decode(sessionNameRecord, output), (rows) =>
         rows[0] !== undefined && rows[0].session_name === name
           ? Effect.succeed(rows[0].session_id)
-          : Effect.fail(new NotFound({ kind: "session", target: name, socket: socket.label }))
-      )
+          : Effect.fail(new NotFound({ kind: "session", target: name, socket: socket.label })))
   }
 })
 
@@ -225,10 +225,10 @@ const planChange = (socket: ResolvedSocket, target: EnvironmentTarget): Effect.E
   "global" in target
     ? Effect.succeed(GLOBAL)
     : "session_id" in target
-      ? Effect.succeed(byId(target.session_id))
-      : "pane_id" in target
-        ? Effect.succeed(byPane(socket, target.pane_id))
-        : Effect.map(getSession(socket, target), (session) => byId(session.session_id))
+    ? Effect.succeed(byId(target.session_id))
+    : "pane_id" in target
+    ? Effect.succeed(byPane(socket, target.pane_id))
+    : Effect.map(getSession(socket, target), (session) => byId(session.session_id))
 
 /** The plan for a read: one invocation, except for a session name `-t =name` cannot address (see `addressableByName`). */
 const planRead = (socket: ResolvedSocket, target: EnvironmentTarget): Effect.Effect<ScopePlan, TmuxError, Tmux> =>
@@ -236,8 +236,7 @@ const planRead = (socket: ResolvedSocket, target: EnvironmentTarget): Effect.Eff
     ? Effect.succeed(byName(socket, target.session_name))
     : planChange(socket, target)
 
-const run = (socket: ResolvedSocket, commands: ReadonlyArray<TmuxCommand>) =>
-  Effect.flatMap(Tmux, (tmux) => tmux.run(socket, commands))
+const run = (socket: ResolvedSocket, commands: ReadonlyArray<TmuxCommand>) => Effect.flatMap(Tmux, (tmux) => tmux.run(socket, commands))
 
 /** Printed between the lookup's records and the environment command's plain text. */
 const textMark = (marks: Format.Marks): string => `${marks.record}txt`
@@ -251,15 +250,16 @@ const runPlan = (
   plan: ScopePlan,
   command: TmuxCommand
 ): Effect.Effect<{ readonly sessionId: string | null; readonly text: string }, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const lookup = plan.lookup
     if (lookup === undefined) return { sessionId: plan.sessionId, text: yield* run(socket, [command]) }
     const { kind, id } = lookup.target
     const marks = Format.newMarks()
-    const raw = yield* runTree(socket, [...lookup.commands(marks), ["display-message", "-p", textMark(marks)], command], lookup.target).pipe(
-      // tmux words a missing target its own way (a name may come back trimmed): name it as asked.
-      Effect.catchTag("NotFound", (error) => Effect.fail(new NotFound({ kind, target: id, socket: error.socket })))
-    )
+    const raw = yield* runTree(socket, [...lookup.commands(marks), ["display-message", "-p", textMark(marks)], command], lookup.target)
+      .pipe(
+        // tmux words a missing target its own way (a name may come back trimmed): name it as asked.
+        Effect.catchTag("NotFound", (error) => Effect.fail(new NotFound({ kind, target: id, socket: error.socket })))
+      )
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)
     if (at < 0) return yield* Effect.fail(Format.unreadable("show-environment", "tmux printed no text mark"))
@@ -280,21 +280,24 @@ export const setEnvironment = Effect.fn("Environment.setEnvironment")((
   value: string,
   options: GenerationCheck = {}
 ): Effect.Effect<EnvironmentSet, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     yield* checkName(name)
     // Node refuses argv with NUL bytes in an exception that quotes the argument.
     if (value.includes("\0")) return yield* Effect.fail(new InvalidInput({ reason: "value must not contain NUL characters." }))
     if (Buffer.byteLength(value, "utf8") > MAX_ENVIRONMENT_VALUE_BYTES) {
       return yield* Effect.fail(
-        new InvalidInput({ reason: `value must be at most ${MAX_ENVIRONMENT_VALUE_BYTES} bytes (tmux limits one command to about 16 KiB).` })
+        new InvalidInput({
+          reason: `value must be at most ${MAX_ENVIRONMENT_VALUE_BYTES} bytes (tmux limits one command to about 16 KiB).`
+        })
       )
     }
     const plan = yield* planChange(socket, target)
     // `--` keeps a value that starts with "-" from reading as a flag.
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, "--", name, value])
     return { name, scope: plan.scope, session_id: sessionId, value_length: [...value].length }
-  }))
+  })
+)
 
 /**
  * `unset` deletes the entry (in a session the global value then applies again); `removed` makes new
@@ -307,13 +310,14 @@ export const unsetEnvironment = Effect.fn("Environment.unsetEnvironment")((
   mode: "unset" | "removed",
   options: GenerationCheck = {}
 ): Effect.Effect<EnvironmentUnset, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     yield* checkName(name)
     const plan = yield* planChange(socket, target)
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, mode === "unset" ? "-u" : "-r", "--", name])
     return { name, scope: plan.scope, session_id: sessionId, mode }
-  }))
+  })
+)
 
 const isUnknownVariable = (error: TmuxError): boolean =>
   error._tag === "Failed" && error.reason === "exit" && /unknown variable/.test(error.stderr)
@@ -328,7 +332,7 @@ export const showEnvironment = Effect.fn("Environment.showEnvironment")((
   target: EnvironmentTarget,
   options: { readonly name?: string | undefined; readonly maxBytes?: number | undefined } = {}
 ): Effect.Effect<EnvironmentListing, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (options.name !== undefined) yield* checkName(options.name)
     const plan = yield* planRead(socket, target)
     // After a lookup the whole scope is read and the name picked here: tmux fails on a name that is
@@ -385,4 +389,5 @@ export const showEnvironment = Effect.fn("Environment.showEnvironment")((
       omitted_names: omitted.slice(0, MAX_OMITTED_NAMES),
       bytes
     }
-  }))
+  })
+)

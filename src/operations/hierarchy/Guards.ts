@@ -18,8 +18,7 @@ const callerPaneOn = (socket: ResolvedSocket) =>
   Effect.map(InvocationContext, (context): Option.Option<string | null> =>
     context.uncertain
       ? Option.some(null)
-      : Option.flatMap(context.caller, (caller) => (context.isCallerSocket(socket) ? Option.some(caller.paneId) : Option.none()))
-  )
+      : Option.flatMap(context.caller, (caller) => (context.isCallerSocket(socket) ? Option.some(caller.paneId) : Option.none())))
 
 /** Refuses when `paneId` is the caller's own pane. */
 export const refuseCallerPane = (
@@ -30,8 +29,7 @@ export const refuseCallerPane = (
   Effect.flatMap(callerPaneOn(socket), (caller) =>
     Option.isSome(caller) && (caller.value === null || caller.value === paneId)
       ? refuse(`Refusing to ${action} ${paneId}: it is (or may be) the pane this MCP server runs in.`)
-      : Effect.void
-  )
+      : Effect.void)
 
 /** Refuses when the window or session contains the caller's own pane. */
 export const refuseCallerWithin = (
@@ -39,10 +37,12 @@ export const refuseCallerWithin = (
   target: { readonly kind: "window" | "session"; readonly id: string },
   action: string
 ): Effect.Effect<void, Denied | TmuxError, InvocationContext | Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const caller = yield* callerPaneOn(socket)
     if (Option.isNone(caller)) return
-    const denial = `Refusing to ${action} ${target.kind} ${target.id}: it contains the pane this MCP server runs in${caller.value === null ? " (or may: $TMUX and $TMUX_PANE do not both identify the caller's pane)" : ` (${caller.value})`}.`
+    const denial = `Refusing to ${action} ${target.kind} ${target.id}: it contains the pane this MCP server runs in${
+      caller.value === null ? " (or may: $TMUX and $TMUX_PANE do not both identify the caller's pane)" : ` (${caller.value})`
+    }.`
     if (caller.value === null) return yield* refuse(denial)
     const callerPane = caller.value
     const scope = target.kind === "session" ? ["-s", "-t", target.id] : ["-t", target.id]

@@ -32,8 +32,8 @@ const scopeTarget = (scope: TreeScope): QueryTarget | undefined =>
   scope.window_id !== undefined
     ? { kind: "window", id: scope.window_id }
     : scope.session_id !== undefined
-      ? { kind: "session", id: scope.session_id }
-      : undefined
+    ? { kind: "session", id: scope.session_id }
+    : undefined
 
 /**
  * Runs a command only when the server has a session (`#{S:1}` is then not empty). tmux 3.3a answers
@@ -94,7 +94,7 @@ const isInvisibleClient = (flags: string): boolean => {
 
 /** Session rows from `sessionsCommands` output, in session-id order, attachment counts corrected. */
 export const decodeSessions = (output: Format.ParsedOutput): Effect.Effect<Array<Session>, Failed> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const invisible = (yield* decode(clientRecord, output)).filter((client) => isInvisibleClient(client.flags))
     const rows = yield* decode(sessionRecord, output)
     return rows
@@ -111,19 +111,22 @@ export const decodeSessions = (output: Format.ParsedOutput): Effect.Effect<Array
   })
 
 /** Every session of the server, in id order. */
-export const listSessions = Effect.fn("Hierarchy.listSessions")((socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+export const listSessions = Effect.fn("Hierarchy.listSessions")((
+  socket: ResolvedSocket
+): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
+  Effect.gen(function*() {
     const output = yield* query(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m)])
     const server = yield* decodeServerIdentity(output)
     return { server, items: yield* decodeSessions(output) }
-  }))
+  })
+)
 
 /** Windows, in window-id order. A window linked into several sessions appears once per session. */
 export const listWindows = Effect.fn("Hierarchy.listWindows")((
   socket: ResolvedSocket,
   scope: Pick<TreeScope, "session_id"> = {}
 ): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const target = scopeTarget(scope)
     const output = yield* target === undefined
       ? query(socket, (m) => [serverIdentityCommand(m), allWindowsCommand(windowRecord, m)])
@@ -134,11 +137,11 @@ export const listWindows = Effect.fn("Hierarchy.listWindows")((
       server,
       items: rows.sort((a, b) => byNumericId("window_id")(a, b) || byNumericId("session_id")(a, b))
     }
-  }))
+  })
+)
 
 /** Lists the clients, to tell which panes a person is watching (none can be without a session). */
-export const clientsCommand = (marks: Format.Marks): TmuxCommand =>
-  whenSessionsExist(["list-clients", "-F", clientRecord.format(marks)])
+export const clientsCommand = (marks: Format.Marks): TmuxCommand => whenSessionsExist(["list-clients", "-F", clientRecord.format(marks)])
 
 /** Turns pane rows plus the client list into panes that know whether they are the caller or watched. */
 export const toPanes = (
@@ -146,7 +149,7 @@ export const toPanes = (
   server: ServerIdentity,
   output: Format.ParsedOutput
 ): Effect.Effect<Array<Pane>, TmuxError, InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const context = yield* InvocationContext
     const rows = yield* decode(paneRecord, output)
     // Control-mode clients are programs (ours included), not people.
@@ -165,23 +168,24 @@ export const listPanes = Effect.fn("Hierarchy.listPanes")((
   socket: ResolvedSocket,
   scope: TreeScope = {}
 ): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const target = scopeTarget(scope)
     const output = yield* target === undefined
       ? query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(paneRecord, m), clientsCommand(m)])
       : queryTree(
-          socket,
-          (m) => [
-            serverIdentityCommand(m),
-            // `list-panes -s -t $N` covers a session, `-t @N` one window.
-            ["list-panes", ...(target.kind === "session" ? ["-s"] : []), "-t", target.id, "-F", paneRecord.format(m)],
-            clientsCommand(m)
-          ],
-          target
-        )
+        socket,
+        (m) => [
+          serverIdentityCommand(m),
+          // `list-panes -s -t $N` covers a session, `-t @N` one window.
+          ["list-panes", ...(target.kind === "session" ? ["-s"] : []), "-t", target.id, "-F", paneRecord.format(m)],
+          clientsCommand(m)
+        ],
+        target
+      )
     const server = yield* decodeServerIdentity(output)
     return { server, items: yield* toPanes(socket, server, output) }
-  }))
+  })
+)
 
 /** At most this many placements are returned per pane (a window is rarely linked more often). */
 export const MAX_PLACEMENTS = 32
@@ -203,7 +207,7 @@ export const toPaneDetails = (
   server: ServerIdentity,
   output: Format.ParsedOutput
 ): Effect.Effect<Array<PaneDetail>, TmuxError, InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const panes = yield* toPanes(socket, server, output)
     const links = yield* decode(placementRecord, output)
     return panes.map((pane) => {
@@ -224,7 +228,7 @@ export const getPaneDetail = (
   socket: ResolvedSocket,
   paneId: string
 ): Effect.Effect<PaneDetail, TmuxError, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const output = yield* queryTree(
       socket,
       (m) => [
@@ -277,7 +281,7 @@ export const getSession = Effect.fn("Hierarchy.getSession")((
   socket: ResolvedSocket,
   target: SessionTarget
 ): Effect.Effect<Session, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const listing = (m: Format.Marks) => [serverIdentityCommand(m), ...sessionsCommands(m)]
     let wanted: { readonly session_id: string } | { readonly session_name: string }
     let output: Format.ParsedOutput
@@ -299,11 +303,15 @@ export const getSession = Effect.fn("Hierarchy.getSession")((
         socket: socket.label
       })
     )
-  }))
+  })
+)
 
 /** One window by id (`@N`); NotFound when no session holds it. */
-export const getWindow = Effect.fn("Hierarchy.getWindow")((socket: ResolvedSocket, windowId: string): Effect.Effect<Window, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+export const getWindow = Effect.fn("Hierarchy.getWindow")((
+  socket: ResolvedSocket,
+  windowId: string
+): Effect.Effect<Window, TmuxError, Tmux> =>
+  Effect.gen(function*() {
     // `list-windows -t @N` lists the windows of a session holding @N and fails if there is none.
     const output = yield* queryTree(socket, (m) => [["list-windows", "-t", windowId, "-F", windowRecord.format(m)]], {
       kind: "window",
@@ -312,15 +320,19 @@ export const getWindow = Effect.fn("Hierarchy.getWindow")((socket: ResolvedSocke
     const found = (yield* decode(windowRecord, output)).find((window) => window.window_id === windowId)
     if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "window", target: windowId, socket: socket.label }))
     return found as Window
-  }))
+  })
+)
 
 /**
  * The window holding a pane, in one round trip: `list-windows -t %N` lists the windows of the
  * session tmux picks for the pane, the same session the lookup reports, so the row is the pane's
  * own window link.
  */
-export const getPaneWindow = Effect.fn("Hierarchy.getPaneWindow")((socket: ResolvedSocket, paneId: string): Effect.Effect<Window, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+export const getPaneWindow = Effect.fn("Hierarchy.getPaneWindow")((
+  socket: ResolvedSocket,
+  paneId: string
+): Effect.Effect<Window, TmuxError, Tmux> =>
+  Effect.gen(function*() {
     const output = yield* queryTree(
       socket,
       (m) => [paneLookupCommand(paneId, m), ["list-windows", "-t", paneId, "-F", windowRecord.format(m)]],
@@ -330,7 +342,8 @@ export const getPaneWindow = Effect.fn("Hierarchy.getPaneWindow")((socket: Resol
     const found = (yield* decode(windowRecord, output)).find((window) => window.window_id === window_id)
     if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "window", target: window_id, socket: socket.label }))
     return found as Window
-  }))
+  })
+)
 
 /**
  * One pane, with the server that answered and the whole output, so a caller can read more about the
@@ -341,8 +354,12 @@ export const lookupPane = (
   socket: ResolvedSocket,
   paneId: string,
   extra: (marks: Format.Marks) => ReadonlyArray<TmuxCommand> = () => []
-): Effect.Effect<{ readonly pane: Pane; readonly server: ServerIdentity; readonly output: Format.ParsedOutput }, TmuxError, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+): Effect.Effect<
+  { readonly pane: Pane; readonly server: ServerIdentity; readonly output: Format.ParsedOutput },
+  TmuxError,
+  Tmux | InvocationContext
+> =>
+  Effect.gen(function*() {
     // `display-message -t` quietly falls back to another target when the pane is gone, so the
     // lookup uses `list-panes -t`, which fails on a missing pane.
     const output = yield* queryTree(
@@ -357,5 +374,7 @@ export const lookupPane = (
   })
 
 /** One pane by id (`%N`), with `is_caller` and `is_attended`; NotFound when it does not exist. */
-export const getPane = Effect.fn("Hierarchy.getPane")((socket: ResolvedSocket, paneId: string): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> =>
-  Effect.map(lookupPane(socket, paneId), ({ pane }) => pane))
+export const getPane = Effect.fn("Hierarchy.getPane")((
+  socket: ResolvedSocket,
+  paneId: string
+): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> => Effect.map(lookupPane(socket, paneId), ({ pane }) => pane))

@@ -54,7 +54,9 @@ const isMissingBuffer = (error: TmuxError): boolean =>
 
 const missingBuffer = (name: string) =>
   new InvalidInput({
-    reason: `no buffer named ${name} (tmux buffer ${tmuxBufferName(name)}) exists on this server. load_buffer creates one; list_buffers shows those that exist.`
+    reason: `no buffer named ${name} (tmux buffer ${
+      tmuxBufferName(name)
+    }) exists on this server. load_buffer creates one; list_buffers shows those that exist.`
   })
 
 const bufferRecord = Format.record("buf", {
@@ -90,7 +92,8 @@ export const listBuffers = Effect.fn("Buffers.listBuffers")((socket: ResolvedSoc
     Effect.map((rows) =>
       rows.map((row) => ({ name: row.name.slice(BUFFER_PREFIX.length), tmux_buffer: row.name, bytes: row.bytes, created: row.created }))
     )
-  ))
+  )
+)
 
 /** A buffer was loaded, and whether it replaced one of the same name. */
 export const BufferLoaded = Schema.Struct({
@@ -108,14 +111,15 @@ export const loadBuffer = Effect.fn("Buffers.loadBuffer")((
   text: string,
   options: GenerationCheck = {}
 ): Effect.Effect<BufferLoaded, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     const bytes = yield* checkBufferText(text)
     const buffer = tmuxBufferName(name)
     const output = yield* query(socket, (m) => [listOurs(m, buffer), ["load-buffer", "-b", buffer, "-"]], { stdin: text })
     const before = yield* decode(bufferRecord, output)
     return { name, tmux_buffer: buffer, bytes, replaced: before.length > 0 }
-  }))
+  })
+)
 
 /** A buffer's exact text, bounded by bytes. */
 export const BufferContent = Schema.Struct({
@@ -151,8 +155,7 @@ const readBufferText = (socket: ResolvedSocket, name: string): Effect.Effect<str
     // Spawned on every transport (TmuxControl's SPAWN_ONLY): a control client gets the text escaped.
     tmux
       .run(socket, [["show-buffer", "-b", tmuxBufferName(name)]])
-      .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name))))
-  )
+      .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name)))))
 
 /** The buffer's text, at most `maxBytes` of it. One invocation. */
 export const showBuffer = Effect.fn("Buffers.showBuffer")((
@@ -160,14 +163,15 @@ export const showBuffer = Effect.fn("Buffers.showBuffer")((
   name: string,
   maxBytes: number
 ): Effect.Effect<BufferContent, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const buffer = tmuxBufferName(name)
     const text = yield* readBufferText(socket, name)
     const content = prefixWithin(text, maxBytes)
     const returned = Buffer.byteLength(content, "utf8")
     const bytes = Buffer.byteLength(text, "utf8")
     return { name, tmux_buffer: buffer, content, bytes, returned_bytes: returned, truncated: returned < bytes }
-  }))
+  })
+)
 
 /** A buffer was pasted into a pane. */
 export const BufferPasted = Schema.Struct({
@@ -178,7 +182,8 @@ export const BufferPasted = Schema.Struct({
   }),
   deleted: Schema.Boolean.annotations({ description: "The buffer was deleted after pasting (delete_after)." }),
   pane_in_mode: Schema.Boolean.annotations({
-    description: "The pane was in copy mode or another tmux mode: the text went to the program all the same, and the pane is still in the mode."
+    description:
+      "The pane was in copy mode or another tmux mode: the text went to the program all the same, and the pane is still in the mode."
   })
 })
 export type BufferPasted = typeof BufferPasted.Type
@@ -204,7 +209,7 @@ export const pasteThroughPrivateBuffer = (
   text: string,
   options: { readonly bracketed: boolean; readonly after?: ReadonlyArray<TmuxCommand> }
 ): Effect.Effect<void, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const buffer = privateBufferName()
     const tmux = yield* Tmux
     const commands = [
@@ -230,7 +235,7 @@ export const pasteBuffer = Effect.fn("Buffers.pasteBuffer")((
   paneId: string,
   options: PasteOptions & GenerationCheck
 ): Effect.Effect<BufferPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     const pane = yield* typablePane(socket, paneId, "pasted")
     const result = { name, pane_id: paneId, bracketed: options.bracketed, deleted: options.deleteAfter, pane_in_mode: pane.in_mode }
@@ -246,7 +251,8 @@ export const pasteBuffer = Effect.fn("Buffers.pasteBuffer")((
     if (text.includes("\uFFFD")) {
       return yield* Effect.fail(
         new InvalidInput({
-          reason: `buffer ${name} holds bytes that are not UTF-8 text (or U+FFFD), so a checked copy of it would not be exact. Paste it with bracketed: false, or read it with show_buffer and paste that text with paste_text. Nothing was pasted.`
+          reason:
+            `buffer ${name} holds bytes that are not UTF-8 text (or U+FFFD), so a checked copy of it would not be exact. Paste it with bracketed: false, or read it with show_buffer and paste that text with paste_text. Nothing was pasted.`
         })
       )
     }
@@ -254,7 +260,8 @@ export const pasteBuffer = Effect.fn("Buffers.pasteBuffer")((
     yield* pasteThroughPrivateBuffer(socket, paneId, text, { bracketed: true })
     if (options.deleteAfter) yield* deleteTmuxBuffer(socket, tmuxBufferName(name))
     return result
-  }))
+  })
+)
 
 /** paste-buffer as this module runs it (newlines become carriage returns, as a terminal paste sends them). */
 export const pasteCommand = (buffer: string, paneId: string, options: PasteOptions): Array<string> => [
@@ -290,4 +297,5 @@ export const deleteBuffer = Effect.fn("Buffers.deleteBuffer")((
   Effect.zipRight(
     ensureGeneration(socket, options.generation),
     Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))
-  ))
+  )
+)

@@ -158,7 +158,7 @@ export const typablePane = (
   paneId: string,
   sent: "typed" | "pasted" = "typed"
 ): Effect.Effect<TypablePane, TmuxError | Conflict, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const state = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneStateRecord.format(m)]], {
       kind: "pane",
       id: paneId
@@ -197,12 +197,11 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
   const special = !literal && isSpecialKey(keys)
   const enter = request.enter ?? !special
   if (keys === "" && !enter) return Either.left("nothing to send: keys is empty and enter is false.")
-  const invocations: Array<Array<TmuxCommand>> =
-    keys === ""
-      ? [[]]
-      : bytes <= CHUNK_BYTES
-        ? [[["send-keys", "-t", paneId, ...(literal ? ["-l"] : []), "--", keys]]]
-        : chunksOf(keys, CHUNK_BYTES).map((chunk) => [["send-keys", "-t", paneId, "-l", "--", chunk]])
+  const invocations: Array<Array<TmuxCommand>> = keys === ""
+    ? [[]]
+    : bytes <= CHUNK_BYTES
+    ? [[["send-keys", "-t", paneId, ...(literal ? ["-l"] : []), "--", keys]]]
+    : chunksOf(keys, CHUNK_BYTES).map((chunk) => [["send-keys", "-t", paneId, "-l", "--", chunk]])
   if (enter) invocations[invocations.length - 1]!.push(["send-keys", "-t", paneId, "Enter"])
   return Either.right({ literal, special, enter, length: [...keys].length, bytes, invocations })
 }
@@ -217,7 +216,7 @@ export const sendKeys = Effect.fn("Input.sendKeys")((
   paneId: string,
   request: SendKeysRequest & GenerationCheck
 ): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
     const plan = yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const pane = yield* typablePane(socket, paneId)
@@ -231,7 +230,8 @@ export const sendKeys = Effect.fn("Input.sendKeys")((
       keys_length: plan.length,
       pane_in_mode: pane.in_mode
     }
-  }))
+  })
+)
 
 /** The most operations one `sendKeysBatch` takes. */
 export const MAX_BATCH_OPERATIONS = 64
@@ -260,7 +260,9 @@ export const batchSteps = (plans: ReadonlyArray<KeysPlan>, packed: boolean): Arr
   let open: { operations: Array<number>; invocations: Array<Array<TmuxCommand>> } | undefined
   plans.forEach((plan, index) => {
     const single = plan.invocations.length === 1 ? plan.invocations[0]! : undefined
-    if (packed && single !== undefined && open !== undefined && commandListBytes([...open.invocations[0]!, ...single]) <= INVOCATION_BYTES) {
+    if (
+      packed && single !== undefined && open !== undefined && commandListBytes([...open.invocations[0]!, ...single]) <= INVOCATION_BYTES
+    ) {
       open.operations.push(index)
       open.invocations[0]!.push(...single)
       return
@@ -286,7 +288,9 @@ export const BatchOperationResult = Schema.Struct({
   keys_length: NonNegativeInt,
   error: Schema.NullOr(
     Schema.Struct({
-      code: Schema.String.annotations({ description: "The error code, as a failed call's _meta carries it (not_found, no_server, failed, timeout)." }),
+      code: Schema.String.annotations({
+        description: "The error code, as a failed call's _meta carries it (not_found, no_server, failed, timeout)."
+      }),
       message: Schema.String
     })
   )
@@ -327,7 +331,7 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
   paneId: string,
   request: SendKeysBatchRequest
 ): Effect.Effect<KeysBatchSent, TmuxError | InvalidInput | Conflict, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
     const { operations, delayMs } = request
     if (operations.length < 1 || operations.length > MAX_BATCH_OPERATIONS) {
@@ -388,4 +392,5 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
       invocations,
       results
     }
-  }))
+  })
+)

@@ -27,7 +27,8 @@ export const TextPasted = Schema.Struct({
   }),
   enter_sent: Schema.Boolean,
   pane_in_mode: Schema.Boolean.annotations({
-    description: "The pane was in copy mode or another tmux mode: the text went to the program all the same, and the pane is still in the mode."
+    description:
+      "The pane was in copy mode or another tmux mode: the text went to the program all the same, and the pane is still in the mode."
   })
 })
 export type TextPasted = typeof TextPasted.Type
@@ -49,7 +50,7 @@ export const pasteText = Effect.fn("Paste.pasteText")((
   paneId: string,
   request: PasteTextRequest
 ): Effect.Effect<TextPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
     const bytes = yield* checkBufferText(request.text)
     if (request.bracketed) yield* refusePasteEnd(request.text, "text")
@@ -60,7 +61,8 @@ export const pasteText = Effect.fn("Paste.pasteText")((
       return yield* Effect.fail(
         new Conflict({
           kind: "copy_mode",
-          reason: `pane ${paneId} is in copy mode (or another tmux mode), where Enter would go to the mode, not the program. Leave the mode first (send_keys "q"), or paste without enter. Nothing was pasted.`
+          reason:
+            `pane ${paneId} is in copy mode (or another tmux mode), where Enter would go to the mode, not the program. Leave the mode first (send_keys "q"), or paste without enter. Nothing was pasted.`
         })
       )
     }
@@ -69,4 +71,5 @@ export const pasteText = Effect.fn("Paste.pasteText")((
       after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
     })
     return { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
-  }))
+  })
+)

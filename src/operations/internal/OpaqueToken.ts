@@ -5,9 +5,9 @@
  * choosing, so a changed or made-up token is refused before anything is read; its fields are
  * encoded through the schema first, which gives the JSON the one order a signature needs.
  */
-import { createHmac, timingSafeEqual } from "node:crypto"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { createHmac, timingSafeEqual } from "node:crypto"
 
 export interface OpaqueToken<A> {
   readonly encode: (value: A) => string

@@ -16,12 +16,12 @@ const kindOf = (info: Stats): string =>
   info.isFile()
     ? "a regular file"
     : info.isDirectory()
-      ? "a directory"
-      : info.isSymbolicLink()
-        ? "a symbolic link"
-        : info.isFIFO()
-          ? "a fifo"
-          : "a device file"
+    ? "a directory"
+    : info.isSymbolicLink()
+    ? "a symbolic link"
+    : info.isFIFO()
+    ? "a fifo"
+    : "a device file"
 
 /** What is at `path` (not following a symlink), or None when nothing is or it cannot be seen. */
 const inspect = (path: string): Effect.Effect<Stats | undefined> =>
@@ -29,12 +29,14 @@ const inspect = (path: string): Effect.Effect<Stats | undefined> =>
 
 /** Fails unless starting a server on `socket` can only replace a socket and tmux's own lock file. */
 export const refuseOccupiedSocketPath = (socket: ResolvedSocket): Effect.Effect<void, InvalidInput> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const occupant = yield* inspect(socket.path)
     if (occupant !== undefined && !occupant.isSocket()) {
       return yield* Effect.fail(
         new InvalidInput({
-          reason: `the socket path ${socket.label} names ${kindOf(occupant)}, not a socket: starting a tmux server there would delete it. Pick another socket_path or socket_name; nothing was started.`
+          reason: `the socket path ${socket.label} names ${
+            kindOf(occupant)
+          }, not a socket: starting a tmux server there would delete it. Pick another socket_path or socket_name; nothing was started.`
         })
       )
     }
@@ -42,7 +44,9 @@ export const refuseOccupiedSocketPath = (socket: ResolvedSocket): Effect.Effect<
     if (lock !== undefined && !(lock.isFile() && lock.size === 0)) {
       return yield* Effect.fail(
         new InvalidInput({
-          reason: `${socket.path}.lock is ${lock.isFile() ? "a regular file that is not empty" : kindOf(lock)}, not a lock file tmux left: starting a tmux server on ${socket.label} would delete it. Pick another socket_path or socket_name; nothing was started.`
+          reason: `${socket.path}.lock is ${
+            lock.isFile() ? "a regular file that is not empty" : kindOf(lock)
+          }, not a lock file tmux left: starting a tmux server on ${socket.label} would delete it. Pick another socket_path or socket_name; nothing was started.`
         })
       )
     }

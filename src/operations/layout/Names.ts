@@ -49,13 +49,16 @@ export const storedExactly = (kind: NameKind, requested: string, stored: string)
   requested === stored
     ? Effect.void
     : Effect.fail(
-        new Failed({
-          command: kind === "pane title" ? "select-pane -T" : kind === "session name" ? "rename-session" : "rename-window",
-          reason: "exit",
-          exitCode: null,
-          stderr:
-            kind === "pane title"
-              ? `tmux ignored the title (it holds a character the C library's locale tables call unprintable); the title is still ${JSON.stringify(stored)}.`
-              : `tmux stored the ${kind} as ${JSON.stringify(stored)}: it escapes characters the C library's locale tables call unprintable. Rename again without them.`
-        })
-      )
+      new Failed({
+        command: kind === "pane title" ? "select-pane -T" : kind === "session name" ? "rename-session" : "rename-window",
+        reason: "exit",
+        exitCode: null,
+        stderr: kind === "pane title"
+          ? `tmux ignored the title (it holds a character the C library's locale tables call unprintable); the title is still ${
+            JSON.stringify(stored)
+          }.`
+          : `tmux stored the ${kind} as ${
+            JSON.stringify(stored)
+          }: it escapes characters the C library's locale tables call unprintable. Rename again without them.`
+      })
+    )

@@ -34,7 +34,7 @@ const changeWindow = (
   windowId: string,
   change: ReadonlyArray<TmuxCommand>
 ): Effect.Effect<Window, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const target = { kind: "window", id: windowId } as const
     const output = yield* queryTree(socket, (m) => [...change, ["list-windows", "-t", windowId, "-F", windowRecord.format(m)]], target)
     const found = (yield* decode(windowRecord, output)).find((window) => window.window_id === windowId)
@@ -48,7 +48,7 @@ const changePanes = (
   change: ReadonlyArray<TmuxCommand>,
   read: ReadonlyArray<string>
 ): Effect.Effect<{ readonly panes: ReadonlyArray<Pane>; readonly zoomed: ReadonlyMap<string, boolean> }, TmuxError, Requirements> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const output = yield* queryTree(
       socket,
       (m) => [
@@ -84,7 +84,7 @@ export const renameSession = Effect.fn("Shape.renameSession")((
   name: string,
   options: GenerationCheck = {}
 ): Effect.Effect<Session, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     yield* checkName("session name", name, "name")
     const target = { kind: "session", id: sessionId } as const
@@ -97,7 +97,8 @@ export const renameSession = Effect.fn("Shape.renameSession")((
     if (found === undefined) return yield* notFound(socket, target)
     yield* storedExactly("session name", name, found.session_name)
     return found as Session
-  }))
+  })
+)
 
 /** Renames a window by id, likewise stored literally. */
 export const renameWindow = Effect.fn("Shape.renameWindow")((
@@ -106,13 +107,14 @@ export const renameWindow = Effect.fn("Shape.renameWindow")((
   name: string,
   options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     yield* checkName("window name", name, "name")
     const window = yield* changeWindow(socket, windowId, [["rename-window", "-t", windowId, "--", literalizeFormat(name)]])
     yield* storedExactly("window name", name, window.window_name)
     return window
-  }))
+  })
+)
 
 /** A program in the pane may set its title later with an escape sequence; tmux 3.3a allows that. */
 export const setPaneTitle = Effect.fn("Shape.setPaneTitle")((
@@ -121,7 +123,7 @@ export const setPaneTitle = Effect.fn("Shape.setPaneTitle")((
   title: string,
   options: GenerationCheck = {}
 ): Effect.Effect<Pane, TmuxError | InvalidInput, Requirements> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     yield* checkName("pane title", title, "title")
     const { panes } = yield* changePanes(
@@ -133,7 +135,8 @@ export const setPaneTitle = Effect.fn("Shape.setPaneTitle")((
     const pane = yield* paneNamed(socket, panes, paneId)
     yield* storedExactly("pane title", title, pane.title)
     return pane
-  }))
+  })
+)
 
 // Selection
 
@@ -157,7 +160,7 @@ export const selectWindow = Effect.fn("Shape.selectWindow")((
   selection: WindowSelection,
   options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     if ("window_id" in selection) {
       return yield* changeWindow(socket, selection.window_id, [["select-window", "-t", selection.window_id]])
@@ -173,7 +176,8 @@ export const selectWindow = Effect.fn("Shape.selectWindow")((
     )
     const found = (yield* decode(windowRecord, output)).find((window) => window.active)
     return found === undefined ? yield* notFound(socket, target) : (found as Window)
-  }))
+  })
+)
 
 /** A pane relative to a window's active one. */
 export type PaneDirection = "up" | "down" | "left" | "right" | "last" | "next" | "previous"
@@ -203,7 +207,7 @@ const neighbourPane = (
   windowId: string,
   step: 1 | -1
 ): Effect.Effect<string, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const target = { kind: "window", id: windowId } as const
     const output = yield* queryTree(socket, (m) => [["list-panes", "-t", windowId, "-F", paneOrderRecord.format(m)]], target)
     const panes = (yield* decode(paneOrderRecord, output)).sort((a, b) => a.pane_index - b.pane_index)
@@ -221,7 +225,7 @@ export const selectPane = Effect.fn("Shape.selectPane")((
   selection: PaneSelection,
   options: GenerationCheck = {}
 ): Effect.Effect<Pane, TmuxError, Requirements> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     if ("pane_id" in selection) {
       const paneId = selection.pane_id
@@ -237,7 +241,8 @@ export const selectPane = Effect.fn("Shape.selectPane")((
     const { panes } = yield* changePanes(socket, target, [paneDirectionCommand[direction](windowId)], [windowId])
     const active = panes.find((pane) => pane.window_id === windowId && pane.active)
     return active === undefined ? yield* notFound(socket, target) : active
-  }))
+  })
+)
 
 // Layout and size
 
@@ -265,23 +270,29 @@ export const selectLayout = Effect.fn("Shape.selectLayout")((
     ensureGeneration(socket, options.generation),
     isLayout(layout)
       ? changeWindow(socket, windowId, [["select-layout", "-t", windowId, "--", layout]]).pipe(
-          // tmux checks a layout string (checksum, pane count, sizes) before changing anything.
-          Effect.catchIf(
-            (error) => error._tag === "Failed" && error.reason === "exit" && /invalid layout|have \d+ panes? but need \d+|size mismatch after applying layout/.test(error.stderr),
-            () =>
-              Effect.fail(
-                new InvalidInput({
-                  reason: `layout is not a layout tmux can apply to window ${windowId} (a layout string must come from a window with the same number of panes, unchanged).`
-                })
-              )
-          )
+        // tmux checks a layout string (checksum, pane count, sizes) before changing anything.
+        Effect.catchIf(
+          (error) =>
+            error._tag === "Failed" && error.reason === "exit" &&
+            /invalid layout|have \d+ panes? but need \d+|size mismatch after applying layout/.test(error.stderr),
+          () =>
+            Effect.fail(
+              new InvalidInput({
+                reason:
+                  `layout is not a layout tmux can apply to window ${windowId} (a layout string must come from a window with the same number of panes, unchanged).`
+              })
+            )
         )
+      )
       : Effect.fail(
-          new InvalidInput({
-            reason: `layout must be one of ${LAYOUT_NAMES.join(", ")} or a layout string from get_window_info (e.g. "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}").`
-          })
-        )
-  ))
+        new InvalidInput({
+          reason: `layout must be one of ${
+            LAYOUT_NAMES.join(", ")
+          } or a layout string from get_window_info (e.g. "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}").`
+        })
+      )
+  )
+)
 
 /** A pane after a resize or zoom, and whether the call changed anything. */
 export const ResizedPane = Schema.Struct({
@@ -310,7 +321,7 @@ type PaneSizeRow = Format.Decoded<typeof paneSizeFields>
 
 /** The pane's size and zoom state before a change; also proves the pane exists. */
 const paneSize = (socket: ResolvedSocket, paneId: string): Effect.Effect<PaneSizeRow, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const target = { kind: "pane", id: paneId } as const
     const output = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneSizeRecord.format(m)]], target)
     const found = (yield* decode(paneSizeRecord, output)).find((row) => row.pane_id === paneId)
@@ -323,7 +334,7 @@ const resized = (
   change: ReadonlyArray<TmuxCommand>,
   before: PaneSizeRow
 ): Effect.Effect<ResizedPane, TmuxError, Requirements> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const { panes, zoomed } = yield* changePanes(socket, { kind: "pane", id: paneId }, change, [paneId])
     const pane = yield* paneNamed(socket, panes, paneId)
     const windowZoomed = zoomed.get(pane.window_id) ?? false
@@ -344,7 +355,7 @@ export const resizePane = Effect.fn("Shape.resizePane")((
   size: PaneSize,
   options: GenerationCheck = {}
 ): Effect.Effect<ResizedPane, TmuxError | InvalidInput, Requirements> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     if (size.width === undefined && size.height === undefined) {
       return yield* Effect.fail(new InvalidInput({ reason: "Pass width, height, or both (or zoom)." }))
@@ -354,7 +365,8 @@ export const resizePane = Effect.fn("Shape.resizePane")((
     if (size.width !== undefined) command.push("-x", String(size.width))
     if (size.height !== undefined) command.push("-y", String(size.height))
     return yield* resized(socket, paneId, [command], before)
-  }))
+  })
+)
 
 /**
  * Zooms a pane (it fills its window) or unzooms its window, idempotently: tmux's `resize-pane -Z`
@@ -367,7 +379,7 @@ export const zoomPane = Effect.fn("Shape.zoomPane")((
   zoom: boolean,
   options: GenerationCheck = {}
 ): Effect.Effect<ResizedPane, TmuxError | InvalidInput, Requirements> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     const before = yield* paneSize(socket, paneId)
     const toggle: TmuxCommand = ["resize-pane", "-Z", "-t", paneId]
@@ -381,10 +393,11 @@ export const zoomPane = Effect.fn("Shape.zoomPane")((
           : [toggle, toggle]
         : [toggle]
       : before.zoomed
-        ? [toggle]
-        : []
+      ? [toggle]
+      : []
     return yield* resized(socket, paneId, change, before)
-  }))
+  })
+)
 
 /**
  * Sets a window's size in cells. tmux then sets the window's `window-size` option to `manual`: the
@@ -396,7 +409,7 @@ export const resizeWindow = Effect.fn("Shape.resizeWindow")((
   size: PaneSize,
   options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     if (size.width === undefined && size.height === undefined) {
       return yield* Effect.fail(new InvalidInput({ reason: "Pass width, height, or both." }))
@@ -405,7 +418,8 @@ export const resizeWindow = Effect.fn("Shape.resizeWindow")((
     if (size.width !== undefined) command.push("-x", String(size.width))
     if (size.height !== undefined) command.push("-y", String(size.height))
     return yield* changeWindow(socket, windowId, [command])
-  }))
+  })
+)
 
 // Moving
 
@@ -427,7 +441,7 @@ export const swapPanes = Effect.fn("Shape.swapPanes")((
   targetPaneId: string,
   options: GenerationCheck = {}
 ): Effect.Effect<SwappedPanes, TmuxError | InvalidInput, Requirements> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     if (sourcePaneId === targetPaneId) {
       return yield* Effect.fail(new InvalidInput({ reason: "source_pane_id and target_pane_id are the same pane." }))
@@ -442,7 +456,8 @@ export const swapPanes = Effect.fn("Shape.swapPanes")((
       source: yield* paneNamed(socket, panes, sourcePaneId),
       target: yield* paneNamed(socket, panes, targetPaneId)
     }
-  }))
+  })
+)
 
 const Placement = Schema.Struct({
   session_id: SessionId,
@@ -477,7 +492,7 @@ export const moveWindow = Effect.fn("Shape.moveWindow")((
   destination: { readonly session_id: string; readonly index?: number | undefined },
   options: GenerationCheck = {}
 ): Effect.Effect<MovedWindow, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     const sessionId = destination.session_id
     const output = yield* queryTree(
@@ -502,4 +517,5 @@ export const moveWindow = Effect.fn("Shape.moveWindow")((
       moved_from: from === undefined ? null : { session_id: from.session_id, window_index: from.window_index },
       source_session_closed: from !== undefined && !sessions.has(from.session_id)
     }
-  }))
+  })
+)

@@ -21,7 +21,7 @@ import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/H
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
 import { checkName, type NameKind } from "../layout/Names.js"
 import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
-import { type SpawnRequest, spawnArguments } from "./Spawn.js"
+import { spawnArguments, type SpawnRequest } from "./Spawn.js"
 
 /**
  * A detached session to create: names, size, whether a server may be started for it, and whether
@@ -111,7 +111,7 @@ const paneDirectoryRecord = Format.record("dir", {
  * session's active pane rather than the split one (tmux 3.3a), so the path is read first.
  */
 const splitDirectory = (socket: ResolvedSocket, paneId: string): Effect.Effect<string | undefined, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const output = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneDirectoryRecord.format(m)]], {
       kind: "pane",
       id: paneId
@@ -122,10 +122,8 @@ const splitDirectory = (socket: ResolvedSocket, paneId: string): Effect.Effect<s
     return directory === "" ? undefined : directory
   })
 
-const tmuxSaid =
-  (pattern: RegExp) =>
-  (error: TmuxError): error is Failed =>
-    error._tag === "Failed" && error.reason === "exit" && pattern.test(error.stderr)
+const tmuxSaid = (pattern: RegExp) => (error: TmuxError): error is Failed =>
+  error._tag === "Failed" && error.reason === "exit" && pattern.test(error.stderr)
 
 /** tmux's words for failures that are the caller's to fix (names are quoted as tmux stored them). */
 const DUPLICATE_SESSION = /duplicate session: /
@@ -169,7 +167,7 @@ const spawnAndRead = (
   target: QueryTarget,
   paneId?: string
 ): Effect.Effect<SpawnedPane & { readonly output: Format.ParsedOutput }, TmuxError, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const marks = Format.newMarks()
     const output = Format.parseOutput(
       yield* runTree(socket, [serverIdentityCommand(marks), ...commands(marks), clientsCommand(marks), placementsCommand(marks)], target),
@@ -198,7 +196,7 @@ export const createSession = Effect.fn("Create.createSession")((
   socket: ResolvedSocket,
   request: CreateSessionRequest
 ): Effect.Effect<CreatedSession, TmuxError | InvalidInput, Tmux | Ownership> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const sessionName = yield* nameFlag("-s", "session name", "session_name", request.sessionName)
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
     const spawn = yield* spawnArguments(request)
@@ -235,10 +233,10 @@ export const createSession = Effect.fn("Create.createSession")((
       Effect.catchIf(tmuxSaid(DUPLICATE_SESSION), (error) =>
         Effect.fail(
           new InvalidInput({
-            reason: `a session with that name already exists on ${socket.label} (tmux: ${error.stderr.trim()}). Pick another session_name; list_sessions shows the names in use.`
+            reason:
+              `a session with that name already exists on ${socket.label} (tmux: ${error.stderr.trim()}). Pick another session_name; list_sessions shows the names in use.`
           })
-        )
-      )
+        ))
     )
     const session = yield* firstRow(yield* decode(sessionRecord, output), "session")
     return {
@@ -247,7 +245,8 @@ export const createSession = Effect.fn("Create.createSession")((
       serverStarted: startServer,
       owned
     }
-  }))
+  })
+)
 
 /** A new window in an explicitly named session, and its pane. */
 export const createWindow = Effect.fn("Create.createWindow")((
@@ -255,7 +254,7 @@ export const createWindow = Effect.fn("Create.createWindow")((
   sessionId: string,
   request: CreateWindowRequest
 ): Effect.Effect<CreatedWindow, TmuxError | InvalidInput, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
     const spawn = yield* spawnArguments(request)
     yield* ensureGeneration(socket, request.generation)
@@ -285,12 +284,12 @@ export const createWindow = Effect.fn("Create.createWindow")((
           new InvalidInput({
             reason: `window index ${request.windowIndex} is already taken in session ${sessionId}; omit window_index for the next free one.`
           })
-        )
-      )
+        ))
     )
     const window = yield* firstRow(yield* decode(windowRecord, output), "window")
     return { window: window as Window, pane, server }
-  }))
+  })
+)
 
 /** A new pane next to an existing one, starting in that pane's directory unless told otherwise. */
 export const splitWindow = Effect.fn("Create.splitWindow")((
@@ -298,7 +297,7 @@ export const splitWindow = Effect.fn("Create.splitWindow")((
   paneId: string,
   request: SplitWindowRequest
 ): Effect.Effect<SpawnedPane, TmuxError | InvalidInput, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const spawn = yield* spawnArguments(request)
     yield* ensureGeneration(socket, request.generation)
     const directory = request.startDirectory === undefined ? yield* splitDirectory(socket, paneId) : undefined
@@ -323,7 +322,8 @@ export const splitWindow = Effect.fn("Create.splitWindow")((
       { kind: "pane", id: paneId }
     )
     return { pane, server }
-  }))
+  })
+)
 
 /**
  * Restarts a pane's process: the given argv, or the command the pane was started with. Never the
@@ -334,7 +334,7 @@ export const respawnPane = Effect.fn("Create.respawnPane")((
   paneId: string,
   request: RespawnPaneRequest
 ): Effect.Effect<SpawnedPane, TmuxError | InvalidInput | Denied, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* refuseCallerPane(socket, paneId, "respawn")
     const spawn = yield* spawnArguments(request)
     yield* ensureGeneration(socket, request.generation)
@@ -353,8 +353,8 @@ export const respawnPane = Effect.fn("Create.respawnPane")((
           new InvalidInput({
             reason: `pane ${paneId} is still running its process; pass kill=true to kill it and respawn.`
           })
-        )
-      )
+        ))
     )
     return { pane, server }
-  }))
+  })
+)

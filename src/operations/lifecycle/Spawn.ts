@@ -37,8 +37,7 @@ const HISTORY_SUPPRESSION: Readonly<Record<string, string>> = {
 }
 
 export const resolveStartDirectory = (directory: string): Effect.Effect<string, InvalidInput> => {
-  const expanded =
-    directory === "~" ? homedir() : directory.startsWith("~/") ? resolve(homedir(), directory.slice(2)) : directory
+  const expanded = directory === "~" ? homedir() : directory.startsWith("~/") ? resolve(homedir(), directory.slice(2)) : directory
   const absolute = isAbsolute(expanded) ? expanded : resolve(process.cwd(), expanded)
   return Effect.tryPromise(() => stat(absolute)).pipe(
     Effect.flatMap((info) =>
@@ -47,8 +46,9 @@ export const resolveStartDirectory = (directory: string): Effect.Effect<string, 
         : Effect.fail(new InvalidInput({ reason: "start_directory is not a directory." }))
     ),
     // The path is the caller's (of any length): named, not echoed.
-    Effect.catchTag("UnknownException", () =>
-      Effect.fail(new InvalidInput({ reason: "start_directory does not exist (or cannot be read)." }))
+    Effect.catchTag(
+      "UnknownException",
+      () => Effect.fail(new InvalidInput({ reason: "start_directory does not exist (or cannot be read)." }))
     )
   )
 }
@@ -60,7 +60,7 @@ export const resolveStartDirectory = (directory: string): Effect.Effect<string, 
 export const spawnArguments = (
   request: SpawnRequest
 ): Effect.Effect<{ readonly flags: ReadonlyArray<string>; readonly argv: ReadonlyArray<string> }, InvalidInput> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const flags: Array<string> = []
     if (request.startDirectory !== undefined) {
       flags.push("-c", literalizeFormat(yield* resolveStartDirectory(request.startDirectory)))
@@ -71,7 +71,9 @@ export const spawnArguments = (
       if (!ENVIRONMENT_NAME.test(name)) {
         return yield* Effect.fail(
           new InvalidInput({
-            reason: `environment holds a name that is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)${name.length <= 64 ? `: ${JSON.stringify(name)}` : ""}.`
+            reason: `environment holds a name that is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)${
+              name.length <= 64 ? `: ${JSON.stringify(name)}` : ""
+            }.`
           })
         )
       }
@@ -80,7 +82,8 @@ export const spawnArguments = (
     if (bytes > MAX_SPAWN_ENVIRONMENT_BYTES) {
       return yield* Effect.fail(
         new InvalidInput({
-          reason: `environment holds ${bytes} bytes of names and values; at most ${MAX_SPAWN_ENVIRONMENT_BYTES} fit in the one tmux command that starts the process. Set large values with set_environment, or pass a file path instead.`
+          reason:
+            `environment holds ${bytes} bytes of names and values; at most ${MAX_SPAWN_ENVIRONMENT_BYTES} fit in the one tmux command that starts the process. Set large values with set_environment, or pass a file path instead.`
         })
       )
     }

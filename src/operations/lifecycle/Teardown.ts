@@ -65,7 +65,7 @@ const teardown = (
   id: string,
   options: TeardownOptions
 ): Effect.Effect<Teardown, TmuxError | Denied, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     yield* ensureGeneration(socket, options.generation)
     yield* kind === "pane" ? refuseCallerPane(socket, id, "kill pane") : refuseCallerWithin(socket, { kind, id }, "kill")
 
@@ -102,15 +102,14 @@ const teardown = (
     const panesClosed = [...new Set(before.map((row) => row.pane_id))]
       .filter((paneId) => !remainingPanes.has(paneId))
       .sort((a, b) => idNumber(a) - idNumber(b))
-    const windowsKept: Array<ClosedWindow> =
-      kind === "session"
-        ? dedupeBy(
-            before.filter((row) => row.session_id === id && remainingWindows.has(row.window_id)),
-            (row) => row.window_id
-          )
-            .map(({ window_id, window_name }) => ({ window_id, window_name }))
-            .sort(byNumericId("window_id"))
-        : []
+    const windowsKept: Array<ClosedWindow> = kind === "session"
+      ? dedupeBy(
+        before.filter((row) => row.session_id === id && remainingWindows.has(row.window_id)),
+        (row) => row.window_id
+      )
+        .map(({ window_id, window_name }) => ({ window_id, window_name }))
+        .sort(byNumericId("window_id"))
+      : []
 
     const target = before.find((row) =>
       kind === "session" ? row.session_id === id : kind === "window" ? row.window_id === id : row.pane_id === id
@@ -119,8 +118,7 @@ const teardown = (
     const attachedClients = remainingSessions.reduce((sum, row) => sum + row.session_attached, 0)
     // tmux's own rule (server_loop): exit-empty off keeps the server; otherwise it exits when no
     // session is left, or with exit-unattached when no client is attached to any session.
-    const serverExited =
-      exit.exit_empty && (exit.exit_unattached ? attachedClients === 0 : remainingSessions.length === 0)
+    const serverExited = exit.exit_empty && (exit.exit_unattached ? attachedClients === 0 : remainingSessions.length === 0)
 
     return {
       killed: kind,

@@ -30,7 +30,8 @@ export const probeServer = Effect.fn("Servers.probeServer")((
     Effect.flatMap(decodeServerIdentity),
     Effect.map(Option.some),
     Effect.catchTag("NoServer", () => Effect.succeedNone)
-  ))
+  )
+)
 
 /**
  * What every mutating operation takes for optimistic concurrency across server restarts: ids repeat
@@ -47,7 +48,10 @@ export const ensureGeneration = Effect.fn("Servers.ensureGeneration")((
   socket: ResolvedSocket,
   expected: string | undefined
 ): Effect.Effect<void, NoServer | NotFound | Failed, Tmux> =>
-  expected === undefined ? Effect.void : Effect.asVoid(Effect.flatMap(probeServer(socket), (server) => expectServer(socket, server, expected))))
+  expected === undefined
+    ? Effect.void
+    : Effect.asVoid(Effect.flatMap(probeServer(socket), (server) => expectServer(socket, server, expected)))
+)
 
 /** The server a probe found, of the expected generation when one is given: no server is NoServer, another one NotFound. */
 export const expectServer = (
@@ -58,14 +62,14 @@ export const expectServer = (
   Option.isNone(probed)
     ? Effect.fail(new NoServer({ socket: socket.label }))
     : expected === undefined || probed.value.generation === expected
-      ? Effect.succeed(probed.value)
-      : Effect.fail(new NotFound({ kind: "server", target: expected, socket: socket.label }))
+    ? Effect.succeed(probed.value)
+    : Effect.fail(new NotFound({ kind: "server", target: expected, socket: socket.label }))
 
 /** Liveness, identity and object counts in one round trip; a dead server is `is_alive: false`. */
 export const serverInfo = Effect.fn("Servers.serverInfo")((
   socket: ResolvedSocket
 ): Effect.Effect<ServerInfo, Failed | NotFound, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const context = yield* InvocationContext
     const base = { socket_name: socket.name, socket_path: socket.path, socket_rule: socket.rule }
     const output = yield* query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(paneIdsRecord, m)]).pipe(
@@ -103,7 +107,8 @@ export const serverInfo = Effect.fn("Servers.serverInfo")((
       pane_count: new Set(ids.map((row) => row.pane_id)).size,
       is_caller_server: context.isCallerServer(socket, server.pid)
     }
-  }))
+  })
+)
 
 const isSocketFile = (path: string): Effect.Effect<boolean> =>
   Effect.tryPromise(() => stat(path)).pipe(
@@ -162,7 +167,7 @@ export const surveyServers = (
   extraPaths: ReadonlyArray<string>,
   focus: ReadonlyArray<SurveyFocus>
 ): Effect.Effect<Survey, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const resolver = yield* SocketResolver
     const names = yield* Effect.tryPromise(() => readdir(resolver.socketDirectory)).pipe(
       Effect.orElseSucceed((): Array<string> => [])
@@ -258,13 +263,15 @@ export interface ServerDiscovery {
 export const discoverServers = Effect.fn("Servers.discoverServers")((
   extraPaths: ReadonlyArray<string> = []
 ): Effect.Effect<ServerDiscovery, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.map(surveyServers(extraPaths, []), ({ live, unresponsive }) => ({ live, unresponsive })))
+  Effect.map(surveyServers(extraPaths, []), ({ live, unresponsive }) => ({ live, unresponsive }))
+)
 
 /** The live servers of `discoverServers`. */
 export const listServers = Effect.fn("Servers.listServers")((
   extraPaths: ReadonlyArray<string> = []
 ): Effect.Effect<Array<LiveServer>, Failed | NotFound, Tmux | SocketResolver> =>
-  Effect.map(discoverServers(extraPaths), (discovery) => discovery.live))
+  Effect.map(discoverServers(extraPaths), (discovery) => discovery.live)
+)
 
 /** Whether `startServer` started the server or found one running, and who answers now. */
 export interface StartServerResult {
@@ -277,8 +284,10 @@ export interface StartServerResult {
  * `start-server` would exit at once). Says whether it started one or one was already running.
  * A socket path that holds something else than a socket is refused (tmux would delete it).
  */
-export const startServer = Effect.fn("Servers.startServer")((socket: ResolvedSocket): Effect.Effect<StartServerResult, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+export const startServer = Effect.fn("Servers.startServer")((
+  socket: ResolvedSocket
+): Effect.Effect<StartServerResult, TmuxError | InvalidInput, Tmux> =>
+  Effect.gen(function*() {
     const running = yield* probeServer(socket)
     if (Option.isSome(running)) return { started: false, server: running.value }
     yield* refuseOccupiedSocketPath(socket)
@@ -288,14 +297,15 @@ export const startServer = Effect.fn("Servers.startServer")((socket: ResolvedSoc
       { startServer: true }
     )
     return { started: true, server: yield* decodeServerIdentity(output) }
-  }))
+  })
+)
 
 /** Kills the server, unless the MCP server itself may be running inside it (or it is not the generation given). */
 export const killServer = Effect.fn("Servers.killServer")((
   socket: ResolvedSocket,
   options: GenerationCheck = {}
 ): Effect.Effect<ServerIdentity, TmuxError | Denied, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const context = yield* InvocationContext
     // The probe it needs anyway answers the generation check too.
     const server = yield* expectServer(socket, yield* probeServer(socket), options.generation)
@@ -303,10 +313,12 @@ export const killServer = Effect.fn("Servers.killServer")((
       return yield* Effect.fail(
         new Denied({
           kind: "self",
-          reason: `Refusing to kill the tmux server at ${socket.label}: this MCP server runs inside it, and killing it would end the caller's own session.`
+          reason:
+            `Refusing to kill the tmux server at ${socket.label}: this MCP server runs inside it, and killing it would end the caller's own session.`
         })
       )
     }
     yield* query(socket, () => [["kill-server"]])
     return server
-  }))
+  })
+)

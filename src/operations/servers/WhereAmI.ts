@@ -5,9 +5,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { InvocationContext } from "../../context/InvocationContext.js"
-import { type SocketSelector, SocketResolver } from "../../context/SocketResolver.js"
+import { SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
+import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
 import type { WhereAmI } from "../../domain/Model.js"
 import { decode } from "../../tmux/Query.js"
@@ -30,7 +30,7 @@ interface CallerLookup {
 export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
   selector: SocketSelector = {}
 ): Effect.Effect<WhereAmI, Failed | NotFound | InvalidInput, Tmux | TmuxMcpConfig | InvocationContext | SocketResolver> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const context = yield* InvocationContext
     const resolver = yield* SocketResolver
@@ -82,10 +82,9 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       effective_socket_name: effective.name,
       effective_socket_path: effective.path,
       socket_rule: effective.rule,
-      targets_caller_server:
-        callerInfo === null || effectiveProbe._tag === "Unresponsive"
-          ? null
-          : Option.isSome(server) && context.isCallerServer(effective, server.value.pid) === true,
+      targets_caller_server: callerInfo === null || effectiveProbe._tag === "Unresponsive"
+        ? null
+        : Option.isSome(server) && context.isCallerServer(effective, server.value.pid) === true,
       server_running: Option.isSome(server),
       server_unresponsive: effectiveProbe._tag === "Unresponsive",
       server_pid: Option.isSome(server) ? server.value.pid : null,
@@ -97,4 +96,5 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       suppress_history: config.suppressHistory,
       allow_server_start: config.allowServerStart
     }
-  }))
+  })
+)

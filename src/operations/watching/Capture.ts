@@ -35,7 +35,7 @@ export const capturePane = Effect.fn("Capture.capturePane")((
   paneId: string,
   options: CaptureOptions
 ): Effect.Effect<Capture, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const command = ["capture-pane", "-p", "-t", paneId]
     if (options.start !== undefined) command.push("-S", String(options.start))
     if (options.end !== undefined) command.push("-E", String(options.end))
@@ -54,4 +54,5 @@ export const capturePane = Effect.fn("Capture.capturePane")((
       truncated: kept.length < lines.length,
       truncated_lines: lines.length - kept.length
     }
-  }))
+  })
+)

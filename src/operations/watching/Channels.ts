@@ -59,13 +59,13 @@ export const waitForChannel = Effect.fn("Channels.waitForChannel")((
   timeout: EffectiveTimeout,
   options: GenerationCheck = {}
 ): Effect.Effect<ChannelWaited, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     // The probe the wait needs anyway answers the generation check too.
     const before = yield* expectServer(socket, yield* probeServer(socket), options.generation)
     const tmux = yield* Tmux
     const started = yield* Clock.currentTimeMillis
-    const ticking = Effect.gen(function* () {
-      for (let second = 1; ; second++) {
+    const ticking = Effect.gen(function*() {
+      for (let second = 1;; second++) {
         yield* Effect.sleep(Duration.seconds(1))
         yield* reportProgress({ progress: second, total: timeout.seconds, message: `waiting for channel ${channel}` })
       }
@@ -90,7 +90,8 @@ export const waitForChannel = Effect.fn("Channels.waitForChannel")((
     if (Option.isNone(after) || after.value.generation !== before.generation) return yield* result("server_died")
     if (waited.value._tag === "Left") return yield* Effect.fail(waited.value.left)
     return yield* result("signalled")
-  }))
+  })
+)
 
 /** A channel was signalled. */
 export const ChannelSignalled = Schema.Struct({
@@ -110,4 +111,5 @@ export const signalChannel = Effect.fn("Channels.signalChannel")((
   Effect.zipRight(
     ensureGeneration(socket, options.generation),
     Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(Effect.as({ channel, signalled: true }))
-  ))
+  )
+)

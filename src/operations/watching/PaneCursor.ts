@@ -38,17 +38,17 @@
  * higher up, a second invocation reads what the first missed; a pane that keeps printing through
  * three is read whole.
  */
-import { createHash } from "node:crypto"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { createHash } from "node:crypto"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { Int, NonNegativeInt } from "../../domain/Model.js"
-import { opaqueToken } from "../internal/OpaqueToken.js"
 import type { Tmux } from "../../tmux/Tmux.js"
+import { opaqueToken } from "../internal/OpaqueToken.js"
 import { type CaptureStart, type PaneState, type PaneView, readPaneView, trimTrailingBlank, type WindowRequest } from "./Snapshot.js"
 
 /** Non-blank rows above the anchor its context holds at least. */
@@ -252,7 +252,11 @@ const placesIn = (cursor: Cursor, facts: PaneFacts): ReadonlyArray<number> => {
 }
 
 /** The places the anchor may be on whose rows (or the rows above them) the view does not hold. */
-export const unreadPlaces = (view: Pick<PaneView, "firstRow" | "rows" | "windows">, cursor: Cursor, facts: PaneFacts): ReadonlyArray<number> =>
+export const unreadPlaces = (
+  view: Pick<PaneView, "firstRow" | "rows" | "windows">,
+  cursor: Cursor,
+  facts: PaneFacts
+): ReadonlyArray<number> =>
   placesIn(cursor, facts).filter((row) => {
     for (let r = row - spanOf(cursor); r <= row; r++) if (rowAt(view, r) === undefined) return true
     return false
@@ -271,7 +275,11 @@ export interface Anchor {
  * line; only for an anchor with context of its own, at a place its size did not change).
  * Undefined when no place fits, several do, or some are not in the view (`unreadPlaces`).
  */
-export const locateAnchor = (view: Pick<PaneView, "firstRow" | "rows" | "windows">, cursor: Cursor, facts: PaneFacts): Anchor | undefined => {
+export const locateAnchor = (
+  view: Pick<PaneView, "firstRow" | "rows" | "windows">,
+  cursor: Cursor,
+  facts: PaneFacts
+): Anchor | undefined => {
   if (unreadPlaces(view, cursor, facts).length > 0) return undefined
   const rewritable = identified(cursor) && anchorPlaces(cursor, facts) !== "any"
   const span = spanOf(cursor)
@@ -360,12 +368,12 @@ export const readSince = (
   cursor: Cursor,
   knownHistory = cursor.h
 ): Effect.Effect<Since, TmuxError | CursorMismatch, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const span = spanOf(cursor)
     // First guess: the pane as at the last look, and tall (reading a few more places costs little).
     const guess: PaneFacts = { history_size: knownHistory, history_limit: cursor.l ?? 0, width: cursor.w ?? 0, height: MARGIN_ROWS }
     let plan = cursor.a ? { start: -MAX_CONTEXT_SPAN, windows: [] } : planRead(cursor, guess, cursor.r - span - MARGIN_ROWS)
-    for (let reads = 1; ; reads++) {
+    for (let reads = 1;; reads++) {
       if (reads > WINDOWED_READS) plan = WHOLE
       const view = yield* readPaneView(socket, paneId, plan.start, false, plan.windows)
       const wrong = mismatch(cursor, view.state)
@@ -480,8 +488,7 @@ export const parseCursorFor = (text: string, paneId: string, argument = "cursor"
   Either.flatMap(decodeCursor(text, argument), (cursor) =>
     cursor.p === paneId
       ? Either.right(cursor)
-      : Either.left(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` }))
-  )
+      : Either.left(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` })))
 
 /**
  * Only what a pane printed since `cursor` (without one: a cursor for the pane's current end, and
@@ -492,7 +499,7 @@ export const captureSince = Effect.fn("PaneCursor.captureSince")((
   paneId: string,
   options: CaptureSinceOptions
 ): Effect.Effect<CapturedSince, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (options.cursor === undefined) {
       const view = yield* readForCursor(socket, paneId)
       const rows = options.includeCurrent === true ? trimTrailingBlank(screenRows(view)) : []
@@ -520,4 +527,5 @@ export const captureSince = Effect.fn("PaneCursor.captureSince")((
       pane_dead: since.view.state.pane_dead,
       cursor: encodeCursor(since.next)
     }
-  }))
+  })
+)

@@ -54,7 +54,8 @@ const ENVELOPE_BYTES = 512
 /** One matching line, with the line number capture_pane would read it at. */
 export const SearchMatch = Schema.Struct({
   line: Int.annotations({
-    description: "capture_pane's line number when searched: 0 is the top visible line, negative numbers are history. Pass it as capture_pane start/end to read around the match (it shifts as the pane prints more)."
+    description:
+      "capture_pane's line number when searched: 0 is the top visible line, negative numbers are history. Pass it as capture_pane start/end to read around the match (it shifts as the pane prints more)."
   }),
   text: Schema.String.annotations({ description: `The line, trailing spaces dropped, cut at ${MAX_LINE_CHARS} characters.` }),
   text_truncated: Schema.Boolean,
@@ -78,7 +79,9 @@ export const PaneMatches = Schema.Struct({
   }),
   match_count: NonNegativeInt.annotations({ description: "Lines of the searched range that matched." }),
   matches: Schema.Array(SearchMatch).annotations({ description: "The first matching lines, oldest first." }),
-  matches_truncated: Schema.Boolean.annotations({ description: "match_count exceeds the matches returned (max_matches_per_pane or max_bytes)." })
+  matches_truncated: Schema.Boolean.annotations({
+    description: "match_count exceeds the matches returned (max_matches_per_pane or max_bytes)."
+  })
 })
 export type PaneMatches = typeof PaneMatches.Type
 
@@ -88,8 +91,12 @@ export const SearchResult = Schema.Struct({
   panes_total: NonNegativeInt.annotations({ description: "Panes in the scope, before paging." }),
   offset: NonNegativeInt,
   max_panes: NonNegativeInt,
-  next_offset: Schema.NullOr(NonNegativeInt).annotations({ description: "Pass as offset to search the next panes; null when this page was the last." }),
-  history_lines: NonNegativeInt.annotations({ description: "Lines of history searched above each visible screen (fewer where a pane has less)." }),
+  next_offset: Schema.NullOr(NonNegativeInt).annotations({
+    description: "Pass as offset to search the next panes; null when this page was the last."
+  }),
+  history_lines: NonNegativeInt.annotations({
+    description: "Lines of history searched above each visible screen (fewer where a pane has less)."
+  }),
   panes_searched: NonNegativeInt,
   panes_with_matches: NonNegativeInt,
   panes_omitted: NonNegativeInt.annotations({ description: "Panes with matches left out of panes because max_bytes was reached." }),
@@ -97,8 +104,12 @@ export const SearchResult = Schema.Struct({
   panes_closed: NonNegativeInt.annotations({ description: "Panes of this page that closed before they could be read." }),
   total_matches: NonNegativeInt.annotations({ description: "Matching lines in all searched panes, returned or not." }),
   matches_returned: NonNegativeInt,
-  bytes_exhausted: Schema.Boolean.annotations({ description: "max_bytes was reached: later matches and panes are counted but not returned." }),
-  time_exhausted: Schema.Boolean.annotations({ description: `Matching took longer than ${SEARCH_TIME_BOX_MS} ms in all; the rest of the page is counted in panes_not_searched.` }),
+  bytes_exhausted: Schema.Boolean.annotations({
+    description: "max_bytes was reached: later matches and panes are counted but not returned."
+  }),
+  time_exhausted: Schema.Boolean.annotations({
+    description: `Matching took longer than ${SEARCH_TIME_BOX_MS} ms in all; the rest of the page is counted in panes_not_searched.`
+  }),
   truncated: Schema.Boolean.annotations({
     description: "Something was left out: more panes after this page, matches beyond a cap, or panes not searched."
   })
@@ -146,7 +157,7 @@ const parseCaptures = (
   paneIds: ReadonlyArray<string>,
   historyLines: number
 ): Effect.Effect<Array<PaneText>, Failed> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const texts: Array<PaneText> = []
     for (const chunk of output.split(marks.record).slice(1)) {
       const newline = chunk.indexOf("\n")
@@ -166,7 +177,9 @@ const parseCaptures = (
     const wrong = paneIds.findIndex((paneId, i) => texts[i]?.pane_id !== paneId)
     if (texts.length !== paneIds.length || wrong !== -1) {
       const at = wrong === -1 ? paneIds.length : wrong
-      return yield* unreadable(`expected captures of ${paneIds.length} panes, got ${texts.length}; capture ${at + 1} is not of ${paneIds[at] ?? "any pane"}`)
+      return yield* unreadable(
+        `expected captures of ${paneIds.length} panes, got ${texts.length}; capture ${at + 1} is not of ${paneIds[at] ?? "any pane"}`
+      )
     }
     return texts
   })
@@ -181,7 +194,7 @@ const capturePanes = (
   paneIds: ReadonlyArray<string>,
   historyLines: number
 ): Effect.Effect<{ readonly texts: Array<PaneText>; readonly closed: number }, TmuxError, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let remaining = paneIds
     while (remaining.length > 0) {
       const marks = Format.newMarks()
@@ -267,7 +280,7 @@ export const searchPanes = Effect.fn("Search.searchPanes")((
   socket: ResolvedSocket,
   options: SearchOptions
 ): Effect.Effect<SearchResult, TmuxError | InvalidInput, Tmux | InvocationContext> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     // Compiled first: a bad pattern costs no tmux call.
     const matcher = yield* compileMatcher(options.patterns)
     const { items } = yield* listPanes(socket, options.scope)
@@ -336,4 +349,5 @@ export const searchPanes = Effect.fn("Search.searchPanes")((
       time_exhausted: timeExhausted,
       truncated: nextOffset !== null || matchesReturned < totalMatches || notSearched > 0 || omitted > 0
     }
-  }))
+  })
+)

@@ -84,7 +84,8 @@ const windowRowsOf = (state: PaneState, request: WindowRequest): readonly [numbe
   return top <= bottom ? [top, bottom] : [bottom, top]
 }
 
-const unreadable = (detail: string) => new Failed({ command: "display-message ; capture-pane", reason: "unparseable", exitCode: null, stderr: detail })
+const unreadable = (detail: string) =>
+  new Failed({ command: "display-message ; capture-pane", reason: "unparseable", exitCode: null, stderr: detail })
 
 /** Ends the record inside its display-message: the captured text after it can neither extend the record's last field nor pass for a record (the mark is random). */
 const textMark = (marks: Format.Marks): string => `${marks.record}txt`
@@ -125,7 +126,7 @@ export const parsePaneView = (
   escapes = false,
   windows: ReadonlyArray<WindowRequest> = []
 ): Either.Either<PaneView, Failed> =>
-  Either.gen(function* () {
+  Either.gen(function*() {
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)
     if (at < 0) return yield* Either.left(unreadable("no pane record before the captured text"))
@@ -133,7 +134,9 @@ export const parsePaneView = (
     if (row === undefined) return yield* Either.left(unreadable("no pane record"))
     const state: PaneState = { ...row, generation: generationOf({ pid: row.server_pid, start_time: row.server_start_time }) }
     const [text = "", ...windowTexts] = raw.slice(at + mark.length).split(`${windowMark(marks)}\n`)
-    if (windowTexts.length !== windows.length) return yield* Either.left(unreadable(`expected ${windows.length} row windows, got ${windowTexts.length}`))
+    if (windowTexts.length !== windows.length) {
+      return yield* Either.left(unreadable(`expected ${windows.length} row windows, got ${windowTexts.length}`))
+    }
     const firstRow = rowOfLine(state, start)
     const rows = yield* capturedRows(text, lastRow(state) - firstRow + 1, escapes)
     if (windows.length === 0) return { state, firstRow, rows }
@@ -170,7 +173,6 @@ export const trimTrailingBlank = (rows: ReadonlyArray<string>): Array<string> =>
   return rows.slice(0, end)
 }
 
-
 /** A pane's visible text with its cursor, modes, scroll position, size, history, process and title. */
 export const PaneSnapshot = Schema.Struct({
   pane_id: PaneId,
@@ -179,8 +181,10 @@ export const PaneSnapshot = Schema.Struct({
   }),
   cursor_x: NonNegativeInt.annotations({ description: "Cursor column, 0-based, in terminal cells." }),
   cursor_y: NonNegativeInt.annotations({ description: "Cursor row on the visible screen, 0-based." }),
-  pane_in_mode: Schema.Boolean.annotations({ description: "The pane is in copy mode or another tmux mode (the screen shown to people is that mode's view)." }),
-  pane_mode: Schema.NullOr(Schema.String).annotations({ description: 'The mode\'s name, e.g. "copy-mode"; null when in no mode.' }),
+  pane_in_mode: Schema.Boolean.annotations({
+    description: "The pane is in copy mode or another tmux mode (the screen shown to people is that mode's view)."
+  }),
+  pane_mode: Schema.NullOr(Schema.String).annotations({ description: "The mode's name, e.g. \"copy-mode\"; null when in no mode." }),
   scroll_position: Schema.NullOr(NonNegativeInt).annotations({
     description: "How many rows copy mode is scrolled up into history (0 at the bottom); null outside copy mode."
   }),
@@ -225,4 +229,5 @@ export const snapshotPane = Effect.fn("Snapshot.snapshotPane")((
     pane_pid: state.pane_pid,
     title: state.title,
     generation: state.generation
-  })))
+  }))
+)

@@ -5,8 +5,8 @@
  * gets an InvalidInput saying to simplify the pattern. One script run covers a whole batch of lines,
  * so the time box costs about half a millisecond per batch, not per line.
  */
-import * as vm from "node:vm"
 import * as Effect from "effect/Effect"
+import * as vm from "node:vm"
 import { InvalidInput } from "../../domain/Errors.js"
 
 export const MAX_PATTERNS = 20
@@ -44,13 +44,17 @@ const MATCH_SCRIPT = new vm.Script(`
 
 /** Checks and compiles the patterns; a bad one is named by its position, never echoed. */
 export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect.Effect<Matcher, InvalidInput> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     if (spec.patterns.length === 0) return yield* Effect.fail(new InvalidInput({ reason: `${argument} must hold at least one pattern.` }))
     if (spec.patterns.length > MAX_PATTERNS) {
-      return yield* Effect.fail(new InvalidInput({ reason: `${argument} holds ${spec.patterns.length} patterns; at most ${MAX_PATTERNS}.` }))
+      return yield* Effect.fail(
+        new InvalidInput({ reason: `${argument} holds ${spec.patterns.length} patterns; at most ${MAX_PATTERNS}.` })
+      )
     }
     for (const [index, pattern] of spec.patterns.entries()) {
-      if (pattern === "") return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is empty; it would match every line.` }))
+      if (pattern === "") {
+        return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is empty; it would match every line.` }))
+      }
       if (pattern.length > MAX_PATTERN_LENGTH) {
         return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is longer than ${MAX_PATTERN_LENGTH} characters.` }))
       }
@@ -89,7 +93,8 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
           } catch {
             return Effect.fail(
               new InvalidInput({
-                reason: `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
+                reason:
+                  `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
               })
             )
           } finally {

@@ -87,7 +87,9 @@ export interface TextWaitRequest {
   readonly since?: string | undefined
 }
 
-type Ending = { readonly outcome: "matched" | "stopped"; readonly lines: ReadonlyArray<typeof MatchedLine.Type> } | { readonly outcome: "pane_died" }
+type Ending = { readonly outcome: "matched" | "stopped"; readonly lines: ReadonlyArray<typeof MatchedLine.Type> } | {
+  readonly outcome: "pane_died"
+}
 
 /** Where `matcher` matches in `rows`; without a matcher, every row with text (any new output). */
 const matchesIn = (
@@ -108,11 +110,12 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
   paneId: string,
   request: TextWaitRequest
 ): Effect.Effect<TextWaitResult, TmuxError | InvalidInput, Tmux> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const spec = { regex: request.regex, ignoreCase: request.ignoreCase }
     const matcher = request.patterns === null ? null : yield* compileMatcher({ patterns: request.patterns, ...spec })
-    const stopper =
-      request.stopPatterns === undefined ? null : yield* compileMatcher({ patterns: request.stopPatterns, ...spec }, "stop_patterns")
+    const stopper = request.stopPatterns === undefined
+      ? null
+      : yield* compileMatcher({ patterns: request.stopPatterns, ...spec }, "stop_patterns")
     let anchor: Cursor | undefined = request.since === undefined ? undefined : yield* parseCursorFor(request.since, paneId, "since")
 
     let lastView: PaneView | undefined
@@ -130,7 +133,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
     }
 
     const decide = (rows: ReadonlyArray<string>): Effect.Effect<Option.Option<Ending>, InvalidInput> =>
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const stops = stopper === null ? [] : yield* stopper.matchLines(rows)
         const matches = yield* matchesIn(matcher, rows)
         const report = (found: ReadonlyArray<{ readonly line: number; readonly pattern: number | null }>) =>
@@ -142,7 +145,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
         return Option.none()
       })
 
-    const look: Effect.Effect<Option.Option<Ending>, TmuxError | InvalidInput, Tmux> = Effect.gen(function* () {
+    const look: Effect.Effect<Option.Option<Ending>, TmuxError | InvalidInput, Tmux> = Effect.gen(function*() {
       const first = looks++ === 0
       if (anchor === undefined) {
         const view = yield* readForCursor(socket, paneId)
@@ -157,7 +160,9 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
           // A pane that exists at the start and is gone later died (with its server, perhaps).
           CursorMismatch: (e) =>
             first
-              ? Effect.fail(new InvalidInput({ reason: `since does not fit: ${e.reason} Call capture_since without a cursor to get a fresh one.` }))
+              ? Effect.fail(
+                new InvalidInput({ reason: `since does not fit: ${e.reason} Call capture_since without a cursor to get a fresh one.` })
+              )
               : Effect.succeed(Either.left("pane_died" as const)),
           NotFound: (e) => (first ? Effect.fail(e) : Effect.succeed(Either.left("pane_died" as const))),
           NoServer: (e) => (first ? Effect.fail(e) : Effect.succeed(Either.left("pane_died" as const)))
@@ -191,7 +196,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
 
     const { value, elapsedMs } = yield* pollUntil(look, { timeout: request.timeout, message: `waiting for text in ${paneId}` })
     const ending = Option.getOrUndefined(value)
-    let tailRows = [...done, ...pending]
+    const tailRows = [...done, ...pending]
     while (tailRows.length > 0 && tailRows[tailRows.length - 1] === "") tailRows.pop()
     const bounded = keepNewest(tailRows, request.maxLines)
     return {
@@ -209,4 +214,5 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
       timeout_clamped: request.timeout.clamped,
       cursor: encodeCursor(lastView === undefined ? anchor! : cursorOf(lastView))
     }
-  }))
+  })
+)

@@ -24,8 +24,7 @@ export const value = (args: Arguments, flag: string): string | undefined => {
 }
 
 /** Every value of a repeatable flag (`-e A=1 -e B=2`). */
-export const values = (args: Arguments, flag: string): Array<string> =>
-  (args.flags.get(flag) ?? []).filter((v): v is string => v !== null)
+export const values = (args: Arguments, flag: string): Array<string> => (args.flags.get(flag) ?? []).filter((v): v is string => v !== null)
 
 /** Parses `argv` (after the command name) against a tmux template; the error text is tmux's own cause. */
 export const parseArguments = (
@@ -36,7 +35,7 @@ export const parseArguments = (
 ): Arguments | { readonly error: string } => {
   const flags = new Map<string, Array<string | null>>()
   let i = 0
-  for (; i < argv.length; ) {
+  for (; i < argv.length;) {
     const word = argv[i]!
     if (!word.startsWith("-") || word === "-") break
     i++
@@ -77,9 +76,9 @@ export const parseCommandLine = (line: string): Array<TmuxCommand> | { readonly 
       commands.push([])
       continue
     }
-    if (char !== '"') return { error: `FakeTmux reads only double-quoted arguments, not ${line.slice(i, i + 12)}` }
+    if (char !== "\"") return { error: `FakeTmux reads only double-quoted arguments, not ${line.slice(i, i + 12)}` }
     let argument = ""
-    for (i++; i < line.length && line[i] !== '"'; i++) {
+    for (i++; i < line.length && line[i] !== "\""; i++) {
       if (line[i] !== "\\") {
         argument += line[i]
       } else if (/^[0-7]{3}$/.test(line.slice(i + 1, i + 4))) {

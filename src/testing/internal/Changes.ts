@@ -5,8 +5,8 @@
  * killing a session, choosing what becomes current or active instead, and how tmux stores a name.
  */
 import { basename } from "node:path"
-import { closeCell } from "./Layout.js"
 import type { FakePane, FakeServer, FakeSession, FakeWindow, FakeWinlink } from "../FakeWorld.js"
+import { closeCell } from "./Layout.js"
 import { DEFAULT_SHELL, sessionEnvironment, sessionsHolding, winlinksOf } from "./World.js"
 
 export interface Spawn {

@@ -6,10 +6,10 @@
  */
 import type * as Effect from "effect/Effect"
 import type { TmuxCommand } from "../../tmux/Tmux.js"
+import type { FakeServer, FakeSession } from "../FakeWorld.js"
 import type { Arguments } from "./Arguments.js"
 import type { FormatTarget } from "./Formats.js"
 import type { Found, TargetKind } from "./Targets.js"
-import type { FakeServer, FakeSession } from "../FakeWorld.js"
 
 export type Outcome =
   | { readonly printed: string }

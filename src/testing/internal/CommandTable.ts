@@ -5,6 +5,7 @@
  */
 import type { TmuxCommand } from "../../tmux/Tmux.js"
 import { parseArguments } from "./Arguments.js"
+import { value } from "./Arguments.js"
 import { type CommandEntry, failed, type Invocation, type Outcome, type TargetSpec } from "./Command.js"
 import { inputCommands } from "./commands/Input.js"
 import { lifecycleCommands } from "./commands/Lifecycle.js"
@@ -12,7 +13,6 @@ import { readingCommands } from "./commands/Reading.js"
 import { serverCommands } from "./commands/Server.js"
 import { settingsCommands } from "./commands/Settings.js"
 import { shapeCommands } from "./commands/Shape.js"
-import { value } from "./Arguments.js"
 import { type Found, resolveTarget } from "./Targets.js"
 
 export const COMMANDS: ReadonlyArray<CommandEntry> = [
@@ -26,18 +26,96 @@ export const COMMANDS: ReadonlyArray<CommandEntry> = [
 
 /** tmux 3.3a's commands (cmd.c's table), so a prefix is ambiguous as in tmux and an unmodelled one is named as such. */
 const TMUX_COMMANDS = [
-  "attach-session", "bind-key", "break-pane", "capture-pane", "choose-buffer", "choose-client", "choose-tree", "clear-history",
-  "clear-prompt-history", "clock-mode", "command-prompt", "confirm-before", "copy-mode", "customize-mode", "delete-buffer",
-  "detach-client", "display-menu", "display-message", "display-panes", "display-popup", "find-window", "has-session", "if-shell",
-  "join-pane", "kill-pane", "kill-server", "kill-session", "kill-window", "last-pane", "last-window", "link-window", "list-buffers",
-  "list-clients", "list-commands", "list-keys", "list-panes", "list-sessions", "list-windows", "load-buffer", "lock-client",
-  "lock-server", "lock-session", "move-pane", "move-window", "new-session", "new-window", "next-layout", "next-window",
-  "paste-buffer", "pipe-pane", "previous-layout", "previous-window", "refresh-client", "rename-session", "rename-window",
-  "resize-pane", "resize-window", "respawn-pane", "respawn-window", "rotate-window", "run-shell", "save-buffer", "select-layout",
-  "select-pane", "select-window", "send-keys", "send-prefix", "server-access", "set-buffer", "set-environment", "set-hook",
-  "set-option", "set-window-option", "show-buffer", "show-environment", "show-hooks", "show-messages", "show-options",
-  "show-prompt-history", "show-window-options", "source-file", "split-window", "start-server", "suspend-client", "swap-pane",
-  "swap-window", "switch-client", "unbind-key", "unlink-window", "wait-for"
+  "attach-session",
+  "bind-key",
+  "break-pane",
+  "capture-pane",
+  "choose-buffer",
+  "choose-client",
+  "choose-tree",
+  "clear-history",
+  "clear-prompt-history",
+  "clock-mode",
+  "command-prompt",
+  "confirm-before",
+  "copy-mode",
+  "customize-mode",
+  "delete-buffer",
+  "detach-client",
+  "display-menu",
+  "display-message",
+  "display-panes",
+  "display-popup",
+  "find-window",
+  "has-session",
+  "if-shell",
+  "join-pane",
+  "kill-pane",
+  "kill-server",
+  "kill-session",
+  "kill-window",
+  "last-pane",
+  "last-window",
+  "link-window",
+  "list-buffers",
+  "list-clients",
+  "list-commands",
+  "list-keys",
+  "list-panes",
+  "list-sessions",
+  "list-windows",
+  "load-buffer",
+  "lock-client",
+  "lock-server",
+  "lock-session",
+  "move-pane",
+  "move-window",
+  "new-session",
+  "new-window",
+  "next-layout",
+  "next-window",
+  "paste-buffer",
+  "pipe-pane",
+  "previous-layout",
+  "previous-window",
+  "refresh-client",
+  "rename-session",
+  "rename-window",
+  "resize-pane",
+  "resize-window",
+  "respawn-pane",
+  "respawn-window",
+  "rotate-window",
+  "run-shell",
+  "save-buffer",
+  "select-layout",
+  "select-pane",
+  "select-window",
+  "send-keys",
+  "send-prefix",
+  "server-access",
+  "set-buffer",
+  "set-environment",
+  "set-hook",
+  "set-option",
+  "set-window-option",
+  "show-buffer",
+  "show-environment",
+  "show-hooks",
+  "show-messages",
+  "show-options",
+  "show-prompt-history",
+  "show-window-options",
+  "source-file",
+  "split-window",
+  "start-server",
+  "suspend-client",
+  "swap-pane",
+  "swap-window",
+  "switch-client",
+  "unbind-key",
+  "unlink-window",
+  "wait-for"
 ]
 
 /** cmd_find: the exact name or alias, else a unique prefix of a name. */
@@ -56,10 +134,16 @@ export const startsServer = (command: TmuxCommand): boolean => {
   return "name" in entry && (entry.name === "new-session" || entry.name === "start-server")
 }
 
-const resolve = (invocation: Invocation, spec: TargetSpec | undefined, given: string | undefined): { found?: Found | undefined } | { readonly error: string } => {
+const resolve = (
+  invocation: Invocation,
+  spec: TargetSpec | undefined,
+  given: string | undefined
+): { found?: Found | undefined } | { readonly error: string } => {
   if (spec === undefined) return {}
   // A session killed earlier in the list is no longer anyone's current session.
-  const current = invocation.current !== undefined && invocation.server.sessions.includes(invocation.current) ? invocation.current : undefined
+  const current = invocation.current !== undefined && invocation.server.sessions.includes(invocation.current)
+    ? invocation.current
+    : undefined
   const resolution = resolveTarget(invocation.server, current, given, spec.kind)
   if ("found" in resolution) return { found: resolution.found }
   return spec.canFail === true ? { found: undefined } : { error: resolution.error }

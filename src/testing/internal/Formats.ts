@@ -7,9 +7,20 @@
  * variable is empty, as in tmux; anything else (other modifiers, `#(…)`, `#S`-style aliases) is
  * refused, so a format the fake cannot read fails a test instead of reading as empty.
  */
-import { layoutString } from "./Layout.js"
 import type { FakeBuffer, FakeClient, FakePane, FakeServer, FakeSession, FakeWindow, FakeWinlink } from "../FakeWorld.js"
-import { activePaneOf, attachedClients, cursorOf, currentWinlink, historySize, sessionOptions, sessionsOf, windowOf, windowOptions, winlinksOf } from "./World.js"
+import { layoutString } from "./Layout.js"
+import {
+  activePaneOf,
+  attachedClients,
+  currentWinlink,
+  cursorOf,
+  historySize,
+  sessionOptions,
+  sessionsOf,
+  windowOf,
+  windowOptions,
+  winlinksOf
+} from "./World.js"
 
 /** What a format is expanded against. As in tmux, a window without a pane means its active pane. */
 export interface FormatTarget {
@@ -48,7 +59,8 @@ export const optionValue = (t: FormatTarget, name: string): string | undefined =
   if (name === "exit-empty") return t.server.exitEmpty ? "on" : "off"
   const window = t.winlink === undefined ? undefined : windowOf(t.server, t.winlink)
   const pane = t.pane ?? (window === undefined ? undefined : activePaneOf(window))
-  return pane?.options.get(name) ?? (window === undefined ? undefined : windowOptions(window).get(name)) ?? (t.session === undefined ? undefined : sessionOptions(t.session).get(name)) ?? t.server.options.get(name) ?? OPTION_DEFAULTS[name]
+  return pane?.options.get(name) ?? (window === undefined ? undefined : windowOptions(window).get(name)) ??
+    (t.session === undefined ? undefined : sessionOptions(t.session).get(name)) ?? t.server.options.get(name) ?? OPTION_DEFAULTS[name]
 }
 
 /** Flags print as 1 or 0 in formats. */
@@ -114,7 +126,9 @@ const VARIABLES: Readonly<Record<string, (scope: Scope) => Value>> = {
   buffer_sample: ({ t }) => t.buffer?.data.slice(0, 50)
 }
 
-const text = (value: Value): string => (typeof value === "boolean" ? (value ? "1" : "0") : value === null || value === undefined ? "" : String(value))
+const text = (
+  value: Value
+): string => (typeof value === "boolean" ? (value ? "1" : "0") : value === null || value === undefined ? "" : String(value))
 
 const lookup = (name: string, t: FormatTarget): string => {
   const variable = VARIABLES[name]
@@ -199,7 +213,10 @@ const loopTargets = (kind: string, t: FormatTarget): Array<{ readonly target: Fo
   if (kind === "W") {
     if (t.session === undefined) return []
     const session = t.session
-    return winlinksOf(session).map((winlink) => ({ target: { ...t, winlink, pane: undefined }, current: session.current === winlink.index }))
+    return winlinksOf(session).map((winlink) => ({
+      target: { ...t, winlink, pane: undefined },
+      current: session.current === winlink.index
+    }))
   }
   const window = t.winlink === undefined ? undefined : windowOf(t.server, t.winlink)
   return (window?.panes ?? []).map((pane) => ({ target: { ...t, pane }, current: pane.id === window!.activePane }))

@@ -52,7 +52,18 @@ const control = (char: string): string | undefined => {
   if (char === "?" || char === "8") return "\x7f"
   const code = char.toLowerCase().charCodeAt(0)
   if (char.length === 1 && code >= 0x61 && code <= 0x7a) return String.fromCharCode(code - 0x60)
-  const punctuation: Record<string, string> = { "[": "\x1b", "\\": "\x1c", "]": "\x1d", "^": "\x1e", _: "\x1f", "3": "\x1b", "4": "\x1c", "5": "\x1d", "6": "\x1e", "7": "\x1f" }
+  const punctuation: Record<string, string> = {
+    "[": "\x1b",
+    "\\": "\x1c",
+    "]": "\x1d",
+    "^": "\x1e",
+    _: "\x1f",
+    "3": "\x1b",
+    "4": "\x1c",
+    "5": "\x1d",
+    "6": "\x1e",
+    "7": "\x1f"
+  }
   return punctuation[char]
 }
 

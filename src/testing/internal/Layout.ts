@@ -158,7 +158,14 @@ export const refreshLayout = (window: FakeWindow): void => install(window, treeO
  * otherwise), `before` puts it above or left. Returns false when there is no room ("no space for
  * new pane"). Call it before the new pane joins `window.panes`, and `refreshLayout` after.
  */
-export const splitCell = (window: FakeWindow, paneId: string, newPaneId: string, direction: Direction, requested: number | undefined, before: boolean): boolean => {
+export const splitCell = (
+  window: FakeWindow,
+  paneId: string,
+  newPaneId: string,
+  direction: Direction,
+  requested: number | undefined,
+  before: boolean
+): boolean => {
   const cell = cellOf(window, paneId)
   const saved = size(cell, direction)
   if (saved < MINIMUM * 2 + 1) return false
@@ -406,16 +413,15 @@ export const presetNamed = (name: string): (typeof LAYOUT_NAMES)[number] | undef
 /** Arranges the window's panes in a preset layout (a lone pane keeps the window). */
 export const applyPreset = (window: FakeWindow, name: (typeof LAYOUT_NAMES)[number]): void => {
   if (window.panes.length <= 1) return
-  const root =
-    name === "even-horizontal"
-      ? even(window, "leftright")
-      : name === "even-vertical"
-        ? even(window, "topbottom")
-        : name === "main-horizontal"
-          ? main(window, "topbottom")
-          : name === "main-vertical"
-            ? main(window, "leftright")
-            : tiled(window)
+  const root = name === "even-horizontal"
+    ? even(window, "leftright")
+    : name === "even-vertical"
+    ? even(window, "topbottom")
+    : name === "main-horizontal"
+    ? main(window, "topbottom")
+    : name === "main-vertical"
+    ? main(window, "leftright")
+    : tiled(window)
   install(window, root)
   window.width = root.sx
   window.height = root.sy
@@ -497,7 +503,9 @@ const consistent = (cell: Cell): boolean => {
  */
 export const applyLayoutString = (window: FakeWindow, text: string): string | undefined => {
   const comma = text.indexOf(",")
-  if (comma !== 4 || !/^[0-9a-f]{4}$/i.test(text.slice(0, 4)) || checksum(text.slice(5)) !== text.slice(0, 4).toLowerCase()) return "invalid layout"
+  if (comma !== 4 || !/^[0-9a-f]{4}$/i.test(text.slice(0, 4)) || checksum(text.slice(5)) !== text.slice(0, 4).toLowerCase()) {
+    return "invalid layout"
+  }
   const at = { i: 5 }
   const root = parseCell(text, at, undefined)
   if (root === null || at.i !== text.length) return "invalid layout"

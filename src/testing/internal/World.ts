@@ -6,14 +6,24 @@
  * unlinking, starting processes) are in Changes.ts, layouts in Layout.ts.
  */
 
-import type { FakeBuffer, FakeClient, FakeEnvironment, FakePane, FakePaneSpec, FakeServer, FakeServerSpec, FakeSession, FakeWindow, FakeWinlink } from "../FakeWorld.js"
+import type {
+  FakeBuffer,
+  FakeClient,
+  FakeEnvironment,
+  FakePane,
+  FakePaneSpec,
+  FakeServer,
+  FakeServerSpec,
+  FakeSession,
+  FakeWindow,
+  FakeWinlink
+} from "../FakeWorld.js"
 
 export const DEFAULT_HOME = "/home/fake"
 export const DEFAULT_SHELL = "bash"
 const DEFAULT_HISTORY_LIMIT = 2000
 
-const environmentOf = (spec: Readonly<Record<string, string | null>> | undefined): FakeEnvironment =>
-  new Map(Object.entries(spec ?? {}))
+const environmentOf = (spec: Readonly<Record<string, string | null>> | undefined): FakeEnvironment => new Map(Object.entries(spec ?? {}))
 
 /** A pane as tmux makes it for a spawn; `spec` overrides any field. */
 export const makePane = (server: FakeServer, spec: FakePaneSpec & { readonly width: number; readonly height: number }): FakePane => {
@@ -43,7 +53,16 @@ export const makePane = (server: FakeServer, spec: FakePaneSpec & { readonly wid
 }
 
 export const makeWindow = (server: FakeServer, name: string, width: number, height: number, panes: Array<FakePane>): FakeWindow => {
-  const window: FakeWindow = { id: `@${server.next.window++}`, name, zoomed: false, width, height, panes, activePane: panes[0]!.id, options: new Map() }
+  const window: FakeWindow = {
+    id: `@${server.next.window++}`,
+    name,
+    zoomed: false,
+    width,
+    height,
+    panes,
+    activePane: panes[0]!.id,
+    options: new Map()
+  }
   server.windows.set(window.id, window)
   return window
 }
@@ -115,7 +134,11 @@ export const makeServer = (spec: FakeServerSpec = {}): FakeServer => {
   for (const c of spec.clients ?? []) {
     const session = server.sessions.find((s) => s.name === c.session)
     if (session === undefined) throw new Error(`FakeTmux.server: no session ${c.session} for a client`)
-    server.clients.push({ session: session.id, flags: c.flags ?? "attached,focused,UTF-8", name: c.name ?? `/dev/pts/${server.clients.length}` })
+    server.clients.push({
+      session: session.id,
+      flags: c.flags ?? "attached,focused,UTF-8",
+      name: c.name ?? `/dev/pts/${server.clients.length}`
+    })
   }
   for (const b of spec.buffers ?? []) addBuffer(server, b.name, b.data, b.created ?? startTime)
   return server

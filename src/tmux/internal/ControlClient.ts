@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto"
 import { StringDecoder } from "node:string_decoder"
 import { type Block, BlockReader, commandLine, quoteArgument } from "../ControlProtocol.js"
 import type { TmuxCommand } from "../Tmux.js"
-import { type TmuxProcessesShape, terminate } from "../TmuxProcess.js"
+import { terminate, type TmuxProcessesShape } from "../TmuxProcess.js"
 
 /** Why a request got no answer. `sent` is false when tmux cannot have run any of its commands. */
 export class ControlClientLost extends Error {

@@ -25,7 +25,9 @@ export const callerPaneId = (
     if (caller === null || caller.paneId === null) {
       return Effect.fail(
         new InvalidInput({
-          reason: `${argument} is required: this MCP server is not running inside tmux, so there is no "own" ${argument.replace("_id", "")}. Call where_am_i or list_panes to pick one.`
+          reason: `${argument} is required: this MCP server is not running inside tmux, so there is no "own" ${
+            argument.replace("_id", "")
+          }. Call where_am_i or list_panes to pick one.`
         })
       )
     }

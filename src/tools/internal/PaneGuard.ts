@@ -19,5 +19,7 @@ export const refuseCallerPaneUnlessForced = (
   input.force === true
     ? Effect.void
     : refuseCallerPane(socket, input.pane_id, action).pipe(
-        Effect.mapError((denied) => new Denied({ kind: denied.kind, reason: `${denied.reason} Pass force: true if ${intended} is intended.` }))
+      Effect.mapError((denied) =>
+        new Denied({ kind: denied.kind, reason: `${denied.reason} Pass force: true if ${intended} is intended.` })
       )
+    )

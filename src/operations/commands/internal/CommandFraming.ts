@@ -86,7 +86,9 @@ export interface TypedLineOptions {
 export const typedLine = ({ id, socketPath, suppressHistory, tmuxProgram }: TypedLineOptions): string => {
   const buffer = commandBufferName(id)
   // If the buffer is gone, `false` makes the line fail visibly (tmux's message is in the output) instead of running anything.
-  const fetch = `${shellQuote(tmuxProgram)} -S ${shellQuote(socketPath)} show-buffer -b ${buffer} \\; delete-buffer -b ${buffer} || echo false`
+  const fetch = `${shellQuote(tmuxProgram)} -S ${
+    shellQuote(socketPath)
+  } show-buffer -b ${buffer} \\; delete-buffer -b ${buffer} || echo false`
   return `${suppressHistory ? " " : ""}{ ${FLAGS_VARIABLE}=$-; set +xv; } 2>/dev/null; eval "$(${fetch})"`
 }
 

@@ -72,25 +72,25 @@ type ReadStatus = "reading" | "recorder_stopped" | "pane_gone"
 /** Reads what is new: the log (pipe), or the pane's whole history (scrollback). */
 const readNew = (run: Run) =>
   run.handle.source === "pipe"
-    ? Effect.gen(function* () {
-        for (;;) {
-          const read = yield* readLog(run.log, run.framed.offset + run.framed.pendingLength)
-          if (read === null) return "recorder_stopped" as ReadStatus
-          if (read.bytes.length > 0) run.framed.feed(read.bytes)
-          if (run.framed.state.ended) return "reading" as ReadStatus
-          if (read.bytes.length === 0) return (read.finished ? "recorder_stopped" : "reading") as ReadStatus
-        }
-      })
+    ? Effect.gen(function*() {
+      for (;;) {
+        const read = yield* readLog(run.log, run.framed.offset + run.framed.pendingLength)
+        if (read === null) return "recorder_stopped" as ReadStatus
+        if (read.bytes.length > 0) run.framed.feed(read.bytes)
+        if (run.framed.state.ended) return "reading" as ReadStatus
+        if (read.bytes.length === 0) return (read.finished ? "recorder_stopped" : "reading") as ReadStatus
+      }
+    })
     : runTree(run.socket, [["capture-pane", "-p", "-J", "-t", run.handle.pane_id, "-S", "-", "-E", "-"]], {
-        kind: "pane",
-        id: run.handle.pane_id
-      }).pipe(
-        Effect.map((text) => {
-          run.framed.rescan(Buffer.from(text.endsWith("\n") ? text : `${text}\n`, "utf8"), run.handle.returned_lines)
-          return "reading" as ReadStatus
-        }),
-        Effect.catchTags({ NotFound: () => Effect.succeed<ReadStatus>("pane_gone"), NoServer: () => Effect.succeed<ReadStatus>("pane_gone") })
-      )
+      kind: "pane",
+      id: run.handle.pane_id
+    }).pipe(
+      Effect.map((text) => {
+        run.framed.rescan(Buffer.from(text.endsWith("\n") ? text : `${text}\n`, "utf8"), run.handle.returned_lines)
+        return "reading" as ReadStatus
+      }),
+      Effect.catchTags({ NotFound: () => Effect.succeed<ReadStatus>("pane_gone"), NoServer: () => Effect.succeed<ReadStatus>("pane_gone") })
+    )
 
 /**
  * ended: the end marker with the secret. died: the pane is gone. not_started: the shell did not run
@@ -104,7 +104,7 @@ const withdraw = (run: Run) =>
 
 /** Until the start marker shows: whether the shell took the line (see START_GRACE_MS, FETCH_GRACE_MS). */
 const startVerdict = (run: Run) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     if (run.handle.fetched_by === null) {
       if (now - run.handle.typed_at < START_GRACE_MS) return Option.none<Ending>()
@@ -117,28 +117,39 @@ const startVerdict = (run: Run) =>
 
 /** Polls until the command ends, the pane dies, the line proves not to run, or the time is up (none). */
 const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     let lastPaneCheck = yield* Clock.currentTimeMillis
-    const lastWords = Effect.map(readNew(run).pipe(Effect.catchAll(() => Effect.void)), () => (run.framed.state.ended ? "ended" : "died") as Ending)
+    const lastWords = Effect.map(readNew(run).pipe(Effect.catchAll(() => Effect.void)), () =>
+      (run.framed.state.ended ? "ended" : "died") as Ending)
     return yield* pollUntil(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const status = yield* readNew(run)
-        if (run.framed.state.ended) return Option.some<Ending>("ended")
-        if (status === "pane_gone") return Option.some<Ending>("died")
+        if (run.framed.state.ended) {
+          return Option.some<Ending>("ended")
+        }
+        if (status === "pane_gone") {
+          return Option.some<Ending>("died")
+        }
         if (status === "recorder_stopped") {
           // The recorder is gone without the end: the pane died (or its server), or a line that looked
           // like the end, or someone else's pipe, stopped it. The rest is in the pane's history.
-          if ((yield* paneNow(run)) === undefined) return Option.some(yield* lastWords)
+          if ((yield* paneNow(run)) === undefined) {
+            return Option.some(yield* lastWords)
+          }
           run.handle = { ...run.handle, source: "scrollback" }
           lastPaneCheck = yield* Clock.currentTimeMillis
           return Option.none<Ending>()
         }
         const now = yield* Clock.currentTimeMillis
-        if (now - lastPaneCheck < PANE_CHECK_MS) return Option.none<Ending>()
+        if (now - lastPaneCheck < PANE_CHECK_MS) {
+          return Option.none<Ending>()
+        }
         lastPaneCheck = now
         const pane = yield* paneNow(run)
         // The last words of a pane that died may still be in the log.
-        if (pane === undefined) return Option.some(yield* lastWords)
+        if (pane === undefined) {
+          return Option.some(yield* lastWords)
+        }
         if (run.framed.state.started) {
           const takenOver = pane.stopped === run.handle.id || (pane.claim !== "" && pane.claim !== run.handle.id)
           return takenOver ? Option.some<Ending>("taken_over") : Option.none<Ending>()
@@ -154,7 +165,7 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
 
 /** Undoes what the run set up, each part only if it is still the run's: its pipe, its claim, its buffer, its log. */
 export const releaseRun = (run: Run, options: { readonly buffer: boolean }) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const tmux = yield* Tmux
     const { id, pane_id } = run.handle
     yield* tmux.run(run.socket, [...closePipeCommands(pane_id, id), ...releaseClaimCommands(pane_id, id)]).pipe(Effect.ignore)
@@ -164,7 +175,7 @@ export const releaseRun = (run: Run, options: { readonly buffer: boolean }) =>
 
 /** Waits, interrupts if asked, and shapes the result; the run is released on every path that ends it. */
 export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const release = () => releaseRun(run, { buffer: !run.framed.state.started })
     let ending: Ending | undefined
     if (serverGone) {
@@ -200,14 +211,13 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     }
     if (ending === "taken_over") stopped = true
     const state = run.framed.state
-    const outcome: CommandResult["outcome"] =
-      ending === "ended" && !interruptSent
-        ? "completed"
-        : ending === "died"
-          ? "pane_died"
-          : ending === "not_started"
-            ? "not_started"
-            : "timed_out"
+    const outcome: CommandResult["outcome"] = ending === "ended" && !interruptSent
+      ? "completed"
+      : ending === "died"
+      ? "pane_died"
+      : ending === "not_started"
+      ? "not_started"
+      : "timed_out"
     const keepWaiting = outcome === "timed_out" && stopped !== true
     if (!keepWaiting) yield* release()
     const bounded = outcome === "not_started" ? preambleOf(run, request) : run.framed.budget.result()

@@ -118,5 +118,13 @@ export const claimCommand = (marks: Format.Marks, request: ClaimRequest): TmuxCo
   if (seen.claim !== "") claimed.push(["set-option", "-p", "-t", paneId, "@etm-stopped", seen.claim])
   if (recorder !== null) claimed.push(["pipe-pane", "-t", paneId, recorder], ["set-option", "-p", "-t", paneId, "@etm-pipe", id])
   claimed.push(...request.typing)
-  return ["if-shell", "-F", "-t", paneId, all(conditions), commandLine(claimed), commandLine([["display-message", "-p", "-t", paneId, refusedClaimRecord.format(marks)]])]
+  return [
+    "if-shell",
+    "-F",
+    "-t",
+    paneId,
+    all(conditions),
+    commandLine(claimed),
+    commandLine([["display-message", "-p", "-t", paneId, refusedClaimRecord.format(marks)]])
+  ]
 }

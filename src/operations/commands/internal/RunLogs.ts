@@ -17,9 +17,9 @@
  * renames the log `<id>.log.ended`; ended logs untouched for an hour, and the empty logs of
  * history-read commands untouched for a day, are swept the next time a command runs.
  */
+import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
 import { Failed } from "../../../domain/Errors.js"
 import { commandLine } from "../../../tmux/ControlProtocol.js"
 import { literalizeFormat } from "../../../tmux/Literal.js"
@@ -109,7 +109,9 @@ export interface RecorderOptions {
  */
 export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: RecorderOptions): string => {
   const tmux = (commands: ReadonlyArray<ReadonlyArray<string>>) =>
-    `${shellQuote(tmuxProgram)} -S ${shellQuote(socketPath)} ${commands.map((command) => command.map(shellQuote).join(" ")).join(" \\; ")} </dev/null`
+    `${shellQuote(tmuxProgram)} -S ${shellQuote(socketPath)} ${
+      commands.map((command) => command.map(shellQuote).join(" ")).join(" \\; ")
+    } </dev/null`
   const ended = tmux([...closePipeCommands(paneId, id), ...releaseClaimCommands(paneId, id)])
   // Stopped some other way (the pane or server died, someone else's pipe replaced ours): the pipe is no longer ours.
   const stopped = tmux(forgetPipeCommands(paneId, id))
@@ -117,7 +119,9 @@ export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: Re
     // Past the size limit, writes to the log fail (and tee carries on for grep) instead of killing tee.
     "trap '' XFSZ",
     `ulimit -f ${LOG_LIMIT_BLOCKS} 2>/dev/null`,
-    `tee -a ${shellQuote(log)} | { if LC_ALL=C grep -q -F ${shellQuote(endMarkerPrefix(id))}; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`,
+    `tee -a ${shellQuote(log)} | { if LC_ALL=C grep -q -F ${
+      shellQuote(endMarkerPrefix(id))
+    }; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`,
     `mv -f ${shellQuote(log)} ${shellQuote(`${log}${ENDED}`)} 2>/dev/null`
   ].join("; ")
   return literalizeFormat(script).replaceAll("%", "%%")
@@ -136,10 +140,12 @@ export interface LogRead {
 }
 
 const openLog = (path: string): { readonly fd: number; readonly finished: boolean } | null => {
-  for (const [candidate, finished] of [
-    [path, false],
-    [`${path}${ENDED}`, true]
-  ] as const) {
+  for (
+    const [candidate, finished] of [
+      [path, false],
+      [`${path}${ENDED}`, true]
+    ] as const
+  ) {
     try {
       return { fd: fs.openSync(candidate, "r"), finished }
     } catch {

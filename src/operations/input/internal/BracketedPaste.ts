@@ -18,8 +18,9 @@ export const refusePasteEnd = (text: string, argument: string): Effect.Effect<vo
   return at < 0
     ? Effect.void
     : Effect.fail(
-        new InvalidInput({
-          reason: `${argument} holds the bracketed-paste end sequence ESC [ 2 0 1 ~ (at character ${at}): inside a bracketed paste it would end the paste early, and a shell would run what follows as if typed. Remove it, or pass bracketed: false to type the text as it is. Nothing was pasted.`
-        })
-      )
+      new InvalidInput({
+        reason:
+          `${argument} holds the bracketed-paste end sequence ESC [ 2 0 1 ~ (at character ${at}): inside a bracketed paste it would end the paste early, and a shell would run what follows as if typed. Remove it, or pass bracketed: false to type the text as it is. Nothing was pasted.`
+      })
+    )
 }

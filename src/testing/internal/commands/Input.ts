@@ -4,12 +4,12 @@
  * pipe-pane. What reaches a pane's program is appended to `pane.input`; a dead pane takes nothing,
  * and keys sent to a pane in copy mode go to the mode (q, Escape and C-c leave it).
  */
+import type { FakeBuffer, FakePane, FakeServer } from "../../FakeWorld.js"
 import { type Arguments, has, number, value } from "../Arguments.js"
 import { type CommandEntry, done, failed, type Outcome, printed, unmodelled } from "../Command.js"
 import { FormatError, tryExpand } from "../Formats.js"
 import { readKey } from "../Keys.js"
 import type { Found } from "../Targets.js"
-import type { FakeBuffer, FakePane, FakeServer } from "../../FakeWorld.js"
 import { addBuffer, buffersNewestFirst, removeBuffer } from "../World.js"
 
 /** Keys that end copy mode in tmux's default (emacs) copy-mode table. */
@@ -193,4 +193,12 @@ const pipePane: CommandEntry = {
   }
 }
 
-export const inputCommands: ReadonlyArray<CommandEntry> = [sendKeys, loadBuffer, showBuffer, deleteBuffer, pasteBuffer, listBuffers, pipePane]
+export const inputCommands: ReadonlyArray<CommandEntry> = [
+  sendKeys,
+  loadBuffer,
+  showBuffer,
+  deleteBuffer,
+  pasteBuffer,
+  listBuffers,
+  pipePane
+]

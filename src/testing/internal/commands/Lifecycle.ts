@@ -3,13 +3,22 @@
  * rename-session, rename-window, kill-session, kill-window, kill-pane (kill-server is the
  * invocation's). `-P` prints the new object with `-F` (or tmux's default format).
  */
+import type { FakePane, FakeSession } from "../../FakeWorld.js"
 import { type Arguments, has, number, value, values } from "../Arguments.js"
-import { activatePane, automaticName, destroyPane, destroySession, destroyWindow, selectWinlink, startProcess, storedName } from "../Changes.js"
+import {
+  activatePane,
+  automaticName,
+  destroyPane,
+  destroySession,
+  destroyWindow,
+  selectWinlink,
+  startProcess,
+  storedName
+} from "../Changes.js"
 import { type CommandEntry, done, failed, type Invocation, type Outcome, printed, unmodelled } from "../Command.js"
 import { FormatError, type FormatTarget, tryExpand } from "../Formats.js"
 import { refreshLayout, splitCell } from "../Layout.js"
 import type { Found } from "../Targets.js"
-import type { FakePane, FakeSession } from "../../FakeWorld.js"
 import { makePane, makeSession, makeWindow, sessionEnvironment, windowOptions } from "../World.js"
 
 const printNew = (args: Arguments, fallback: string, target: FormatTarget): Outcome => {
@@ -34,7 +43,16 @@ const freeIndex = (session: FakeSession): number => {
 }
 
 /** tmux 3.3a's default update-environment. */
-const UPDATE_ENVIRONMENT = ["DISPLAY", "KRB5CCNAME", "SSH_ASKPASS", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "SSH_CONNECTION", "WINDOWID", "XAUTHORITY"]
+const UPDATE_ENVIRONMENT = [
+  "DISPLAY",
+  "KRB5CCNAME",
+  "SSH_ASKPASS",
+  "SSH_AUTH_SOCK",
+  "SSH_AGENT_PID",
+  "SSH_CONNECTION",
+  "WINDOWID",
+  "XAUTHORITY"
+]
 
 const newSession: CommandEntry = {
   name: "new-session",
@@ -102,7 +120,9 @@ const newWindow: CommandEntry = {
     const pane = makePane(server, { width: like?.width ?? 80, height: like?.height ?? 24 })
     // Without -c a pane starts in the tmux client's directory (tmux 3.3a), not the session's.
     startProcess(server, session, pane, spawnOf(args, server.cwd))
-    const name = value(args, "n") === undefined ? automaticName(pane) : nameFrom(value(args, "n")!, "window", { server, path: invocation.path, session })
+    const name = value(args, "n") === undefined
+      ? automaticName(pane)
+      : nameFrom(value(args, "n")!, "window", { server, path: invocation.path, session })
     if (name instanceof FormatError) return failed(name.message)
     const window = makeWindow(server, name, pane.width, pane.height, [pane])
     if (value(args, "n") !== undefined) windowOptions(window).set("automatic-rename", "off")

@@ -3,11 +3,11 @@
  * -clients with -F and -f, and if-shell -F (a format for a condition, its commands run in the same
  * invocation).
  */
+import type { FakePane, FakeSession, FakeWinlink } from "../../FakeWorld.js"
 import { has, parseCommandLine, value } from "../Arguments.js"
 import { type CommandEntry, done, failed, formatTarget, type Invocation, type Outcome, printed, unmodelled } from "../Command.js"
 import { FormatError, type FormatTarget, tryExpand } from "../Formats.js"
 import type { Found } from "../Targets.js"
-import type { FakePane, FakeSession, FakeWinlink } from "../../FakeWorld.js"
 import { rowsOf, sessionsOf, windowOf, winlinksOf } from "../World.js"
 
 /** Prints the format once per target (those the filter, if any, keeps), each line ending in a newline. */
@@ -110,7 +110,9 @@ const listWindows: CommandEntry = {
   run: (invocation, args, { target }) => {
     const format = value(args, "F")
     if (format === undefined) return unmodelled("list-windows", "without -F")
-    const windows = has(args, "a") ? sessionsOf(invocation.server).flatMap((s) => sessionWindows(invocation, s)) : sessionWindows(invocation, target!.session)
+    const windows = has(args, "a")
+      ? sessionsOf(invocation.server).flatMap((s) => sessionWindows(invocation, s))
+      : sessionWindows(invocation, target!.session)
     return list(format, value(args, "f"), windows)
   }
 }
@@ -133,8 +135,8 @@ const listPanes: CommandEntry = {
     const windows = has(args, "a")
       ? sessionsOf(invocation.server).flatMap((s) => sessionWindows(invocation, s))
       : has(args, "s")
-        ? sessionWindows(invocation, found.session)
-        : [inSession(invocation, found.session, found.winlink)]
+      ? sessionWindows(invocation, found.session)
+      : [inSession(invocation, found.session, found.winlink)]
     return list(format, value(args, "f"), panesOf(invocation, windows))
   }
 }
@@ -178,4 +180,12 @@ const ifShell: CommandEntry = {
   }
 }
 
-export const readingCommands: ReadonlyArray<CommandEntry> = [displayMessage, capturePane, listSessions, listWindows, listPanes, listClients, ifShell]
+export const readingCommands: ReadonlyArray<CommandEntry> = [
+  displayMessage,
+  capturePane,
+  listSessions,
+  listWindows,
+  listPanes,
+  listClients,
+  ifShell
+]

@@ -4,11 +4,11 @@
  * read: exit-empty, exit-unattached, history-limit, …) and show-options -v. The global session,
  * window and server options share one map (`FakeServer.options`): tmux's option names do not clash.
  */
+import type { FakeEnvironment } from "../../FakeWorld.js"
 import { type Arguments, has, value } from "../Arguments.js"
 import { type CommandEntry, done, failed, type Invocation, type Outcome, printed, type Resolved, unmodelled } from "../Command.js"
 import { FormatError, OPTION_DEFAULTS, tryExpand } from "../Formats.js"
 import type { Found } from "../Targets.js"
-import type { FakeEnvironment } from "../../FakeWorld.js"
 import { sessionEnvironment, sessionOptions, windowOptions } from "../World.js"
 
 // ---- environment --------------------------------------------------------------------------------
@@ -59,7 +59,11 @@ const setEnvironment: CommandEntry = {
 const shellEscaped = (text: string): string => text.replace(/[$`"\\]/g, "\\$&")
 
 const entryLine = (name: string, entry: string | null, shell: boolean): string =>
-  shell ? (entry === null ? `unset ${name};\n` : `${name}="${shellEscaped(entry)}"; export ${name};\n`) : entry === null ? `-${name}\n` : `${name}=${entry}\n`
+  shell
+    ? (entry === null ? `unset ${name};\n` : `${name}="${shellEscaped(entry)}"; export ${name};\n`)
+    : entry === null
+    ? `-${name}\n`
+    : `${name}=${entry}\n`
 
 const showEnvironment: CommandEntry = {
   name: "show-environment",
@@ -110,7 +114,12 @@ const OPTIONS: Readonly<Record<string, OptionSpec>> = {
 }
 
 /** The option map the flags and target pick (options_scope_from_name / _from_flags), or tmux's reason. */
-const optionsFor = (invocation: Invocation, args: Arguments, name: string, target: Found | undefined): Map<string, string> | { readonly error: string } => {
+const optionsFor = (
+  invocation: Invocation,
+  args: Arguments,
+  name: string,
+  target: Found | undefined
+): Map<string, string> | { readonly error: string } => {
   const given = value(args, "t")
   const missing = (kind: string) => ({ error: given === undefined ? `no current ${kind}` : `no such ${kind}: ${given}` })
   const spec = OPTIONS[name]
@@ -118,15 +127,15 @@ const optionsFor = (invocation: Invocation, args: Arguments, name: string, targe
     ? has(args, "s")
       ? "server"
       : has(args, "p")
-        ? "pane"
-        : has(args, "w")
-          ? "window"
-          : "session"
+      ? "pane"
+      : has(args, "w")
+      ? "window"
+      : "session"
     : spec!.scope === "window-or-pane"
-      ? has(args, "p")
-        ? "pane"
-        : "window"
-      : spec!.scope
+    ? has(args, "p")
+      ? "pane"
+      : "window"
+    : spec!.scope
   if (scope === "server" || (has(args, "g") && scope !== "pane")) return invocation.server.options
   if (scope === "pane") return target === undefined ? missing("pane") : target.pane.options
   if (scope === "window") return target === undefined ? missing("window") : windowOptions(target.window)
@@ -136,7 +145,11 @@ const optionsFor = (invocation: Invocation, args: Arguments, name: string, targe
 const FLAG_VALUES: Readonly<Record<string, "on" | "off">> = { on: "on", yes: "on", "1": "on", off: "off", no: "off", "0": "off" }
 
 /** A value as the option's type stores it, or tmux's reason. */
-const parseOption = (spec: OptionSpec | undefined, given: string | undefined, current: string | undefined): string | { readonly error: string } => {
+const parseOption = (
+  spec: OptionSpec | undefined,
+  given: string | undefined,
+  current: string | undefined
+): string | { readonly error: string } => {
   if (spec === undefined) return given ?? ""
   switch (spec.type) {
     case "flag": {
@@ -153,7 +166,8 @@ const parseOption = (spec: OptionSpec | undefined, given: string | undefined, cu
 }
 
 /** exit-empty lives on the server object itself (FakeServer.exitEmpty). */
-const isExitEmpty = (options: Map<string, string>, invocation: Invocation, name: string) => name === "exit-empty" && options === invocation.server.options
+const isExitEmpty = (options: Map<string, string>, invocation: Invocation, name: string) =>
+  name === "exit-empty" && options === invocation.server.options
 
 const setOption: CommandEntry = {
   name: "set-option",
@@ -178,7 +192,13 @@ const setOption: CommandEntry = {
     if (has(args, "o") && current !== undefined && !exitEmpty) return failed(`already set: ${name}`)
     let given = args.values[1]
     if (given !== undefined && has(args, "F")) {
-      const expanded = tryExpand(given, { server: invocation.server, path: invocation.path, session: target?.session, winlink: target?.winlink, pane: target?.pane })
+      const expanded = tryExpand(given, {
+        server: invocation.server,
+        path: invocation.path,
+        session: target?.session,
+        winlink: target?.winlink,
+        pane: target?.pane
+      })
       if (expanded instanceof FormatError) return failed(expanded.message)
       given = expanded
     }

@@ -3,13 +3,13 @@
  * id, by direction, -l, -T), last-pane, select-layout (presets and layout strings), resize-pane
  * (-x, -y, -Z), resize-window (-x, -y), swap-pane and move-window.
  */
+import type { FakePane, FakeSession, FakeWindow } from "../../FakeWorld.js"
 import { type Arguments, has, number, value } from "../Arguments.js"
 import { activatePane, mostRecentlyActive, selectWinlink, unlinkWinlink } from "../Changes.js"
 import { type CommandEntry, done, failed, type Invocation, type Outcome, unmodelled } from "../Command.js"
 import { FormatError, tryExpand } from "../Formats.js"
 import { applyLayoutString, applyPreset, presetNamed, refreshLayout, reinstall, resizeCell, resizeLayout, swapCells } from "../Layout.js"
 import type { Found } from "../Targets.js"
-import type { FakePane, FakeSession, FakeWindow } from "../../FakeWorld.js"
 import { windowOptions, winlinksOf } from "../World.js"
 
 const unzoom = (window: FakeWindow): void => {
@@ -57,7 +57,11 @@ const selectWindow: CommandEntry = {
   }
 }
 
-const windowStep = (name: "next-window" | "previous-window" | "last-window", alias: string, how: "next" | "previous" | "last"): CommandEntry => ({
+const windowStep = (
+  name: "next-window" | "previous-window" | "last-window",
+  alias: string,
+  how: "next" | "previous" | "last"
+): CommandEntry => ({
   name,
   alias,
   template: how === "last" ? "t:" : "at:",
@@ -99,8 +103,7 @@ const paneTowards = (window: FakeWindow, pane: FakePane, direction: PaneDirectio
 const lastPaneOf = (window: FakeWindow): Outcome => {
   const active = window.panes.findIndex((p) => p.id === window.activePane)
   // Without a last pane, a window of two panes takes the other one (tmux 3.3a).
-  const last =
-    window.panes.find((p) => p.id === window.lastPane) ??
+  const last = window.panes.find((p) => p.id === window.lastPane) ??
     (window.panes.length === 2 ? (window.panes[active - 1] ?? window.panes[active + 1]) : undefined)
   if (last === undefined) return failed("no last pane")
   unzoom(window)
@@ -110,7 +113,13 @@ const lastPaneOf = (window: FakeWindow): Outcome => {
 
 /** A pane title as tmux stores it: formats expanded; a title holding a control character is ignored. */
 const setTitle = (invocation: Invocation, found: Found, title: string): Outcome => {
-  const expanded = tryExpand(title, { server: invocation.server, path: invocation.path, session: found.session, winlink: found.winlink, pane: found.pane })
+  const expanded = tryExpand(title, {
+    server: invocation.server,
+    path: invocation.path,
+    session: found.session,
+    winlink: found.winlink,
+    pane: found.pane
+  })
   if (expanded instanceof FormatError) return failed(expanded.message)
   // eslint-disable-next-line no-control-regex
   if (!/[\u0000-\u001f\u007f]/.test(expanded)) found.pane.title = expanded
@@ -191,7 +200,8 @@ const resizePane: CommandEntry = {
   upper: 1,
   target: { flag: "t", kind: "pane" },
   run: (_invocation, args, { target }) => {
-    const refused = refuse("resize-pane", args, "DLMRTU") ?? (args.values.length > 0 ? unmodelled("resize-pane", "with an adjustment") : undefined)
+    const refused = refuse("resize-pane", args, "DLMRTU") ??
+      (args.values.length > 0 ? unmodelled("resize-pane", "with an adjustment") : undefined)
     if (refused !== undefined) return refused
     const { window, pane } = target as Found
     if (has(args, "Z")) {
@@ -222,7 +232,8 @@ const resizeWindow: CommandEntry = {
   upper: 1,
   target: { flag: "t", kind: "window" },
   run: (_invocation, args, { target }) => {
-    const refused = refuse("resize-window", args, "aADLRU") ?? (args.values.length > 0 ? unmodelled("resize-window", "with an adjustment") : undefined)
+    const refused = refuse("resize-window", args, "aADLRU") ??
+      (args.values.length > 0 ? unmodelled("resize-window", "with an adjustment") : undefined)
     if (refused !== undefined) return refused
     const { window } = target as Found
     const width = dimension(args, "x", 1, 10_000)
@@ -244,7 +255,8 @@ const swapPane: CommandEntry = {
   target: { flag: "t", kind: "pane" },
   source: { flag: "s", kind: "pane" },
   run: (_invocation, args, { target, source }) => {
-    const refused = refuse("swap-pane", args, "DUZ") ?? (has(args, "s") ? undefined : unmodelled("swap-pane", "without -s (the marked pane)"))
+    const refused = refuse("swap-pane", args, "DUZ") ??
+      (has(args, "s") ? undefined : unmodelled("swap-pane", "without -s (the marked pane)"))
     if (refused !== undefined) return refused
     const destination = target as Found
     const origin = source as Found
@@ -294,7 +306,7 @@ const moveWindow: CommandEntry = {
     }
     let index = asked ?? 0
     // The first free index is taken before the window leaves its old place (so a move within a session goes after it).
-    if (asked === undefined) while (session.winlinks.some((w) => w.index === index)) index++
+    if (asked === undefined) { while (session.winlinks.some((w) => w.index === index)) index++ }
     session.winlinks.push({ index, window: from.window.id })
     if (!has(args, "d")) selectWinlink(session, index)
     unlinkWinlink(invocation.server, from.session, from.winlink)
