@@ -15,10 +15,10 @@
  * The timers here time a real process from its callbacks, not a wait of the program: they use the
  * wall clock.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { type ChildProcess, spawn } from "node:child_process"
 
 /** How long a child gets to exit after SIGTERM before SIGKILL (and to be reaped after SIGKILL). */
 export const KILL_GRACE_MS = 500
@@ -55,7 +55,7 @@ export interface TmuxProcessesShape {
 export class TmuxProcesses extends Context.Tag("effect-tmux-mcp/TmuxProcesses")<TmuxProcesses, TmuxProcessesShape>() {
   static readonly layer: Layer.Layer<TmuxProcesses> = Layer.scoped(
     TmuxProcesses,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const running = new Set<ChildProcess>()
       const killAll = () => {
         for (const child of running) killGroup(child, "SIGKILL")
@@ -97,7 +97,6 @@ export const terminate = (child: ChildProcess, graceMs: number = KILL_GRACE_MS):
       if (child.pid !== undefined) killGroup(child, "SIGKILL")
       return resolve()
     }
-    let escalation: NodeJS.Timeout | undefined
     let giveUp: NodeJS.Timeout | undefined
     const done = () => {
       clearTimeout(escalation)
@@ -108,7 +107,8 @@ export const terminate = (child: ChildProcess, graceMs: number = KILL_GRACE_MS):
     }
     child.once("exit", done)
     killGroup(child, "SIGTERM")
-    escalation = setTimeout(() => {
+    // `done` runs on the exit event, always after this line.
+    const escalation = setTimeout(() => {
       killGroup(child, "SIGKILL")
       giveUp = setTimeout(() => {
         child.off("exit", done)
@@ -140,7 +140,9 @@ const SPAWN_ERRORS: Readonly<Record<string, string>> = {
 // Node's own message may quote the arguments (payload, possibly secret): only the code is kept.
 const spawnFailed = (bin: string, error: unknown): SpawnFailed => {
   const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return new SpawnFailed(`${bin}: ${code === undefined ? "could not be started" : `${SPAWN_ERRORS[code] ?? "could not be started"} (${code})`}`)
+  return new SpawnFailed(
+    `${bin}: ${code === undefined ? "could not be started" : `${SPAWN_ERRORS[code] ?? "could not be started"} (${code})`}`
+  )
 }
 
 /**
@@ -152,40 +154,40 @@ export const runToEnd = (
   argv: ReadonlyArray<string>,
   options: { readonly env: Readonly<Record<string, string>>; readonly stdin?: string | undefined }
 ): Effect.Effect<Finished, SpawnFailed, TmuxProcesses> =>
-  Effect.flatMap(TmuxProcesses, (processes) => Effect.async<Finished, SpawnFailed>((resume) => {
-    let child: ChildProcess
-    try {
-      child = processes.spawn(bin, argv, { env: options.env, stdin: options.stdin !== undefined })
-    } catch (error) {
-      resume(Effect.fail(spawnFailed(bin, error)))
-      return
-    }
-    // A failed spawn emits "error" and then "close" too; the first one answers.
-    let settled = false
-    const settle = (outcome: Effect.Effect<Finished, SpawnFailed>) => {
-      if (settled) return
-      settled = true
-      resume(outcome)
-    }
-    const stdout: Array<Buffer> = []
-    const stderr: Array<Buffer> = []
-    child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk))
-    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk))
-    child.once("error", (error) => settle(Effect.fail(spawnFailed(bin, error))))
-    // "close": the child exited and its output pipes are drained.
-    child.once("close", (code: number | null) =>
-      settle(
-        Effect.succeed({
-          stdout: Buffer.concat(stdout).toString("utf8"),
-          stderr: Buffer.concat(stderr).toString("utf8"),
-          exitCode: code
-        })
-      )
-    )
-    if (options.stdin !== undefined) {
-      // tmux may exit before reading its input (an error, no server): the write then fails with EPIPE.
-      child.stdin!.on("error", () => undefined)
-      child.stdin!.end(options.stdin)
-    }
-    return Effect.promise(() => terminate(child))
-  }))
+  Effect.flatMap(TmuxProcesses, (processes) =>
+    Effect.async<Finished, SpawnFailed>((resume) => {
+      let child: ChildProcess
+      try {
+        child = processes.spawn(bin, argv, { env: options.env, stdin: options.stdin !== undefined })
+      } catch (error) {
+        resume(Effect.fail(spawnFailed(bin, error)))
+        return
+      }
+      // A failed spawn emits "error" and then "close" too; the first one answers.
+      let settled = false
+      const settle = (outcome: Effect.Effect<Finished, SpawnFailed>) => {
+        if (settled) return
+        settled = true
+        resume(outcome)
+      }
+      const stdout: Array<Buffer> = []
+      const stderr: Array<Buffer> = []
+      child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk))
+      child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk))
+      child.once("error", (error) => settle(Effect.fail(spawnFailed(bin, error))))
+      // "close": the child exited and its output pipes are drained.
+      child.once("close", (code: number | null) =>
+        settle(
+          Effect.succeed({
+            stdout: Buffer.concat(stdout).toString("utf8"),
+            stderr: Buffer.concat(stderr).toString("utf8"),
+            exitCode: code
+          })
+        ))
+      if (options.stdin !== undefined) {
+        // tmux may exit before reading its input (an error, no server): the write then fails with EPIPE.
+        child.stdin!.on("error", () => undefined)
+        child.stdin!.end(options.stdin)
+      }
+      return Effect.promise(() => terminate(child))
+    }))

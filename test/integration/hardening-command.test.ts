@@ -39,7 +39,7 @@ describe("a shell whose input is not empty (issue 10 item 2)", () => {
   it("says not_started, and withdraws the command, when the shell does not take the line", async () => {
     const { w, run } = await shellWorld(world())
     // An unfinished quote: the shell reads our line as more of the string and never runs it.
-    w.tmuxOk("send-keys", "-t", "%0", "-l", 'echo "open')
+    w.tmuxOk("send-keys", "-t", "%0", "-l", "echo \"open")
     w.tmuxOk("send-keys", "-t", "%0", "Enter")
     await sleep(200)
     const result = await run("echo ran-$((40+2))", { timeout: 8 })
@@ -49,7 +49,7 @@ describe("a shell whose input is not empty (issue 10 item 2)", () => {
     expect(paneValue(w, "%0", "@etm-run")).toBe("")
     expect(logsOf(w)).toEqual([])
     // Closing the quote later must not run the withdrawn command.
-    w.tmuxOk("send-keys", "-t", "%0", "-l", '"')
+    w.tmuxOk("send-keys", "-t", "%0", "-l", "\"")
     w.tmuxOk("send-keys", "-t", "%0", "Enter")
     await sleep(500)
     expect(w.tmuxOk("capture-pane", "-p", "-t", "%0")).not.toContain("ran-42")
@@ -229,7 +229,9 @@ describe("handles wait_for_command is given (issue 10 item 3)", () => {
     w.tmuxOk("split-window", "-d", "-t", "%0", BASH)
     const first = await run("sleep 5", { timeout: 0.1 })
     for (const changes of [{ pane_id: "%1" }, { offset: 0, returned_lines: 0 }, { id: "0123456789abcdef" }]) {
-      const refused = errorMeta(await runTool(layer, "wait_for_command", { handle: tamperedHandle(first.handle, changes), timeout: 1, interrupt_on_timeout: true }))
+      const refused = errorMeta(
+        await runTool(layer, "wait_for_command", { handle: tamperedHandle(first.handle, changes), timeout: 1, interrupt_on_timeout: true })
+      )
       expect(refused.code).toBe("invalid_input")
       expect(refused.text).not.toContain("%1")
     }
@@ -239,7 +241,9 @@ describe("handles wait_for_command is given (issue 10 item 3)", () => {
     const w = world()
     await shellWorld(w)
     const layer = w.layer({ env: callerEnv(w, "%0") })
-    const first = okResult(await runTool(layer, "run_command", { pane_id: "%0", command: "sleep 3; echo survived", timeout: 0.2, force: true }))
+    const first = okResult(
+      await runTool(layer, "run_command", { pane_id: "%0", command: "sleep 3; echo survived", timeout: 0.2, force: true })
+    )
     const refused = errorMeta(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 0.2, interrupt_on_timeout: true }))
     expect(refused.code).toBe("denied")
     const rest = okResult(await runTool(w.layer(), "wait_for_command", { handle: first.handle, timeout: 10 }))
@@ -270,11 +274,13 @@ describe("refusals about the pane's state are conflicts (issue 10 item 19)", () 
     expect(copy.code).toBe("conflict")
     expect(copy.hint).toContain("send_keys")
     // The other tools that type refuse a dead pane the same way.
-    for (const [tool, args] of [
-      ["send_keys", { keys: "x" }],
-      ["send_keys_batch", { operations: [{ keys: "x" }] }],
-      ["paste_text", { text: "x" }]
-    ] as const) {
+    for (
+      const [tool, args] of [
+        ["send_keys", { keys: "x" }],
+        ["send_keys_batch", { operations: [{ keys: "x" }] }],
+        ["paste_text", { text: "x" }]
+      ] as const
+    ) {
       const refused = errorMeta(await runTool(layer, tool, { pane_id: pane("dead"), ...args }))
       expect(refused.code, tool).toBe("conflict")
     }
@@ -289,8 +295,7 @@ describe("terminal controls in the output (issue 10 item 11, run_command half)",
     const command = "printf 'a\\302\\23552;c;aGk=\\302\\234b\\302\\220dcs\\302\\234c\\302\\2332Jd\\302\\205e\\033]0;t\\302\\234f\\n'"
     const plain = await run(command)
     expect(plain.output).toBe("abcde" + "f")
-    expect(/[\u0080-\u009f\u001b\u0007]/.test(plain.output)).toBe(false)
+    expect(/[\u0080-\u009f]/.test(plain.output) || plain.output.includes("\u001b") || plain.output.includes("\u0007")).toBe(false)
     expect((await run(command, { keep_escapes: true })).output).toContain("\u009d52;c;")
   })
 })
-

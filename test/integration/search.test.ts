@@ -6,8 +6,8 @@
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
+import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { world } = useWorlds()
@@ -60,16 +60,40 @@ describe("search_panes", () => {
       const back = okResult(await runTool(layer, "capture_pane", { pane_id: pane.pane_id, start: match.line, end: match.line }))
       expect(back.content).toBe(match.text)
     }
-    const history = okResult(await runTool(layer, "search_panes", { patterns: ["5"], regex: false, session_id: alphaId, max_matches_per_pane: 100 }))
+    const history = okResult(
+      await runTool(layer, "search_panes", { patterns: ["5"], regex: false, session_id: alphaId, max_matches_per_pane: 100 })
+    )
     const fives = history.panes[0].matches
-    expect(fives.map((m: any) => m.text)).toEqual(["5", "15", "25", "35", "45", "50", "51", "52", "53", "54", "55", "56", "57", "58", "59", "65", "75", "85", "95"])
+    expect(fives.map((m: any) => m.text)).toEqual([
+      "5",
+      "15",
+      "25",
+      "35",
+      "45",
+      "50",
+      "51",
+      "52",
+      "53",
+      "54",
+      "55",
+      "56",
+      "57",
+      "58",
+      "59",
+      "65",
+      "75",
+      "85",
+      "95"
+    ])
     expect(fives[0].line).toBeLessThan(0)
     for (const match of [fives[0], fives[10]]) {
       const back = okResult(await runTool(layer, "capture_pane", { pane_id: a1, start: match.line, end: match.line }))
       expect(back.content).toBe(match.text)
     }
 
-    const regex = okResult(await runTool(layer, "search_panes", { patterns: ["^build failed", "^warning:"], regex: true, ignore_case: true }))
+    const regex = okResult(
+      await runTool(layer, "search_panes", { patterns: ["^build failed", "^warning:"], regex: true, ignore_case: true })
+    )
     expect(regex.panes.map((pane: any) => [pane.pane_id, pane.matches.map((m: any) => [m.text, m.pattern])])).toEqual([
       [a1, [["build FAILED: 3 errors", 0]]],
       [a2, [["Build failed: linker", 0]]],
@@ -102,7 +126,9 @@ describe("search_panes", () => {
     const escaped = okResult(await runTool(layer, "search_panes", { patterns: ["#\\{pane_id\\} #\\(touch"], regex: true }))
     expect(escaped.total_matches).toBe(1)
     // Not on screen: nothing found, and still nothing run.
-    expect(okResult(await runTool(layer, "search_panes", { patterns: [`#(touch ${sentinel}-2)`, "#{session_name}"] })).total_matches).toBe(0)
+    expect(okResult(await runTool(layer, "search_panes", { patterns: [`#(touch ${sentinel}-2)`, "#{session_name}"] })).total_matches).toBe(
+      0
+    )
     expect(existsSync(sentinel)).toBe(false)
     expect(existsSync(`${sentinel}-2`)).toBe(false)
     expect(w.tmux("has-session").status).toBe(0)
@@ -125,7 +151,7 @@ describe("search_panes", () => {
     const other = await paneShowing(w, "s", "echo 'needle other'", "needle other")
     const result = okResult(await runTool(w.layer(), "search_panes", { patterns: ["needle", "cap"] }))
     expect(ids(result)).toEqual([forged, other])
-    expect(result.panes[0].matches.map((m: any) => [m.text.replace(/[\x1e\x1f]/g, "?"), m.pattern])).toEqual([
+    expect(result.panes[0].matches.map((m: any) => [m.text.replaceAll("\x1e", "?").replaceAll("\x1f", "?"), m.pattern])).toEqual([
       [expect.stringContaining("cap"), 1],
       ["needle forged", 0],
       [expect.stringContaining("cap"), 1],
@@ -159,12 +185,16 @@ describe("search_panes", () => {
 
     // history_lines 0: the screen only, whatever the history holds.
     const window_id = w.tmuxOk("display-message", "-p", "-t", long, "#{window_id}").trim()
-    const screen = okResult(await runTool(layer, "search_panes", { patterns: ["row 2"], history_lines: 0, window_id, max_matches_per_pane: 1000 }))
+    const screen = okResult(
+      await runTool(layer, "search_panes", { patterns: ["row 2"], history_lines: 0, window_id, max_matches_per_pane: 1000 })
+    )
     const screenRows = w.tmuxOk("capture-pane", "-p", "-t", long).split("\n").filter((row) => row.includes("row 2"))
     expect(screenRows.length).toBeGreaterThan(10)
     expect(screen.panes[0].matches.map((m: any) => m.text)).toEqual(screenRows)
     expect(screen.panes[0].matches.every((m: any) => m.line >= 0 && m.line < height)).toBe(true)
-    const all = okResult(await runTool(layer, "search_panes", { patterns: ["row 1"], history_lines: 5000, max_panes: 1, max_matches_per_pane: 5 }))
+    const all = okResult(
+      await runTool(layer, "search_panes", { patterns: ["row 1"], history_lines: 5000, max_panes: 1, max_matches_per_pane: 5 })
+    )
     // row 1, row 10..19, row 100..199, row 1000..1999: 1 + 10 + 100 + 1000.
     expect(all.panes[0]).toMatchObject({ pane_id: long, match_count: 1111, matches_truncated: true })
     expect(all.panes[0].matches.map((m: any) => m.text)).toEqual(["row 1", "row 10", "row 11", "row 12", "row 13"])

@@ -32,7 +32,13 @@ import { type GridSnapshot, PaneGrid } from "../support/PaneGrid.js"
 import { GRID_PANE_ID, paneGridTmux } from "../support/PaneGridTmux.js"
 import { applyOp, makeSteps, random, type Step } from "../support/PaneScript.js"
 
-const socket: ResolvedSocket = { name: null, path: "/tmp/tmux-0/grid", rule: "socket_path argument", flags: ["-S", "/tmp/tmux-0/grid"], label: "/tmp/tmux-0/grid" }
+const socket: ResolvedSocket = {
+  name: null,
+  path: "/tmp/tmux-0/grid",
+  rule: "socket_path argument",
+  flags: ["-S", "/tmp/tmux-0/grid"],
+  label: "/tmp/tmux-0/grid"
+}
 
 interface Case {
   readonly grid: PaneGrid
@@ -114,9 +120,13 @@ const exactness = (grid: PaneGrid, cursor: string, anchorId: number, expected: E
 const verdict = (content: string, missed: boolean, expected: Set<string>, old: Set<string>): string | undefined => {
   const got = tokensIn(content)
   const lost = [...expected].filter((t) => !got.has(t))
-  if (!missed && lost.length > 0) return `lost ${lost.length} of ${expected.size} new tokens without missed (first: ${lost.slice(0, 3).join(" ")})`
+  if (!missed && lost.length > 0) {
+    return `lost ${lost.length} of ${expected.size} new tokens without missed (first: ${lost.slice(0, 3).join(" ")})`
+  }
   const repeated = [...got].filter((t) => old.has(t) && !expected.has(t))
-  if (!missed && repeated.length > 0) return `returned ${repeated.length} old tokens as new without missed (first: ${repeated.slice(0, 3).join(" ")})`
+  if (!missed && repeated.length > 0) {
+    return `returned ${repeated.length} old tokens as new without missed (first: ${repeated.slice(0, 3).join(" ")})`
+  }
   return undefined
 }
 
@@ -133,7 +143,9 @@ const instantClock: Clock.Clock = {
 /** ETM_CURSOR_CASES=n runs n cases from another base seed (a longer search); ETM_CURSOR_SEED=s replays one. */
 const CASES = Number(process.env.ETM_CURSOR_CASES ?? 300)
 const BASE_SEED = process.env.ETM_CURSOR_CASES === undefined ? 20_261_010 : Date.now() % 1_000_000_000
-const seeds = process.env.ETM_CURSOR_SEED !== undefined ? [Number(process.env.ETM_CURSOR_SEED)] : Array.from({ length: CASES }, (_, i) => BASE_SEED + i)
+const seeds = process.env.ETM_CURSOR_SEED !== undefined
+  ? [Number(process.env.ETM_CURSOR_SEED)]
+  : Array.from({ length: CASES }, (_, i) => BASE_SEED + i)
 
 describe("capture_since over random histories", () => {
   it(`returns every line printed after its cursor, or says missed (${seeds.length} cases)`, () => {
@@ -184,6 +196,8 @@ describe("wait_for_text with since over random histories", () => {
       // The pane prints one round between two tmux invocations: one look may see several.
       const pending = rounds.map((round) => [...round])
       pending.push([{ tokens: [], ops: [{ kind: "write", text: `${end}\r\n` }] }])
+      // Set once the cursor is taken, below; the layer's callback reads it from the first call on.
+      // eslint-disable-next-line prefer-const
       let expected: Expected | undefined
       const layer = paneGridTmux(grid, () => {
         const next = expected === undefined ? undefined : pending.shift()
@@ -194,18 +208,20 @@ describe("wait_for_text with since over random histories", () => {
       const old = tokensIn(grid.captured().join("\n"))
       expected = new Expected(grid.snapshot())
       const exit = Effect.runSyncExit(
-        waitForText(socket, GRID_PANE_ID, { patterns: [end], since: cursor, timeout: { seconds: 2, clamped: false }, maxLines: 1_000_000 }).pipe(
-          Effect.withClock(instantClock),
-          Effect.provide(layer)
-        )
+        waitForText(socket, GRID_PANE_ID, { patterns: [end], since: cursor, timeout: { seconds: 2, clamped: false }, maxLines: 1_000_000 })
+          .pipe(
+            Effect.withClock(instantClock),
+            Effect.provide(layer)
+          )
       )
       if (!Exit.isSuccess(exit)) {
         failures.push(`seed ${seed}: the wait failed: ${String(exit.cause)}`)
         continue
       }
       const result = exit.value
-      const wrong =
-        result.outcome !== "matched" ? `outcome ${result.outcome}` : verdict(result.tail, result.missed, expected.tokens(cursor), old)
+      const wrong = result.outcome !== "matched"
+        ? `outcome ${result.outcome}`
+        : verdict(result.tail, result.missed, expected.tokens(cursor), old)
       if (wrong !== undefined) failures.push(`seed ${seed}: ${wrong}`)
     }
     expect(failures, failures.slice(0, 10).join("\n")).toEqual([])
