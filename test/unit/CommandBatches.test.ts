@@ -1,6 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
-import { BATCH_BUDGET, commandListBytes, splitToFit, TMUX_ARGV_LIMIT } from "../../src/tmux/CommandBatches.js"
+import {
+  BATCH_ARGC_BUDGET,
+  BATCH_BUDGET,
+  commandListArgc,
+  commandListBytes,
+  splitToFit,
+  TMUX_ARGC_LIMIT,
+  TMUX_ARGV_LIMIT
+} from "../../src/tmux/CommandBatches.js"
 import type { TmuxCommand } from "../../src/tmux/Tmux.js"
 import { invocationArgv } from "../../src/tmux/TmuxExec.js"
 
@@ -45,14 +53,29 @@ describe("splitToFit", () => {
       expect(batch.length % 2).toBe(0)
     }
     expect(batches.flat()).toEqual(units.flat())
-    // Greedy: a batch leaves too little room for the next unit.
+    // Greedy: a batch leaves too little room for the next unit, in bytes or in strings.
     for (const batch of batches.slice(0, -1)) {
-      expect(commandListBytes(batch) + 2 + commandListBytes(unit(0))).toBeGreaterThan(BATCH_BUDGET - 10)
+      const bytesFull = commandListBytes(batch) + 2 + commandListBytes(unit(0)) > BATCH_BUDGET - 10
+      const stringsFull = commandListArgc(batch) + 1 + commandListArgc(unit(0)) > BATCH_ARGC_BUDGET
+      expect(bytesFull || stringsFull).toBe(true)
     }
   })
 
   it("leaves room under tmux's limit for the transport's end mark", () => {
     expect(BATCH_BUDGET).toBeLessThan(TMUX_ARGV_LIMIT - 100)
+    expect(BATCH_ARGC_BUDGET).toBeLessThan(TMUX_ARGC_LIMIT - 4)
+  })
+
+  it("also keeps each batch within the 1000 argv strings tmux 3.7 and later accept in one command", () => {
+    // Short commands: 600 of them are far below the byte budget, but 3 strings and a ";" each.
+    const kill = (n: number): Array<TmuxCommand> => [["kill-session", "-t", `$${n}`]]
+    const units = Array.from({ length: 600 }, (_, n) => kill(n))
+    expect(commandListBytes(units.flat())).toBeLessThan(BATCH_BUDGET)
+    expect(commandListArgc(units.flat())).toBe(600 * 3 + 599)
+    const batches = splitToFit(units)
+    expect(batches.length).toBe(3)
+    for (const batch of batches) expect(commandListArgc(batch)).toBeLessThanOrEqual(BATCH_ARGC_BUDGET)
+    expect(batches.flat()).toEqual(units.flat())
   })
 
   it("puts a unit too big for any batch on its own, between the others", () => {
