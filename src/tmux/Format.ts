@@ -61,9 +61,23 @@ export const unreadable = (command: string, detail: string): Failed =>
 /** An invocation's output split into records, grouped by tag. */
 export type ParsedOutput = ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>>
 
+/** A mark as tmux 3.4 and 3.5 print it: they vis-escape what a command prints, a control character as `\ooo`. */
+const visEscaped = (mark: string): string => `\\${mark.charCodeAt(0).toString(8).padStart(3, "0")}${mark.slice(1)}`
+
+/**
+ * The output with raw marks. tmux 3.4 and 3.5 print the marks of `-p` / `-F` formats escaped (3.6
+ * stopped escaping command output); captured pane text is never escaped and never holds a control
+ * character, so an output with no raw record mark came from such a version and its escaped marks
+ * are the marks. When raw marks are there, escaped-looking text is a value's and stays text.
+ */
+export const withRawMarks = (output: string, marks: Marks): string =>
+  output.includes(marks.record) ?
+    output :
+    output.replaceAll(visEscaped(marks.record), marks.record).replaceAll(visEscaped(marks.field), marks.field)
+
 export const parseOutput = (output: string, marks: Marks): ParsedOutput => {
   const byTag = new Map<string, Array<ReadonlyArray<string>>>()
-  for (const chunk of output.split(marks.record).slice(1)) {
+  for (const chunk of withRawMarks(output, marks).split(marks.record).slice(1)) {
     // tmux ends each printed record with a newline; anything else belongs to the values.
     const body = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk
     const [tag = "", ...values] = body.split(marks.field)

@@ -43,6 +43,26 @@ describe("Format", () => {
     expect(decoded).toEqual(Either.right([{ name: forged, count: 1, flag: false, maybe: null }]))
   })
 
+  it("reads the marks tmux 3.4 and 3.5 print vis-escaped (a control character as \\ooo), as marks", () => {
+    // Those versions escape what a command prints (fixed in 3.6): RS as \036, US as \037.
+    const escaped = (output: string) => output.replaceAll("\x1e", "\\036").replaceAll("\x1f", "\\037")
+    const output = ["a", "b"]
+      .map((name, i) => printed(codec.format(marks), { name_var: name, count_var: String(i), flag_var: "1", maybe_var: "" }))
+      .join("")
+    expect(escaped(output)).not.toContain(marks.record)
+    expect(codec.decodeAll(Format.parseOutput(escaped(output), marks))).toEqual(
+      Either.right([{ name: "a", count: 0, flag: true, maybe: null }, { name: "b", count: 1, flag: true, maybe: null }])
+    )
+  })
+
+  it("reads escaped-looking marks as text when tmux printed raw marks (a value cannot pass for a record)", () => {
+    const lookalike = `x\\036${marks.record.slice(1)}t\\037y`
+    const output = printed(codec.format(marks), { name_var: lookalike, count_var: "1", flag_var: "0", maybe_var: "" })
+    expect(codec.decodeAll(Format.parseOutput(output, marks))).toEqual(
+      Either.right([{ name: lookalike, count: 1, flag: false, maybe: null }])
+    )
+  })
+
   it("groups records by tag so one command list can return several kinds", () => {
     const other = Format.record("o", { id: Format.string("id") })
     const output = printed(codec.format(marks), { name_var: "x", count_var: "1", flag_var: "1", maybe_var: "3" }) +

@@ -258,7 +258,8 @@ const runPlan = (
     const raw = yield* runTree(socket, [...lookup.commands(marks), ["display-message", "-p", textMark(marks)], command], lookup.target)
       .pipe(
         // tmux words a missing target its own way (a name may come back trimmed): name it as asked.
-        Effect.catchTag("NotFound", (error) => Effect.fail(new NotFound({ kind, target: id, socket: error.socket })))
+        Effect.catchTag("NotFound", (error) => Effect.fail(new NotFound({ kind, target: id, socket: error.socket }))),
+        Effect.map((printed) => Format.withRawMarks(printed, marks))
       )
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)

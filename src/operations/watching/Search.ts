@@ -159,7 +159,7 @@ const parseCaptures = (
 ): Effect.Effect<Array<PaneText>, Failed> =>
   Effect.gen(function*() {
     const texts: Array<PaneText> = []
-    for (const chunk of output.split(marks.record).slice(1)) {
+    for (const chunk of Format.withRawMarks(output, marks).split(marks.record).slice(1)) {
       const newline = chunk.indexOf("\n")
       const header = newline === -1 ? chunk : chunk.slice(0, newline)
       const body = newline === -1 ? "" : chunk.slice(newline + 1)

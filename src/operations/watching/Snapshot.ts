@@ -120,13 +120,14 @@ const capturedRows = (text: string, expected: number, escapes: boolean): Either.
 
 /** Reads what `paneViewCommands` printed (with the same `escapes` and windows). */
 export const parsePaneView = (
-  raw: string,
+  printed: string,
   marks: Format.Marks,
   start: CaptureStart,
   escapes = false,
   windows: ReadonlyArray<WindowRequest> = []
 ): Either.Either<PaneView, Failed> =>
   Either.gen(function*() {
+    const raw = Format.withRawMarks(printed, marks)
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)
     if (at < 0) return yield* Either.left(unreadable("no pane record before the captured text"))
