@@ -65,7 +65,8 @@ const UNSUITABLE_FOR_MS = 10_000
 /** The flags that make the client invisible: no resizing, no pane output. */
 export const CONTROL_CLIENT_FLAGS = "ignore-size,no-output"
 
-const SUITABILITY_FORMAT = "#{destroy-unattached}#{exit-unattached}"
+/** "00" when neither option is set: tmux 3.4 made destroy-unattached a choice, printed "off" rather than "0". */
+const SUITABILITY_FORMAT = "#{?#{==:#{destroy-unattached},off},0,#{destroy-unattached}}#{exit-unattached}"
 
 interface Attempt {
   readonly result: Promise<ControlClient | undefined>
