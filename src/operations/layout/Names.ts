@@ -3,7 +3,8 @@
  * them: session and window names are escaped C-style by vis(3) (a tab is stored as the two
  * characters `\t`, `\` as `\\`, `$` before a letter, `_` or `{` as `\$`, and anything the C
  * library's locale tables call unprintable as octal), session names get `:` and `.` replaced by
- * `_`, and a pane title holding such a character is ignored without an error. What can be known in
+ * `_`, and a pane title holding such a character is ignored without an error (3.7 and later store
+ * a title escaped as they do names, a backslash doubled). What can be known in
  * advance is refused here, so the name asked for is the name stored; the operations compare what
  * tmux stored with what was asked for and report a difference (e.g. an emoji newer than the C
  * library) as a failure. (`#` is fine: the operations literalize it before it reaches tmux.)
@@ -54,7 +55,7 @@ export const storedExactly = (kind: NameKind, requested: string, stored: string)
         reason: "exit",
         exitCode: null,
         stderr: kind === "pane title"
-          ? `tmux ignored the title (it holds a character the C library's locale tables call unprintable); the title is still ${
+          ? `tmux did not store the title as given (before 3.7 it ignores a title holding a character the C library's locale tables call unprintable; 3.7 and later store such a character escaped and a backslash doubled); the title is ${
             JSON.stringify(stored)
           }.`
           : `tmux stored the ${kind} as ${
