@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
 import { defineConfig } from "vitest/config"
 
 /**
@@ -16,6 +18,21 @@ const integration = (transport: "control" | "exec") => ({
   }
 })
 
+/**
+ * The version matrix: ETM_TEST_TMUX_MATRIX names a directory with a `<version>/tmux` wrapper per
+ * other tmux version (.ci/run makes it with scripts/ci/tmux-matrix.sh), and the integration suite
+ * runs once more on each, on the server's default transport. Unset (a laptop), there is none.
+ */
+const tmuxMatrix = (directory = process.env.ETM_TEST_TMUX_MATRIX) =>
+  directory === undefined || directory === "" ? [] : readdirSync(directory).sort().map((version) => ({
+    extends: true as const,
+    test: {
+      name: `integration-tmux-${version}`,
+      include: ["test/integration/**/*.test.ts"],
+      env: { ETM_TEST_TMUX: join(directory, version, "tmux") }
+    }
+  }))
+
 export default defineConfig({
   test: {
     setupFiles: ["test/support/setup.ts"],
@@ -28,6 +45,7 @@ export default defineConfig({
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       integration("control"),
       integration("exec"),
+      ...tmuxMatrix(),
       { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } }
     ]
   }

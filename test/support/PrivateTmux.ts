@@ -3,19 +3,26 @@
  * Nothing here can touch the developer's default server. `dispose` kills the server and removes
  * the directory (socket files included).
  */
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { type ConfigFlags, loadConfig, type TmuxMcpConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
+import { dirname, join } from "node:path"
+import {
+  type ConfigFlags,
+  loadConfig,
+  TmuxMcpConfig,
+  type TmuxMcpConfigShape,
+  type Transport,
+  TRANSPORTS
+} from "../../src/context/TmuxMcpConfig.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { Audit } from "../../src/services/Audit.js"
 import { ServerLive } from "../../src/services/ServerLive.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
-import { TmuxControl } from "../../src/tmux/TmuxControl.js"
-import { TmuxExec } from "../../src/tmux/TmuxExec.js"
+import { TmuxLive } from "../../src/tmux/TmuxLive.js"
 
 export interface PrivateTmux {
   readonly socketName: string
@@ -38,13 +45,26 @@ export interface PrivateTmux {
   readonly dispose: () => void
 }
 
-/**
- * The live transport tests run on: ETM_TEST_TRANSPORT=exec|control (default exec, the server's
- * default). The integration suite runs once per transport (see vitest.config.ts).
- */
-export const testTransport: "exec" | "control" = process.env.ETM_TEST_TRANSPORT === "control" ? "control" : "exec"
+const requestedTransport = process.env.ETM_TEST_TRANSPORT
+if (requestedTransport !== undefined && !(TRANSPORTS as ReadonlyArray<string>).includes(requestedTransport)) {
+  throw new Error(`ETM_TEST_TRANSPORT must be one of ${TRANSPORTS.join(", ")} (got ${requestedTransport})`)
+}
 
-export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = testTransport === "exec" ? TmuxExec.layer : TmuxControl.layer
+/**
+ * The live transport tests run on: ETM_TEST_TRANSPORT names one; unset, it is the server's own
+ * default (what loadConfig picks when nothing asks), as in the version matrix's projects. The
+ * integration suite runs once per transport and once per extra tmux version (see vitest.config.ts).
+ */
+export const testTransport: Transport = (requestedTransport as Transport | undefined) ??
+  Either.getOrThrow(loadConfig({ env: {}, flags: {}, uid: 0 })).transport
+
+/** The layer TmuxLive builds for `testTransport`, whatever transport the world's config names. */
+export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = Layer.unwrapEffect(
+  Effect.map(
+    TmuxMcpConfig,
+    (config) => TmuxLive.layer.pipe(Layer.provide(TmuxMcpConfig.layer({ ...config, transport: testTransport })))
+  )
+)
 
 /** Every service a tool needs over a given tmux layer (audit silenced): main.ts's ServerLive. */
 export const servicesLayer = <Extra = never>(
@@ -55,8 +75,22 @@ export const servicesLayer = <Extra = never>(
 
 let counter = 0
 
+/**
+ * A project of the version matrix names its tmux (ETM_TEST_TMUX, test/support/setup.ts puts it
+ * first on PATH). A login shell in a pane resets PATH from /etc/profile, and would find the system
+ * tmux, which cannot talk to another version's server: the world's HOME gets a profile that puts
+ * the wrapper first again.
+ */
+const writeMatrixProfile = (home: string) => {
+  const requested = process.env.ETM_TEST_TMUX
+  if (requested === undefined || requested === "") return
+  const line = `PATH='${dirname(requested).replaceAll("'", `'\\''`)}':"$PATH"; export PATH\n`
+  for (const profile of [".profile", ".zprofile"]) writeFileSync(join(home, profile), line)
+}
+
 export const makePrivateTmux = (): PrivateTmux => {
   const dir = mkdtempSync(join(tmpdir(), "etm-test-"))
+  writeMatrixProfile(dir)
   const socketName = `etm-test-${process.pid}-${++counter}`
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
