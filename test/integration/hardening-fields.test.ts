@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest"
 import { escapeControls } from "../../src/domain/ControlText.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 import { okResult, runTool } from "../support/runTool.js"
+import { tmuxEscapesCommandOutput } from "../support/tmuxVersion.js"
 
 const { world } = useWorlds()
 
@@ -25,64 +26,69 @@ const strings = (value: unknown): Array<string> =>
 const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
 
 describe("text that programs set reaches the client escaped", () => {
-  it("cwd and command with ESC, BEL and C1 are \\xNN in every tool that reports them; the split uses the exact directory", async () => {
-    const w = world()
-    // An OSC title sequence, BEL and a C1 CSI in the directory name; ESC in the program name.
-    const directory = join(realpathSync(w.tmpdir), "d\x1b]0;owned\x07\u009b2Jz")
-    mkdirSync(directory)
-    const program = join(directory, "sl\x1be")
-    copyFileSync("/bin/sleep", program)
-    w.tmuxOk(
-      "new-session",
-      "-d",
-      "-s",
-      "esc",
-      "-x",
-      "100",
-      "-y",
-      "30",
-      "-c",
-      directory,
-      "sh",
-      "-c",
-      "echo marker; exec \"$0\" 600",
-      program
-    )
-    const paneId = w.tmuxOk("display-message", "-p", "-t", "esc", "#{pane_id}").trim()
-    await waitFor(
-      "the program to run",
-      () => w.tmuxOk("display-message", "-p", "-t", paneId, "#{pane_current_command}").trim() === "sl\x1be"
-    )
-    const layer = w.layer()
-    const cwd = escapeControls(directory)
-    expect(cwd).toContain("d\\x1b]0;owned\\x07\\x9b2Jz")
+  // tmux 3.4 and 3.5 print ESC and BEL as octal escapes, the same text as a name that holds a
+  // backslash and digits: the exact directory cannot be read back from them (3.6 prints it raw).
+  it.skipIf(tmuxEscapesCommandOutput())(
+    "cwd and command with ESC, BEL and C1 are \\xNN in every tool that reports them; the split uses the exact directory",
+    async () => {
+      const w = world()
+      // An OSC title sequence, BEL and a C1 CSI in the directory name; ESC in the program name.
+      const directory = join(realpathSync(w.tmpdir), "d\x1b]0;owned\x07\u009b2Jz")
+      mkdirSync(directory)
+      const program = join(directory, "sl\x1be")
+      copyFileSync("/bin/sleep", program)
+      w.tmuxOk(
+        "new-session",
+        "-d",
+        "-s",
+        "esc",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-c",
+        directory,
+        "sh",
+        "-c",
+        "echo marker; exec \"$0\" 600",
+        program
+      )
+      const paneId = w.tmuxOk("display-message", "-p", "-t", "esc", "#{pane_id}").trim()
+      await waitFor(
+        "the program to run",
+        () => w.tmuxOk("display-message", "-p", "-t", paneId, "#{pane_current_command}").trim() === "sl\x1be"
+      )
+      const layer = w.layer()
+      const cwd = escapeControls(directory)
+      expect(cwd).toContain("d\\x1b]0;owned\\x07\\x9b2Jz")
 
-    const listed = okResult(await runTool(layer, "list_panes", {})).items.find((pane: { pane_id: string }) => pane.pane_id === paneId)
-    expect(listed).toMatchObject({ cwd, command: "sl\\x1be" })
-    expect(okResult(await runTool(layer, "get_pane_info", { pane_id: paneId }))).toMatchObject({ cwd, command: "sl\\x1be" })
-    expect(okResult(await runTool(layer, "snapshot_pane", { pane_id: paneId }))).toMatchObject({
-      pane_current_path: cwd,
-      pane_current_command: "sl\\x1be"
-    })
-    const found = okResult(await runTool(layer, "search_panes", { patterns: ["marker"], history_lines: 0 }))
-    expect(found.panes).toMatchObject([{ pane_id: paneId, command: "sl\\x1be" }])
+      const listed = okResult(await runTool(layer, "list_panes", {})).items.find((pane: { pane_id: string }) => pane.pane_id === paneId)
+      expect(listed).toMatchObject({ cwd, command: "sl\\x1be" })
+      expect(okResult(await runTool(layer, "get_pane_info", { pane_id: paneId }))).toMatchObject({ cwd, command: "sl\\x1be" })
+      expect(okResult(await runTool(layer, "snapshot_pane", { pane_id: paneId }))).toMatchObject({
+        pane_current_path: cwd,
+        pane_current_command: "sl\\x1be"
+      })
+      const found = okResult(await runTool(layer, "search_panes", { patterns: ["marker"], history_lines: 0 }))
+      expect(found.panes).toMatchObject([{ pane_id: paneId, command: "sl\\x1be" }])
 
-    // The split starts in the exact directory, and reports it escaped.
-    const split = okResult(await runTool(layer, "split_window", { pane_id: paneId, command: ["sleep", "600"] }))
-    expect(split.pane.cwd).toBe(cwd)
-    expect(w.tmuxOk("display-message", "-p", "-t", split.pane.pane_id, "#{pane_start_path}").trim()).toBe(directory)
+      // The split starts in the exact directory, and reports it escaped.
+      const split = okResult(await runTool(layer, "split_window", { pane_id: paneId, command: ["sleep", "600"] }))
+      expect(split.pane.cwd).toBe(cwd)
+      expect(w.tmuxOk("display-message", "-p", "-t", split.pane.pane_id, "#{pane_start_path}").trim()).toBe(directory)
 
-    for (
-      const result of [
-        await runTool(layer, "list_panes", {}),
-        await runTool(layer, "get_pane_info", { pane_id: paneId }),
-        await runTool(layer, "snapshot_pane", { pane_id: paneId }),
-        await runTool(layer, "search_panes", { patterns: ["marker"] })
-      ]
-    ) {
-      expect(strings(result.structuredContent).filter((text) => RAW_CONTROL.test(text))).toEqual([])
+      for (
+        const result of [
+          await runTool(layer, "list_panes", {}),
+          await runTool(layer, "get_pane_info", { pane_id: paneId }),
+          await runTool(layer, "snapshot_pane", { pane_id: paneId }),
+          await runTool(layer, "search_panes", { patterns: ["marker"] })
+        ]
+      ) {
+        expect(strings(result.structuredContent).filter((text) => RAW_CONTROL.test(text))).toEqual([])
+      }
     }
-  })
+  )
 
   it("screen text never carries controls: what a program prints as C1 or escapes is not in the capture", async () => {
     const w = world()
