@@ -137,12 +137,26 @@ describe("isLayout", () => {
         "even-horizontal",
         "main-vertical",
         "bb62,159x48,0,0{79x48,0,0,79,48,80,0,80}",
-        "c4a6,80x24,0,0[80x12,0,0,1,80x11,0,13,2]"
+        "c4a6,80x24,0,0[80x12,0,0,1,80x11,0,13,2]",
+        // tmux 3.8 prints a JSON subset.
+        `{"V":2,"L":{"t":"v","w":80,"h":24,"x":0,"y":0,"c":[{"t":"p","w":80,"h":12,"x":0,"y":0,"l":1,"i":0,"I":"%0"},{"t":"p","w":39,"h":11,"x":41,"y":13,"a":true,"i":2,"I":"%2"}]}}`
       ]
     ) {
       expect(isLayout(layout), layout).toBe(true)
     }
-    for (const layout of ["Tiled", "tiled;", "#(touch x)", "bb62", "bb62,80x24 ; kill-server", ""]) {
+    for (
+      const layout of [
+        "Tiled",
+        "tiled;",
+        "#(touch x)",
+        "bb62",
+        "bb62,80x24 ; kill-server",
+        "",
+        `{"V":2,"L":{"t":"p","I":"#(touch x)"}}`,
+        `{"V":2,"L":{"t":"p"}} ; kill-server`,
+        `{"V":2,"L":{"t":"p"};}`
+      ]
+    ) {
       expect(isLayout(layout), layout).toBe(false)
     }
   })

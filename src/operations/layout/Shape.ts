@@ -252,9 +252,13 @@ export const LAYOUT_NAMES = ["even-horizontal", "even-vertical", "main-horizonta
 /** A layout string as `#{window_layout}` prints it: checksum, then sizes, offsets and ids. */
 const RAW_LAYOUT = /^[0-9a-f]{4},[0-9x,{}[\]]+$/
 
+/** A layout as tmux 3.8 prints it, a JSON subset: keys, numbers, ids, true/false (no `#`, `;` or space). */
+const JSON_LAYOUT = /^\{"V":[0-9]+,[-0-9A-Za-z"%.:,{}[\]]+\}$/
+
 /** Whether text is a named layout or has the form of a layout string (as `window_layout` prints it). */
 export const isLayout = (layout: string): boolean =>
-  (LAYOUT_NAMES as ReadonlyArray<string>).includes(layout) || (layout.length <= 8192 && RAW_LAYOUT.test(layout))
+  (LAYOUT_NAMES as ReadonlyArray<string>).includes(layout) ||
+  (layout.length <= 8192 && (RAW_LAYOUT.test(layout) || JSON_LAYOUT.test(layout)))
 
 /**
  * Applies a named layout or a saved layout string to a window; a string tmux cannot apply there is
