@@ -14,6 +14,7 @@ import { serverIdentity, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
 import { tappedTmux } from "../support/TappedTmux.js"
+import { tmuxAtLeast } from "../support/tmuxVersion.js"
 
 const { world } = useWorlds()
 
@@ -67,18 +68,30 @@ describe("wait_for_channel", () => {
     expect(waiters(w, "cancelled")).toEqual([])
   })
 
-  it("pins a tmux limitation: a timed-out wait stays registered until the channel's next signal, which it absorbs", async () => {
-    // tmux (3.3a and later) never removes a waiting client that went away from the channel; a signal
-    // with only that stale waiter left wakes it instead of being kept for the next wait.
+  // tmux 3.7c frees a waiting client that went away ("Free wait-for clients when they disconnect").
+  it.skipIf(tmuxAtLeast("3.7c"))(
+    "pins a tmux limitation: a timed-out wait stays registered until the channel's next signal, which it absorbs",
+    async () => {
+      // tmux 3.3a to 3.7b never removes a waiting client that went away from the channel; a signal
+      // with only that stale waiter left wakes it instead of being kept for the next wait.
+      const w = world()
+      const layer = withSession(w)
+      expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 0.5 })).outcome).toBe("timeout")
+      okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
+      expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 0.5 })).outcome).toBe("timeout")
+      // That wait left a stale waiter too: one signal absorbs it, the next is kept.
+      okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
+      okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
+      expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 5 })).outcome).toBe("signalled")
+    }
+  )
+
+  it.runIf(tmuxAtLeast("3.7c"))("keeps a signal sent after a timed-out wait for the next wait (tmux 3.7c and later)", async () => {
     const w = world()
     const layer = withSession(w)
-    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 0.5 })).outcome).toBe("timeout")
-    okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
-    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 0.5 })).outcome).toBe("timeout")
-    // That wait left a stale waiter too: one signal absorbs it, the next is kept.
-    okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
-    okResult(await runTool(layer, "signal_channel", { channel: "stale" }))
-    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "stale", timeout: 5 })).outcome).toBe("signalled")
+    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "fresh", timeout: 0.5 })).outcome).toBe("timeout")
+    okResult(await runTool(layer, "signal_channel", { channel: "fresh" }))
+    expect(okResult(await runTool(layer, "wait_for_channel", { channel: "fresh", timeout: 5 })).outcome).toBe("signalled")
   })
 
   it("reports server_died when the server is killed, or crashes, during the wait", async () => {

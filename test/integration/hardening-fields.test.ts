@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest"
 import { escapeControls } from "../../src/domain/ControlText.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 import { okResult, runTool } from "../support/runTool.js"
-import { tmuxEscapesCommandOutput } from "../support/tmuxVersion.js"
+import { tmuxAtLeast, tmuxEscapesCommandOutput } from "../support/tmuxVersion.js"
 
 const { world } = useWorlds()
 
@@ -28,7 +28,8 @@ const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
 describe("text that programs set reaches the client escaped", () => {
   // tmux 3.4 and 3.5 print ESC and BEL as octal escapes, the same text as a name that holds a
   // backslash and digits: the exact directory cannot be read back from them (3.6 prints it raw).
-  it.skipIf(tmuxEscapesCommandOutput())(
+  // tmux 3.8 reports no pane_current_command for a program whose name holds ESC (measured: empty).
+  it.skipIf(tmuxEscapesCommandOutput() || tmuxAtLeast("3.8"))(
     "cwd and command with ESC, BEL and C1 are \\xNN in every tool that reports them; the split uses the exact directory",
     async () => {
       const w = world()

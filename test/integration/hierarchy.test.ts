@@ -162,7 +162,9 @@ describe("list tools on real tmux", () => {
     w.tmuxOk("new-session", "-d", "-s", cli(stored.semicolon), "-n", cli(stored.format), "-x", "80", "-y", "24")
     w.tmuxOk("new-session", "-d", "-s", cli(stored.command), "-n", cli(stored.unicode))
     w.tmuxOk("new-session", "-d", "-s", cli(stored.format), "-n", cli(stored.command))
-    w.tmuxOk("new-session", "-d", "-s", cli(stored.unicode), "-n", "tab\there")
+    // tmux 3.8 refuses a tab in a window name ("invalid window name"): a plain name there.
+    const tabbed = w.tmux("new-session", "-d", "-s", cli(stored.unicode), "-n", "tab\there").status === 0
+    if (!tabbed) w.tmuxOk("new-session", "-d", "-s", cli(stored.unicode), "-n", "tab here")
     w.tmuxOk("new-session", "-d", "-s", "tab\tsession", "-n", cli(stored.semicolon))
     w.tmuxOk("select-pane", "-t", "%0", "-T", cli(stored.command))
     w.tmuxOk("select-pane", "-t", "%1", "-T", cli(stored.unicode))
@@ -189,7 +191,7 @@ describe("list tools on real tmux", () => {
       stored.format,
       stored.unicode,
       stored.command,
-      "tab\\x09here",
+      tabbed ? "tab\\x09here" : "tab here",
       stored.semicolon
     ])
     expect(windows.items.map((x: any) => x.window_name).sort()).toEqual(

@@ -33,6 +33,7 @@ import { type AnyTool, defineTool, socketArguments } from "../../src/tools/Tool.
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, toolNamed } from "../support/runTool.js"
+import { tmuxAtLeast } from "../support/tmuxVersion.js"
 
 const { world, defer } = useWorlds()
 
@@ -365,7 +366,10 @@ const CASES: Readonly<Record<string, ToolCase>> = {
       title: [
         {
           label: "pane title",
-          args: async (ctx, text) => ({ pane_id: (await ctx.scratch()).pane_id, title: text }),
+          // tmux 3.7 and later store a title's backslash doubled: set_pane_title then fails and says
+          // what was stored (shape.test.ts), so such a text cannot read back.
+          args: async (ctx, text) =>
+            tmuxAtLeast("3.7") && text.includes("\\") ? undefined : { pane_id: (await ctx.scratch()).pane_id, title: text },
           mustAccept: nameRulesTake("pane title"),
           readBack: async (ctx, text, result) =>
             mismatch("set_pane_title's title", text, result.title) ??

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest"
 import { useWorlds } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
+import { tmuxAtLeast } from "../support/tmuxVersion.js"
 
 const { world } = useWorlds()
 
@@ -80,9 +81,18 @@ describe("names and titles are literal text", () => {
     }
     expect(show(w, "$1", "#{session_name}")).toBe("b")
     expect(show(w, "%1", "#{pane_title}")).not.toContain("tab")
-    // A window name may hold ':' and '.'; a pane title may hold a backslash.
+    // A window name may hold ':' and '.'; a pane title may hold a backslash (before tmux 3.7).
     expect(okResult(await runTool(layer, "rename_window", { window_id: "@0", name: "a:b.c" })).window_name).toBe("a:b.c")
-    expect(okResult(await runTool(layer, "set_pane_title", { pane_id: "%1", title: "C:\\dir" })).title).toBe("C:\\dir")
+    const backslashed = await runTool(layer, "set_pane_title", { pane_id: "%1", title: "C:\\dir" })
+    if (tmuxAtLeast("3.7")) {
+      // 3.7 and later store it doubled: the call fails and says what tmux stored.
+      const error = errorMeta(backslashed)
+      expect(error).toMatchObject({ code: "failed", effects: "possible" })
+      expect(error.text).toContain(JSON.stringify("C:\\\\dir"))
+      expect(show(w, "%1", "#{pane_title}")).toBe("C:\\\\dir")
+    } else {
+      expect(okResult(backslashed).title).toBe("C:\\dir")
+    }
   })
 
   it("reports a name tmux stored differently (a character its C library does not know) as a failure", async () => {

@@ -17,6 +17,20 @@ export const tmuxVersion = (): string => {
   return known
 }
 
+/** [major, minor, letter] with the letter as a number (none 0, "a" 1 …), for comparisons. */
+const parts = (version: string): [number, number, number] => {
+  const match = /^(\d+)\.(\d+)([a-z]?)$/.exec(version)
+  if (match === null) throw new Error(`not a tmux version: ${version}`)
+  return [Number(match[1]), Number(match[2]), match[3] === "" ? 0 : match[3]!.charCodeAt(0) - 96]
+}
+
+/** Whether the tests' tmux is `version` (e.g. "3.7c") or later. */
+export const tmuxAtLeast = (version: string): boolean => {
+  const [have, want] = [parts(tmuxVersion()), parts(version)]
+  for (let i = 0; i < 3; i++) if (have[i] !== want[i]) return have[i]! > want[i]!
+  return true
+}
+
 /**
  * tmux 3.4 and 3.5 print what a command prints vis-escaped: a control character as `\ooo` (octal),
  * backslashes left as they are, so a value's exact bytes cannot be read back; 3.6 stopped escaping.
