@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config"
  * client's own among them, and its re-attaching in that churn crashes tmux 3.3a (a tmux bug fixed
  * in 3.7, see docs/configuration.md).
  */
-const integration = (transport: "control" | "exec") => ({
+const integration = (transport: "socket" | "control" | "exec") => ({
   extends: true as const,
   test: {
     name: `integration-${transport}`,
@@ -26,6 +26,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      integration("socket"),
       integration("control"),
       integration("exec"),
       { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } }

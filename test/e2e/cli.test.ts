@@ -74,7 +74,7 @@ describe.concurrent("CLI", () => {
       runCli(world, ["doctor"]),
       runCli(world, ["doctor", "--transport", "control", "--allow-server-start"], { LIBTMUX_MCP_WAIT_MAX_SECONDS: "7" })
     ])
-    expect(defaults.stdout).toMatch(/^transport:\s+exec \(a tmux process per call\)$/m)
+    expect(defaults.stdout).toMatch(/^transport:\s+socket \(tmux's client protocol over the server's socket, no process per call\)$/m)
     expect(defaults.stdout).toMatch(/^waits:\s+at most 30 s \(LIBTMUX_MCP_WAIT_MAX_SECONDS\)$/m)
     expect(defaults.stdout).toMatch(/^server start:\s+start_server, or create_session with allow_server_start=true \(off by default/m)
     expect(defaults.stdout).toMatch(/^server:\s+not running \(start_server, or create_session with allow_server_start=true, starts one/m)

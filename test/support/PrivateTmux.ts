@@ -9,13 +9,21 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type ConfigFlags, loadConfig, type TmuxMcpConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
+import {
+  type ConfigFlags,
+  loadConfig,
+  type TmuxMcpConfig,
+  type TmuxMcpConfigShape,
+  type Transport,
+  TRANSPORTS
+} from "../../src/context/TmuxMcpConfig.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { Audit } from "../../src/services/Audit.js"
 import { ServerLive } from "../../src/services/ServerLive.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
 import { TmuxControl } from "../../src/tmux/TmuxControl.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
+import { TmuxSocket } from "../../src/tmux/TmuxSocket.js"
 
 export interface PrivateTmux {
   readonly socketName: string
@@ -39,12 +47,20 @@ export interface PrivateTmux {
 }
 
 /**
- * The live transport tests run on: ETM_TEST_TRANSPORT=exec|control (default exec, the server's
- * default). The integration suite runs once per transport (see vitest.config.ts).
+ * The live transport tests run on: ETM_TEST_TRANSPORT=socket|exec|control (default socket, the
+ * server's default). The integration suite runs once per transport (see vitest.config.ts).
  */
-export const testTransport: "exec" | "control" = process.env.ETM_TEST_TRANSPORT === "control" ? "control" : "exec"
+export const testTransport: Transport = (TRANSPORTS as ReadonlyArray<string>).includes(process.env.ETM_TEST_TRANSPORT ?? "")
+  ? process.env.ETM_TEST_TRANSPORT as Transport
+  : "socket"
 
-export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = testTransport === "exec" ? TmuxExec.layer : TmuxControl.layer
+const TRANSPORT_LAYERS: Record<Transport, Layer.Layer<Tmux, never, TmuxMcpConfig>> = {
+  socket: TmuxSocket.layer,
+  exec: TmuxExec.layer,
+  control: TmuxControl.layer
+}
+
+export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = TRANSPORT_LAYERS[testTransport]
 
 /** Every service a tool needs over a given tmux layer (audit silenced): main.ts's ServerLive. */
 export const servicesLayer = <Extra = never>(

@@ -180,10 +180,11 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
     SocketResolver: ["ResolvedSocket", "SocketResolver", "SocketResolverShape", "SocketRule", "SocketSelector", "layer"],
     Teardown: ["TeardownKind", "TeardownOptions", "killPane", "killSession", "killWindow"],
     TextWait: ["PatternSpec", "TextWaitRequest", "TextWaitResult", "waitForText"],
-    Tmux: ["RunOptions", "Tmux", "TmuxCommand", "TmuxShape"],
+    Tmux: ["RunOptions", "Tmux", "TmuxCommand", "TmuxShape", "TransportInUse"],
     TmuxControl: ["layer"],
     TmuxExec: ["layer"],
     TmuxLive: ["layer"],
+    TmuxSocket: ["layer"],
     TmuxMcpConfig: [
       "ConfigError",
       "ConfigFlags",
