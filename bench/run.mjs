@@ -10,11 +10,10 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
-const USAGE =
-  "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports socket,exec,control] [--quick] [--skip-memory] [--out FILE]\n"
+const USAGE = "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports socket,exec] [--quick] [--skip-memory] [--out FILE]\n"
 const REPO = fileURLToPath(new URL("..", import.meta.url))
 const SERVER_SCRIPT = join(REPO, "dist", "main.js")
-const TRANSPORTS = ["socket", "exec", "control"]
+const TRANSPORTS = ["socket", "exec"]
 const SESSIONS = 5
 const TEXT = "the quick brown fox jumps over the lazy dog"
 const TEXT_LINES = 40
@@ -119,7 +118,7 @@ function privateTmux() {
  * echo off (send_keys's target), the others sleep. Windows rather than splits: tmux refuses splits
  * of small panes, and a window costs the same one pty and process. The world only ever grows: this
  * tmux runs a utempter helper for every pane it opens and closes, so building or killing a 500-pane
- * server takes seconds (tens on a busy machine), and the servers' control clients stay attached.
+ * server takes seconds (tens on a busy machine).
  */
 function growWorld(t, world, panes) {
   const commands = []
@@ -465,9 +464,7 @@ function report(result) {
 /**
  * Issue 13's targets, checked on the default transport (socket) with the numbers of this run:
  * latency as ratios to the raw CLI, list_panes at 500 panes in ms, memory growth in percent. A
- * target whose measurement was left out (a pane count, the memory run) is "not measured". Also
- * whether control keeps its place: more than 25% faster end to end than socket on get_pane_info
- * and capture_pane at 100 panes.
+ * target whose measurement was left out (a pane count, the memory run) is "not measured".
  */
 function targets(result) {
   const { latency, cold_start: cold, memory: mem } = result
@@ -502,17 +499,6 @@ function targets(result) {
       }
     ]
   ]
-  for (const tool of ["get_pane_info", "capture_pane"]) {
-    const control = at(100, tool, "control")
-    const socket = at(100, tool, "socket")
-    rows.push([
-      `control > 25% faster than socket: ${tool}, 100 panes`,
-      control === undefined || socket === undefined ? undefined : {
-        value: `control ${control.median_ms.toFixed(2)} ms, socket ${socket.median_ms.toFixed(2)} ms`,
-        pass: control.median_ms < 0.75 * socket.median_ms
-      }
-    ])
-  }
   return rows.map(([target, check]) => ({ target, value: check?.value ?? "not measured", pass: check?.pass ?? null }))
 }
 
@@ -550,7 +536,7 @@ async function main(opts) {
       progress(`growing the world to ${panes} panes`)
       world = growWorld(t, world, panes)
       if (!sides) {
-        // Long-lived servers for the latency runs; a control-mode client stays attached as the world grows.
+        // Long-lived servers for the latency runs, kept as the world grows.
         for (const name of opts.transports) servers.push(await startServer(t, name))
         sides = [cliSide(t), ...servers.map(mcpSide)]
         progress("global warmup")

@@ -22,8 +22,6 @@ export * as Tmux from "./api/Tmux.js"
 export * as TmuxSocket from "./api/TmuxSocket.js"
 /** The `Tmux` layer over a tmux process per invocation. */
 export * as TmuxExec from "./api/TmuxExec.js"
-/** The `Tmux` layer over persistent control-mode clients. */
-export * as TmuxControl from "./api/TmuxControl.js"
 /** The `Tmux` layer the configuration's transport names. */
 export * as TmuxLive from "./api/TmuxLive.js"
 /** The sessions this process owns, killed when the layer is released: the `Ownership` service and its `layer`. */

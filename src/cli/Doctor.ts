@@ -26,8 +26,7 @@ const SERVER_STARTERS = "start_server, or create_session with allow_server_start
 
 const TRANSPORT_TEXT: Record<Transport, string> = {
   socket: "socket (tmux's client protocol over the server's socket, no process per call)",
-  exec: "exec (a tmux process per call)",
-  control: "control (one persistent control-mode client per server)"
+  exec: "exec (a tmux process per call)"
 }
 
 export const doctor = (

@@ -14,11 +14,8 @@ export const SAFETY_LEVELS = ["readonly", "mutating", "destructive"] as const
 /** A safety level (LIBTMUX_SAFETY / --safety), also a tool's tier. */
 export type SafetyLevel = (typeof SAFETY_LEVELS)[number]
 
-/**
- * How commands reach tmux: tmux's client protocol over the server's socket (no process per call),
- * a process per call, or a persistent control-mode client per server.
- */
-export const TRANSPORTS = ["socket", "exec", "control"] as const
+/** How commands reach tmux: tmux's client protocol over the server's socket (no process per call), or a process per call. */
+export const TRANSPORTS = ["socket", "exec"] as const
 /** A transport (LIBTMUX_MCP_TRANSPORT / --transport). */
 export type Transport = (typeof TRANSPORTS)[number]
 

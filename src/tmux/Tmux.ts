@@ -1,8 +1,7 @@
 /**
  * The `Tmux` service: run a list of tmux commands against one server in one round trip.
  * Its error channel is exactly `NoServer | NotFound | Failed`. Live layers: `TmuxSocket` (tmux's
- * client protocol over the server's socket, the default), `TmuxExec` (a process per call),
- * `TmuxControl`; the in-memory `FakeTmux` serves unit tests and embedders.
+ * client protocol over the server's socket, the default) and `TmuxExec` (a process per call); the in-memory `FakeTmux` serves unit tests and embedders.
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
@@ -64,7 +63,7 @@ export interface TmuxShape {
   readonly transportFor?: (socket: ResolvedSocket) => Effect.Effect<TransportInUse>
 }
 
-/** Runs tmux command lists; its layers are TmuxSocket, TmuxExec, TmuxControl, TmuxLive (and FakeTmux for tests). */
+/** Runs tmux command lists; its layers are TmuxSocket, TmuxExec, TmuxLive (and FakeTmux for tests). */
 export class Tmux extends Context.Tag("effect-tmux-mcp/Tmux")<Tmux, TmuxShape>() {}
 
 /** Past this many parts a description counts commands by name instead of listing them. */

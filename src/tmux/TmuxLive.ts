@@ -1,18 +1,16 @@
 /**
- * The live `Tmux` layer the configuration asks for: `TmuxSocket` (default), `TmuxExec` or `TmuxControl`.
+ * The live `Tmux` layer the configuration asks for: `TmuxSocket` (default) or `TmuxExec`.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
 import type { Tmux } from "./Tmux.js"
-import { TmuxControl } from "./TmuxControl.js"
 import { TmuxExec } from "./TmuxExec.js"
 import { TmuxSocket } from "./TmuxSocket.js"
 
 const LAYERS: Record<Transport, Layer.Layer<Tmux, never, TmuxMcpConfig>> = {
   socket: TmuxSocket.layer,
-  exec: TmuxExec.layer,
-  control: TmuxControl.layer
+  exec: TmuxExec.layer
 }
 
 export const TmuxLive = {

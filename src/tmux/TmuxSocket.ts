@@ -2,7 +2,7 @@
  * The default live layer of `Tmux`: tmux's own client protocol over the server's Unix socket, one
  * connection per command list (`internal/SocketClient.ts`), so a call costs no process. It is what
  * the `tmux` CLI does once it has started, the same code path in the server as every CLI call (an
- * ordinary command client, not a control client: none of control mode's crash window).
+ * ordinary command client, not a control-mode client: none of control mode's crash window before tmux 3.7).
  *
  * The same semantics as `TmuxExec`, whose pieces it shares: the same end mark and limits
  * (`internal/CommandList.ts`), the same classification (`Classify.ts`) of the same stderr and exit

@@ -13,7 +13,7 @@ import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import { classifyFailure } from "../../src/tmux/Classify.js"
 import { describeCommands, type TmuxCommand } from "../../src/tmux/Tmux.js"
-import { makePrivateTmux, type PrivateTmux, testTransport } from "../support/PrivateTmux.js"
+import { makePrivateTmux, type PrivateTmux } from "../support/PrivateTmux.js"
 
 type Answer = { readonly printed: string } | { readonly error: unknown }
 
@@ -75,7 +75,7 @@ const layout = (
 
 const start = (both: Pair, name = "main") => same(both, [["new-session", "-d", "-s", name, "-x", "80", "-y", "24"]])
 
-describe.skipIf(testTransport === "control")("FakeTmux against tmux 3.3a", () => {
+describe("FakeTmux against tmux 3.3a", () => {
   it("splits, closes and resizes panes as tmux lays them out", () => {
     const both = pair()
     start(both)

@@ -2,7 +2,7 @@
  * Issue 10 item 12: the deadline holds against a tmux process that ignores SIGTERM (a wrapper with
  * `trap '' TERM`, a client stuck in the kernel). The call answers `timeout` on time, and the child
  * and everything in its process group are SIGKILLed after a short grace. Runs on the transports
- * that spawn tmux (the control transport's attach spawns the same binary); the socket transport
+ * that spawn tmux (exec); the socket transport
  * runs none for these calls and has its own deadline tests (socket.test.ts).
  */
 import * as Effect from "effect/Effect"

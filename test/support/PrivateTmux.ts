@@ -21,7 +21,6 @@ import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { Audit } from "../../src/services/Audit.js"
 import { ServerLive } from "../../src/services/ServerLive.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
-import { TmuxControl } from "../../src/tmux/TmuxControl.js"
 import { TmuxExec } from "../../src/tmux/TmuxExec.js"
 import { TmuxSocket } from "../../src/tmux/TmuxSocket.js"
 
@@ -47,7 +46,7 @@ export interface PrivateTmux {
 }
 
 /**
- * The live transport tests run on: ETM_TEST_TRANSPORT=socket|exec|control (default socket, the
+ * The live transport tests run on: ETM_TEST_TRANSPORT=socket|exec (default socket, the
  * server's default). The integration suite runs once per transport (see vitest.config.ts).
  */
 export const testTransport: Transport = (TRANSPORTS as ReadonlyArray<string>).includes(process.env.ETM_TEST_TRANSPORT ?? "")
@@ -56,8 +55,7 @@ export const testTransport: Transport = (TRANSPORTS as ReadonlyArray<string>).in
 
 const TRANSPORT_LAYERS: Record<Transport, Layer.Layer<Tmux, never, TmuxMcpConfig>> = {
   socket: TmuxSocket.layer,
-  exec: TmuxExec.layer,
-  control: TmuxControl.layer
+  exec: TmuxExec.layer
 }
 
 export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = TRANSPORT_LAYERS[testTransport]

@@ -181,7 +181,6 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
     Teardown: ["TeardownKind", "TeardownOptions", "killPane", "killSession", "killWindow"],
     TextWait: ["PatternSpec", "TextWaitRequest", "TextWaitResult", "waitForText"],
     Tmux: ["RunOptions", "Tmux", "TmuxCommand", "TmuxShape", "TransportInUse"],
-    TmuxControl: ["layer"],
     TmuxExec: ["layer"],
     TmuxLive: ["layer"],
     TmuxSocket: ["layer"],
