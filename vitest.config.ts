@@ -2,18 +2,12 @@ import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { defineConfig } from "vitest/config"
 
-/**
- * The integration suite runs once per live transport: the same tests must pass on both. Except the
- * literalization sweep on control: its 8 concurrent callers create and kill sessions, the control
- * client's own among them, and its re-attaching in that churn crashes tmux 3.3a (a tmux bug fixed
- * in 3.7, see docs/configuration.md).
- */
-const integration = (transport: "control" | "exec") => ({
+/** The integration suite runs once per live transport: the same tests must pass on both. */
+const integration = (transport: "socket" | "exec") => ({
   extends: true as const,
   test: {
     name: `integration-${transport}`,
     include: ["test/integration/**/*.test.ts"],
-    exclude: transport === "control" ? ["test/integration/literalization.test.ts"] : [],
     env: { ETM_TEST_TRANSPORT: transport }
   }
 })
@@ -43,7 +37,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      integration("control"),
+      integration("socket"),
       integration("exec"),
       ...tmuxMatrix(),
       { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } }

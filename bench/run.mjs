@@ -10,10 +10,10 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
-const USAGE = "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports exec,control] [--quick] [--skip-memory] [--out FILE]\n"
+const USAGE = "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports socket,exec] [--quick] [--skip-memory] [--out FILE]\n"
 const REPO = fileURLToPath(new URL("..", import.meta.url))
 const SERVER_SCRIPT = join(REPO, "dist", "main.js")
-const TRANSPORTS = ["exec", "control"]
+const TRANSPORTS = ["socket", "exec"]
 const SESSIONS = 5
 const TEXT = "the quick brown fox jumps over the lazy dog"
 const TEXT_LINES = 40
@@ -64,7 +64,7 @@ function parseOptions(argv) {
   const quick = values.quick
   const transports = values.transports.split(",").filter(Boolean)
   for (const t of transports) if (!TRANSPORTS.includes(t)) throw new Error(`--transports: unknown transport "${t}"`)
-  if (transports.length === 0) throw new Error("--transports: name at least one of exec, control")
+  if (transports.length === 0) throw new Error(`--transports: name at least one of ${TRANSPORTS.join(", ")}`)
   return {
     quick,
     runs: positiveInt(values.runs ?? (quick ? "5" : "100"), "--runs"),
@@ -118,7 +118,7 @@ function privateTmux() {
  * echo off (send_keys's target), the others sleep. Windows rather than splits: tmux refuses splits
  * of small panes, and a window costs the same one pty and process. The world only ever grows: this
  * tmux runs a utempter helper for every pane it opens and closes, so building or killing a 500-pane
- * server takes seconds (tens on a busy machine), and the servers' control clients stay attached.
+ * server takes seconds (tens on a busy machine).
  */
 function growWorld(t, world, panes) {
   const commands = []
@@ -220,7 +220,8 @@ function operations(world) {
     {
       tool: "get_pane_info",
       args: { pane_id: textPane },
-      cli: ["list-panes", "-t", textPane, "-F", PANE_FORMAT],
+      // One pane's fields in the cheapest CLI call there is for them.
+      cli: ["display-message", "-p", "-t", textPane, PANE_FORMAT],
       checkCli: (out) => out.startsWith(`${textPane}\t`),
       checkResult: (s) => s.pane_id === textPane
     },
@@ -449,7 +450,56 @@ function report(result) {
       ""
     )
   }
+  out.push("Targets (issue 13), socket transport")
+  out.push(
+    table([
+      ["target", "measured", "met"],
+      ...result.targets.map((t) => [t.target, t.value, t.pass === null ? "-" : t.pass ? "yes" : "NO"])
+    ]),
+    ""
+  )
   return out.join("\n")
+}
+
+/**
+ * Issue 13's targets, checked on the default transport (socket) with the numbers of this run:
+ * latency as ratios to the raw CLI, list_panes at 500 panes in ms, memory growth in percent. A
+ * target whose measurement was left out (a pane count, the memory run) is "not measured".
+ */
+function targets(result) {
+  const { latency, cold_start: cold, memory: mem } = result
+  const at = (panes, tool, side) => latency.find((l) => l.panes === panes)?.tools[tool]?.[side]
+  const ratio = (panes, tool, max) => {
+    const s = at(panes, tool, "socket")
+    return s === undefined ? undefined : { value: `${s.ratio.toFixed(2)}x raw`, pass: s.ratio <= max }
+  }
+  const rows = [
+    ["get_pane_info, 100 panes <= 0.5x raw display-message -p", ratio(100, "get_pane_info", 0.5)],
+    ["list_panes all 100 panes <= 0.7x raw list-panes -a", ratio(100, "list_panes", 0.7)],
+    [
+      "list_panes all 500 panes < 20 ms",
+      (() => {
+        const s = at(500, "list_panes", "socket")
+        return s === undefined ? undefined : { value: `${s.median_ms.toFixed(2)} ms`, pass: s.median_ms < 20 }
+      })()
+    ],
+    ["capture_pane, 100 panes <= 0.6x raw capture-pane -p", ratio(100, "capture_pane", 0.6)],
+    [
+      "cold start < 150 ms",
+      cold?.socket === undefined ? undefined : {
+        value: `${cold.socket.median_ms.toFixed(2)} ms`,
+        pass: cold.socket.median_ms < 150
+      }
+    ],
+    [
+      "memory growth 5,000 -> 10,000 calls < 10%",
+      mem?.socket === undefined ? undefined : {
+        value: `${mem.socket.growth_second_half_pct.toFixed(2)}%`,
+        pass: mem.socket.growth_second_half_pct < 10
+      }
+    ]
+  ]
+  return rows.map(([target, check]) => ({ target, value: check?.value ?? "not measured", pass: check?.pass ?? null }))
 }
 
 const mib = (kib) => (kib / 1024).toFixed(1)
@@ -486,7 +536,7 @@ async function main(opts) {
       progress(`growing the world to ${panes} panes`)
       world = growWorld(t, world, panes)
       if (!sides) {
-        // Long-lived servers for the latency runs; a control-mode client stays attached as the world grows.
+        // Long-lived servers for the latency runs, kept as the world grows.
         for (const name of opts.transports) servers.push(await startServer(t, name))
         sides = [cliSide(t), ...servers.map(mcpSide)]
         progress("global warmup")
@@ -504,6 +554,7 @@ async function main(opts) {
       cold_start: cold,
       memory: mem
     }
+    result.targets = targets(result)
     mkdirSync(dirname(opts.out), { recursive: true })
     writeFileSync(opts.out, `${JSON.stringify(result, null, 2)}\n`)
     process.stdout.write(`${report(result)}\nJSON: ${opts.out} (${result.seconds} s)\n`)

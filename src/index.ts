@@ -18,10 +18,10 @@ export * as SocketResolver from "./api/SocketResolver.js"
 export * as InvocationContext from "./api/InvocationContext.js"
 /** The `Tmux` service: one command list against one server per round trip. */
 export * as Tmux from "./api/Tmux.js"
+/** The default `Tmux` layer: tmux's client protocol over the server's socket, no process per call. */
+export * as TmuxSocket from "./api/TmuxSocket.js"
 /** The `Tmux` layer over a tmux process per invocation. */
 export * as TmuxExec from "./api/TmuxExec.js"
-/** The `Tmux` layer over persistent control-mode clients. */
-export * as TmuxControl from "./api/TmuxControl.js"
 /** The `Tmux` layer the configuration's transport names. */
 export * as TmuxLive from "./api/TmuxLive.js"
 /** The sessions this process owns, killed when the layer is released: the `Ownership` service and its `layer`. */

@@ -1,7 +1,7 @@
 /**
  * The CLI entry: flags and environment -> configuration -> the live server (ServerLive) -> MCP over
  * stdio, or the doctor report. It runs on NodeRuntime.runMain: SIGINT and SIGTERM interrupt the
- * program, so the layer's finalizers (owned sessions killed, control clients detached, tmux children
+ * program, so the layer's finalizers (owned sessions killed, tmux children
  * ended) run before the process exits. Exit codes: 0 (served until the client left or a signal came;
  * help; version; a healthy doctor), 1 (an invalid configuration, doctor finding no tmux, a bug), 2 (usage).
  */

@@ -1,8 +1,8 @@
-/** The live `Tmux` layer the configuration's `transport` names: `TmuxExec` or `TmuxControl`. */
+/** The live `Tmux` layer the configuration's `transport` names: `TmuxSocket` (the default) or `TmuxExec`. */
 import type * as Layer from "effect/Layer"
 import type { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import { TmuxLive } from "../tmux/TmuxLive.js"
 
-/** `TmuxExec.layer` or `TmuxControl.layer`, as `TmuxMcpConfig`'s `transport` says. */
+/** `TmuxSocket.layer` or `TmuxExec.layer`, as `TmuxMcpConfig`'s `transport` says. */
 export const layer: Layer.Layer<Tmux, never, TmuxMcpConfig> = TmuxLive.layer

@@ -42,8 +42,8 @@ Options (each overrides the environment variable in brackets):
   --tmux PATH               tmux binary (default: tmux)      [LIBTMUX_TMUX_BIN]
   --tmux-config FILE        config file for servers we start, like tmux -f  [LIBTMUX_TMUX_CONFIG]
   --safety LEVEL            readonly | mutating | destructive (default: mutating)  [LIBTMUX_SAFETY]
-  --transport KIND          control (one persistent control-mode client per server) | exec
-                            (one tmux process per call) (default: exec)  [LIBTMUX_MCP_TRANSPORT]
+  --transport KIND          socket (tmux's client protocol, no process per call) | exec
+                            (one tmux process per call) (default: socket)  [LIBTMUX_MCP_TRANSPORT]
   --allow-server-start[=0|1]  default for tools that may start a server (default 0)  [LIBTMUX_ALLOW_SERVER_START]
   --suppress-history[=0|1]  keep typed commands out of shell history (default 1)  [LIBTMUX_SUPPRESS_HISTORY]
   --wait-max SECONDS        ceiling for blocking waits, 1..120 (default 30)  [LIBTMUX_MCP_WAIT_MAX_SECONDS]

@@ -9,6 +9,7 @@ import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
 import { hint } from "../domain/Errors.js"
 import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
+import { Tmux } from "../tmux/Tmux.js"
 import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
 import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
 
@@ -24,8 +25,8 @@ const line = (label: string, value: string) => `${`${label}:`.padEnd(15)}${value
 const SERVER_STARTERS = "start_server, or create_session with allow_server_start=true"
 
 const TRANSPORT_TEXT: Record<Transport, string> = {
-  exec: "exec (a tmux process per call)",
-  control: "control (one persistent control-mode client per server)"
+  socket: "socket (tmux's client protocol over the server's socket, no process per call)",
+  exec: "exec (a tmux process per call)"
 }
 
 export const doctor = (
@@ -80,6 +81,13 @@ export const doctor = (
     )
     lines.push(line("safety", config.safety))
     lines.push(line("transport", TRANSPORT_TEXT[config.transport]))
+    // After the server was asked, so a server that does not speak the socket protocol is known by
+    // now; said only where it is not the configured transport.
+    const transportFor = (yield* Tmux).transportFor
+    const used = transportFor === undefined ? undefined : yield* transportFor(socket)
+    if (used !== undefined && used.transport !== config.transport) {
+      lines.push(line("served by", used.fallback === null ? used.transport : `${used.transport}: ${used.fallback}`))
+    }
     lines.push(line("waits", `at most ${config.waitMaxSeconds} s (LIBTMUX_MCP_WAIT_MAX_SECONDS)`))
     lines.push(
       line(

@@ -14,8 +14,8 @@ export const SAFETY_LEVELS = ["readonly", "mutating", "destructive"] as const
 /** A safety level (LIBTMUX_SAFETY / --safety), also a tool's tier. */
 export type SafetyLevel = (typeof SAFETY_LEVELS)[number]
 
-/** How commands reach tmux: a persistent control-mode client per server, or a process per call. */
-export const TRANSPORTS = ["control", "exec"] as const
+/** How commands reach tmux: tmux's client protocol over the server's socket (no process per call), or a process per call. */
+export const TRANSPORTS = ["socket", "exec"] as const
 /** A transport (LIBTMUX_MCP_TRANSPORT / --transport). */
 export type Transport = (typeof TRANSPORTS)[number]
 
@@ -31,7 +31,7 @@ export interface TmuxMcpConfigShape {
   /** A tmux config file passed as `-f` (only read when a server starts); tests use /dev/null. */
   readonly tmuxConfigFile: string | undefined
   readonly safety: SafetyLevel
-  /** LIBTMUX_MCP_TRANSPORT / --transport (default exec). */
+  /** LIBTMUX_MCP_TRANSPORT / --transport (default socket). */
   readonly transport: Transport
   readonly allowServerStart: boolean
   readonly suppressHistory: boolean
@@ -151,9 +151,8 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Tm
     }
 
     const transportRaw = pick(flags.transport, "--transport", env.LIBTMUX_MCP_TRANSPORT, "LIBTMUX_MCP_TRANSPORT")
-    // exec by default: tmux before 3.7 can crash the whole server when sessions change while a
-    // control-mode client connects (see tmux/TmuxControl.ts).
-    const transport = transportRaw?.value ?? "exec"
+    // socket by default: no process per call, and the same code path in tmux as every CLI call.
+    const transport = transportRaw?.value ?? "socket"
     if (!(TRANSPORTS as ReadonlyArray<string>).includes(transport)) {
       return yield* Either.left(
         new ConfigError({

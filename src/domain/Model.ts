@@ -195,7 +195,10 @@ export const WhereAmI = Schema.Struct({
   }),
   safety_level: Schema.Literal("readonly", "mutating", "destructive"),
   suppress_history: Schema.Boolean,
-  allow_server_start: Schema.Boolean
+  allow_server_start: Schema.Boolean,
+  transport: Schema.Literal("socket", "exec").annotations({
+    description: "How calls reach the effective socket's server: exec where a server does not speak the socket protocol."
+  })
 })
 export type WhereAmI = typeof WhereAmI.Type
 

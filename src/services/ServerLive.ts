@@ -18,7 +18,7 @@ import { Policy } from "./Policy.js"
 export type LiveServices = Tmux | TmuxMcpConfig | SocketResolver | InvocationContext | Ownership | Policy | Audit
 
 export interface ServerLiveOptions<Extra> {
-  /** The transport; default TmuxLive (exec or control, as the configuration says). `Extra` is what it adds (a fake's state). */
+  /** The transport; default TmuxLive (socket or exec, as the configuration says). `Extra` is what it adds (a fake's state). */
   readonly tmux?: Layer.Layer<Tmux | Extra, never, TmuxMcpConfig>
   /** Default Audit.layer (one JSON line per call on stderr). */
   readonly audit?: Layer.Layer<Audit>

@@ -48,7 +48,8 @@ const make = Effect.gen(function*() {
           commands: commands.map((command) => command[0] ?? ""),
           startServer: options?.startServer === true
         }
-      ]).pipe(Effect.zipRight(inner.run(socket, commands, options)))
+      ]).pipe(Effect.zipRight(inner.run(socket, commands, options))),
+    ...(inner.transportFor === undefined ? {} : { transportFor: inner.transportFor })
   })
   const recorder = TmuxRecorder.of({ invocations: Ref.get(recorded), reset: Ref.set(recorded, []) })
   return Context.make(Tmux, tmux).pipe(Context.add(TmuxRecorder, recorder))

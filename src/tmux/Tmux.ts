@@ -1,12 +1,13 @@
 /**
  * The `Tmux` service: run a list of tmux commands against one server in one round trip.
- * Its error channel is exactly `NoServer | NotFound | Failed`. Live layers: `TmuxExec` (a process per
- * call); the in-memory `FakeTmux` serves unit tests and embedders.
+ * Its error channel is exactly `NoServer | NotFound | Failed`. Live layers: `TmuxSocket` (tmux's
+ * client protocol over the server's socket, the default) and `TmuxExec` (a process per call); the in-memory `FakeTmux` serves unit tests and embedders.
  */
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
+import type { Transport } from "../context/TmuxMcpConfig.js"
 import type { TmuxError } from "../domain/Errors.js"
 
 /** One tmux command as argv, e.g. `["list-panes", "-a", "-F", format]`. */
@@ -37,7 +38,14 @@ export interface RunOptions {
   readonly stdin?: string
 }
 
-/** The service's one operation. */
+/** Which transport serves one server, as doctor and where_am_i report it. */
+export interface TransportInUse {
+  readonly transport: Transport
+  /** Why it is not the configured transport (the server did not speak the socket protocol), else null. */
+  readonly fallback: string | null
+}
+
+/** The service: run command lists, and (for live layers) say how a server is reached. */
 export interface TmuxShape {
   /**
    * Runs the commands in order as one tmux command list (one round trip) and returns what they
@@ -48,9 +56,14 @@ export interface TmuxShape {
     commands: ReadonlyArray<TmuxCommand>,
     options?: RunOptions
   ) => Effect.Effect<string, TmuxError>
+  /**
+   * The transport that serves this socket now (a live layer may fall back per server). Absent in
+   * layers that stand in for the configured transport (a fake, a test's tap).
+   */
+  readonly transportFor?: (socket: ResolvedSocket) => Effect.Effect<TransportInUse>
 }
 
-/** Runs tmux command lists; its layers are TmuxExec, TmuxControl, TmuxLive (and FakeTmux for tests). */
+/** Runs tmux command lists; its layers are TmuxSocket, TmuxExec, TmuxLive (and FakeTmux for tests). */
 export class Tmux extends Context.Tag("effect-tmux-mcp/Tmux")<Tmux, TmuxShape>() {}
 
 /** Past this many parts a description counts commands by name instead of listing them. */

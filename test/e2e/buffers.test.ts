@@ -12,7 +12,9 @@ let server: Served
 beforeAll(async () => {
   world = makeWorld()
   world.startTmux()
-  server = await serve(world)
+  // exec: the cancelled wait is pinned by its tmux child here; the socket transport's wait is a
+  // connection, which zero-spawn.test.ts and integration/channels.test.ts follow.
+  server = await serve(world, { env: { LIBTMUX_MCP_TRANSPORT: "exec" } })
 })
 
 afterAll(async () => {

@@ -72,14 +72,14 @@ describe.concurrent("CLI", () => {
   it("doctor shows the transport, the wait ceiling and both ways a server can start", async () => {
     const [defaults, set] = await Promise.all([
       runCli(world, ["doctor"]),
-      runCli(world, ["doctor", "--transport", "control", "--allow-server-start"], { LIBTMUX_MCP_WAIT_MAX_SECONDS: "7" })
+      runCli(world, ["doctor", "--transport", "exec", "--allow-server-start"], { LIBTMUX_MCP_WAIT_MAX_SECONDS: "7" })
     ])
-    expect(defaults.stdout).toMatch(/^transport:\s+exec \(a tmux process per call\)$/m)
+    expect(defaults.stdout).toMatch(/^transport:\s+socket \(tmux's client protocol over the server's socket, no process per call\)$/m)
     expect(defaults.stdout).toMatch(/^waits:\s+at most 30 s \(LIBTMUX_MCP_WAIT_MAX_SECONDS\)$/m)
     expect(defaults.stdout).toMatch(/^server start:\s+start_server, or create_session with allow_server_start=true \(off by default/m)
     expect(defaults.stdout).toMatch(/^server:\s+not running \(start_server, or create_session with allow_server_start=true, starts one/m)
     expect(defaults.stdout).not.toContain("only through start_server")
-    expect(set.stdout).toMatch(/^transport:\s+control \(one persistent control-mode client per server\)$/m)
+    expect(set.stdout).toMatch(/^transport:\s+exec \(a tmux process per call\)$/m)
     expect(set.stdout).toMatch(/^waits:\s+at most 7 s /m)
     expect(set.stdout).toMatch(/^server start:\s+start_server, or create_session \(allow_server_start on by default/m)
     expect(world.socketFiles()).toEqual([])

@@ -54,7 +54,8 @@ describe("lifecycle", () => {
     it(`exits with code 0 on ${how} while a tmux call is in flight, and kills that tmux child`, async () => {
       const tmux = hangingTmux(world)
       const before = tmux.pids().length
-      const server = await serve(world, { env: { LIBTMUX_TMUX_BIN: tmux.bin } })
+      // exec: the transport whose calls are tmux children (the socket transport runs none for this call).
+      const server = await serve(world, { env: { LIBTMUX_TMUX_BIN: tmux.bin, LIBTMUX_MCP_TRANSPORT: "exec" } })
       const inFlight = server.call("list_sessions").then(
         () => "answered",
         () => "rejected"

@@ -117,7 +117,8 @@ describe("watching panes over stdio", () => {
     writeFileSync(slowTmux, `#!/bin/sh\necho x >> '${log}'\nexec perl -e 'select(undef, undef, undef, 3); exec @ARGV or die' tmux "$@"\n`)
     chmodSync(slowTmux, 0o755)
     const starts = () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").length - 1 : 0)
-    const server = await serve(world, { env: { LIBTMUX_TMUX_BIN: slowTmux } })
+    // exec: the transport whose looks are tmux children (the socket transport runs none).
+    const server = await serve(world, { env: { LIBTMUX_TMUX_BIN: slowTmux, LIBTMUX_MCP_TRANSPORT: "exec" } })
     try {
       const controller = new AbortController()
       const started = Date.now()

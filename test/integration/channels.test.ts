@@ -1,7 +1,8 @@
 /**
  * wait_for_channel and signal_channel on real tmux: a script in a pane wakes a waiting call, a signal
  * sent before the wait is consumed by it, a timeout (or an interruption) leaves no `tmux wait-for`
- * process behind, and a server that exits during the wait is reported as server_died, not signalled.
+ * client behind (a process, or over the socket transport a connection), and a server that exits
+ * during the wait is reported as server_died, not signalled.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
@@ -10,17 +11,27 @@ import { describe, expect, it } from "vitest"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { Progress, type ProgressReport } from "../../src/services/Progress.js"
 import { processesMentioning } from "../e2e/harness.js"
-import { serverIdentity, useWorlds, waitFor } from "../support/liveTmux.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { connectionsTo, serverIdentity, useWorlds, waitFor } from "../support/liveTmux.js"
+import { type PrivateTmux, testTransport } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
 import { tappedTmux } from "../support/TappedTmux.js"
 import { tmuxAtLeast } from "../support/tmuxVersion.js"
 
 const { world } = useWorlds()
 
-/** tmux clients of this world blocked in `wait-for` on `channel`. */
-const waiters = (w: PrivateTmux, channel: string) =>
-  processesMentioning(w.socketName).filter((line) => line.includes(`wait-for -- ${channel}`))
+/**
+ * tmux clients of this world blocked in `wait-for` on `channel`: processes, or over the socket
+ * transport the connections to the server (which do not name their command: in these tests only
+ * waits stay connected).
+ */
+const waiters = (w: PrivateTmux, channel: string): Array<string> =>
+  testTransport === "socket"
+    ? Array.from({ length: connectionsTo(w.socketPath) }, () => `a connection (wait-for -- ${channel})`)
+    : processesMentioning(w.socketName).filter((line) => line.includes(`wait-for -- ${channel}`))
+
+/** No waiter left: a closed connection leaves the server's list when tmux has read its end, soon after. */
+const noWaiters = (w: PrivateTmux, channel: string) =>
+  waitFor(`no waiter on ${channel}`, () => waiters(w, channel).length === 0, 1_000).then(() => waiters(w, channel))
 
 const withSession = (w: PrivateTmux) => {
   w.tmuxOk("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "cat")
@@ -38,7 +49,7 @@ describe("wait_for_channel", () => {
     const result = okResult(await waiting)
     expect(result).toMatchObject({ channel: "build-done", outcome: "signalled", effective_timeout: 20, timeout_clamped: false })
     expect(result.elapsed_ms).toBeLessThan(20_000)
-    expect(waiters(w, "build-done")).toEqual([])
+    expect(await noWaiters(w, "build-done")).toEqual([])
   })
 
   it("consumes a signal sent while nobody waited: the first wait returns signalled, the next one times out", async () => {
@@ -56,7 +67,7 @@ describe("wait_for_channel", () => {
     const result = okResult(await runTool(layer, "wait_for_channel", { channel: "never", timeout: 600 }))
     expect(result).toMatchObject({ outcome: "timeout", effective_timeout: 1, timeout_clamped: true })
     expect(result.elapsed_ms).toBeGreaterThanOrEqual(1000)
-    expect(waiters(w, "never")).toEqual([])
+    expect(await noWaiters(w, "never")).toEqual([])
   })
 
   it("an interrupted wait (a cancelled call) kills its wait-for process", async () => {
@@ -65,7 +76,7 @@ describe("wait_for_channel", () => {
     const fiber = Effect.runFork(callTool(toolNamed("wait_for_channel"), { channel: "cancelled", timeout: 20 }).pipe(Effect.provide(layer)))
     await waitFor("the wait to start", () => waiters(w, "cancelled").length === 1)
     await Effect.runPromise(Fiber.interrupt(fiber))
-    expect(waiters(w, "cancelled")).toEqual([])
+    expect(await noWaiters(w, "cancelled")).toEqual([])
   })
 
   // tmux 3.7c frees a waiting client that went away ("Free wait-for clients when they disconnect").

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { TmuxExec } from "../../src/tmux/TmuxExec.js"
 import { attachControlClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
@@ -312,7 +313,8 @@ describe("argument rules", () => {
 
   it("never echoes the value when tmux cannot even be started", async () => {
     const w = world()
-    const layer = w.layer({ flags: { tmuxBin: join(w.tmpdir, "no-such-tmux") } })
+    // A transport that runs the binary: the socket transport starts none for this call.
+    const layer = w.layer({ flags: { tmuxBin: join(w.tmpdir, "no-such-tmux") } }, TmuxExec.layer)
     const error = errorMeta(await runTool(layer, "set_environment", { global: true, name: "SECRET", value: "hunter2-secret" }))
     expect(error.code).toBe("failed")
     expect(error.text).toContain("no-such-tmux")

@@ -13,7 +13,7 @@ import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import { classifyFailure } from "../../src/tmux/Classify.js"
 import { describeCommands, type TmuxCommand } from "../../src/tmux/Tmux.js"
-import { makePrivateTmux, type PrivateTmux, testTransport } from "../support/PrivateTmux.js"
+import { makePrivateTmux, type PrivateTmux } from "../support/PrivateTmux.js"
 import { tmuxVersion } from "../support/tmuxVersion.js"
 
 type Answer = { readonly printed: string } | { readonly error: unknown }
@@ -78,7 +78,7 @@ const start = (both: Pair, name = "main") => same(both, [["new-session", "-d", "
 
 // FakeTmux models tmux 3.3a, its words included (3.5a says "lines invalid" where 3.3a says "size
 // invalid"): the other versions of the matrix have nothing to be compared with.
-describe.skipIf(testTransport === "control" || tmuxVersion() !== "3.3a")("FakeTmux against tmux 3.3a", () => {
+describe.skipIf(tmuxVersion() !== "3.3a")("FakeTmux against tmux 3.3a", () => {
   it("splits, closes and resizes panes as tmux lays them out", () => {
     const both = pair()
     start(both)

@@ -1,8 +1,9 @@
 /**
  * Issue 10 item 12: the deadline holds against a tmux process that ignores SIGTERM (a wrapper with
  * `trap '' TERM`, a client stuck in the kernel). The call answers `timeout` on time, and the child
- * and everything in its process group are SIGKILLed after a short grace. Runs on both transports:
- * the control transport's attach spawns the same binary.
+ * and everything in its process group are SIGKILLed after a short grace. Runs on the transports
+ * that spawn tmux (exec); the socket transport
+ * runs none for these calls and has its own deadline tests (socket.test.ts).
  */
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -13,7 +14,7 @@ import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
 import { processAlive, useWorlds, waitFor } from "../support/liveTmux.js"
-import { type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
+import { type PrivateTmux, servicesLayer, testTransport } from "../support/PrivateTmux.js"
 import { errorMeta, toolNamed } from "../support/runTool.js"
 
 const { world } = useWorlds()
@@ -51,7 +52,7 @@ const allGone = (pids: ReadonlyArray<number>) =>
     () => false
   )
 
-describe("the deadline against a tmux that ignores SIGTERM (item 12)", () => {
+describe.runIf(testTransport !== "socket")("the deadline against a tmux that ignores SIGTERM (item 12)", () => {
   it("list_sessions answers timeout within the deadline plus the kill grace, and no process of that tmux survives", async () => {
     const w = world()
     const stubborn = stubbornTmux(w)

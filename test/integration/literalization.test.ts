@@ -167,7 +167,14 @@ const spawnVariants = (tool: string, base: (ctx: Ctx) => Promise<Args>): Readonl
       readBack: async (ctx, _text, result, args) => {
         // Outputs escape control characters in directories (issue 10 item 11): a tab reads back as \x09.
         const expected = escapeControls(realpathSync(args.start_directory as string))
-        return mismatch(`cwd of the new pane`, expected, await paneField(ctx, spawnedPane(tool, result), "cwd"))
+        // tmux reads a pane's cwd from its foreground process, which a call right after the spawn
+        // (well under a millisecond over the socket transport) can beat: "" until it is there.
+        let cwd = await paneField(ctx, spawnedPane(tool, result), "cwd")
+        for (let tries = 0; cwd === "" && tries < 100; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+          cwd = await paneField(ctx, spawnedPane(tool, result), "cwd")
+        }
+        return mismatch(`cwd of the new pane`, expected, cwd)
       },
       mustAccept: (text) => text.length < 255
     }

@@ -13,7 +13,7 @@ import { errorCode, isRetryable } from "../../src/domain/Errors.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { type RunOptions, Tmux } from "../../src/tmux/Tmux.js"
 import { processAlive, readPid, useWorlds, waitFor } from "../support/liveTmux.js"
-import { type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
+import { type PrivateTmux, servicesLayer, testTransport } from "../support/PrivateTmux.js"
 import { errorMeta, runTool, toolNamed } from "../support/runTool.js"
 
 const { world } = useWorlds()
@@ -42,7 +42,14 @@ const run = (commands: ReadonlyArray<ReadonlyArray<string>>, options?: RunOption
 
 const gone = (pid: number) => waitFor(`process ${pid} to exit`, () => !processAlive(pid), 5_000)
 
-describe("TmuxExec deadlines and cancellation", () => {
+/**
+ * The tests of a tmux binary (one that hangs, is missing, cannot run) need a transport that runs
+ * it: the socket transport runs no binary for these calls (test/integration/socket.test.ts holds
+ * its own deadline and interruption tests).
+ */
+const runsTheBinary = testTransport !== "socket"
+
+describe.runIf(runsTheBinary)("TmuxExec deadlines and cancellation", () => {
   it.live("a tmux that does not answer fails with timeout within the deadline, and is killed", () => {
     const w = world()
     const hanging = hangingTmux(w)
@@ -98,7 +105,7 @@ describe("TmuxExec deadlines and cancellation", () => {
   })
 })
 
-describe("TmuxExec spawn failures", () => {
+describe.runIf(runsTheBinary)("TmuxExec spawn failures", () => {
   it("a missing tmux binary is failed, with a hint naming LIBTMUX_TMUX_BIN", async () => {
     const w = world()
     const missing = join(w.tmpdir, "no-such-tmux")

@@ -85,6 +85,16 @@ export const processAlive = (pid: number): boolean => {
   return stat !== "" && !stat.startsWith("Z")
 }
 
+/**
+ * How many clients are connected to the server's socket now (/proc/net/unix: the server's end of
+ * each accepted connection carries the socket's path, state 03), the listening socket left out.
+ * Over the socket transport a call in flight is such a connection, not a process.
+ */
+export const connectionsTo = (socketPath: string): number =>
+  readFileSync("/proc/net/unix", "utf8")
+    .split("\n")
+    .filter((line) => line.endsWith(` ${socketPath}`) && line.split(/\s+/)[5] === "03").length
+
 export const readPid = (path: string): number | undefined => {
   if (!existsSync(path)) return undefined
   const text = readFileSync(path, "utf8").trim()

@@ -25,10 +25,10 @@ describe("doctor", () => {
   it.effect("shows the transport and the ceiling of blocking waits", () =>
     Effect.gen(function*() {
       const { lines } = yield* doctorReport()
-      expect(lines.get("transport")).toBe("exec (a tmux process per call)")
+      expect(lines.get("transport")).toBe("socket (tmux's client protocol over the server's socket, no process per call)")
       expect(lines.get("waits")).toBe("at most 30 s (LIBTMUX_MCP_WAIT_MAX_SECONDS)")
-      const { lines: set } = yield* doctorReport({ flags: { transport: "control", waitMaxSeconds: "5" } })
-      expect(set.get("transport")).toBe("control (one persistent control-mode client per server)")
+      const { lines: set } = yield* doctorReport({ flags: { transport: "exec", waitMaxSeconds: "5" } })
+      expect(set.get("transport")).toBe("exec (a tmux process per call)")
       expect(set.get("waits")).toBe("at most 5 s (LIBTMUX_MCP_WAIT_MAX_SECONDS)")
       expect(set.get("tmux")).toBe("tmux (tmux 3.3a)")
     }))

@@ -209,7 +209,7 @@ describe("the layer rules", () => {
       "only files in operations/commands/ may import its internal/"
     )
     expect(internalViolation({ from: "operations/input/Input.ts", to: "operations/commands/internal/RunLogs.ts" })).toBeDefined()
-    expect(internalViolation({ from: "index.ts", to: "tmux/internal/ControlClient.ts" })).toBeDefined()
+    expect(internalViolation({ from: "index.ts", to: "tmux/internal/SocketClient.ts" })).toBeDefined()
     expect(mutualPairs(folderEdges([{ from: "a/x.ts", to: "b/y.ts" }, { from: "b/z.ts", to: "a/w.ts" }], topFolderOf))).toEqual(["a <-> b"])
     expect(placeOf("operations/Loose.ts")._tag).toBe("Unplaced")
     expect(placeOf("extras/Thing.ts")._tag).toBe("Unplaced")

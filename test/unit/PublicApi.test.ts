@@ -180,10 +180,10 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
     SocketResolver: ["ResolvedSocket", "SocketResolver", "SocketResolverShape", "SocketRule", "SocketSelector", "layer"],
     Teardown: ["TeardownKind", "TeardownOptions", "killPane", "killSession", "killWindow"],
     TextWait: ["PatternSpec", "TextWaitRequest", "TextWaitResult", "waitForText"],
-    Tmux: ["RunOptions", "Tmux", "TmuxCommand", "TmuxShape"],
-    TmuxControl: ["layer"],
+    Tmux: ["RunOptions", "Tmux", "TmuxCommand", "TmuxShape", "TransportInUse"],
     TmuxExec: ["layer"],
     TmuxLive: ["layer"],
+    TmuxSocket: ["layer"],
     TmuxMcpConfig: [
       "ConfigError",
       "ConfigFlags",

@@ -152,7 +152,7 @@ export const prefixWithin = (text: string, limit: number): string => {
  */
 const readBufferText = (socket: ResolvedSocket, name: string): Effect.Effect<string, TmuxError | InvalidInput, Tmux> =>
   Effect.flatMap(Tmux, (tmux) =>
-    // Spawned on every transport (TmuxControl's SPAWN_ONLY): a control client gets the text escaped.
+    // A command list of its own, whose stdout is the text exactly as the tmux CLI prints it.
     tmux
       .run(socket, [["show-buffer", "-b", tmuxBufferName(name)]])
       .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name)))))

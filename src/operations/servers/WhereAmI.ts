@@ -12,7 +12,7 @@ import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
 import type { WhereAmI } from "../../domain/Model.js"
 import { decode } from "../../tmux/Query.js"
 import { paneIdsRecord } from "../../tmux/Records.js"
-import type { Tmux } from "../../tmux/Tmux.js"
+import { Tmux } from "../../tmux/Tmux.js"
 import { type SurveyFocus, surveyServers } from "./Servers.js"
 
 interface CallerLookup {
@@ -49,6 +49,10 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       })
     }
     const survey = yield* surveyServers([effective.path], focus)
+    // After the survey asked the server: a fallback it caused is known now. A layer without a
+    // report (a fake) stands in for the configured transport.
+    const transportFor = (yield* Tmux).transportFor
+    const transport = transportFor === undefined ? config.transport : (yield* transportFor(effective)).transport
     const effectiveProbe = survey.focus[0]!
     const server = effectiveProbe._tag === "Answered" ? Option.some(effectiveProbe.answer.server) : Option.none()
 
@@ -94,7 +98,8 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       unresponsive_server_count: survey.unresponsive.length,
       safety_level: config.safety,
       suppress_history: config.suppressHistory,
-      allow_server_start: config.allowServerStart
+      allow_server_start: config.allowServerStart,
+      transport
     }
   })
 )

@@ -1,0 +1,158 @@
+/**
+ * The default live layer of `Tmux`: tmux's own client protocol over the server's Unix socket, one
+ * connection per command list (`internal/SocketClient.ts`), so a call costs no process. It is what
+ * the `tmux` CLI does once it has started, the same code path in the server as every CLI call (an
+ * ordinary command client, not a control-mode client: none of control mode's crash window before tmux 3.7).
+ *
+ * The same semantics as `TmuxExec`, whose pieces it shares: the same end mark and limits
+ * (`internal/CommandList.ts`), the same classification (`Classify.ts`) of the same stderr and exit
+ * status, the same environment (`tmuxEnvironment`, sent as the client's) and working directory
+ * (this process's, which a spawned CLI inherits), the configured deadline, and interruption closing
+ * the connection. A dead socket is `NoServer` at once and never starts a server: calls that may
+ * start one (`startServer`) go to exec, which alone can.
+ *
+ * A server that does not speak the protocol as this client does (MSG_VERSION, a close before
+ * MSG_EXIT, an unknown message or header) is served by exec from then on, remembered per server
+ * (its socket file: a new server at the path is tried again) and reported by `transportFor`. The
+ * call that found out is run by exec when tmux cannot have run any of it (a refused version, a close
+ * without a word); otherwise it fails, since running the list again could repeat what it did.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { statSync } from "node:fs"
+import type { ResolvedSocket } from "../context/SocketResolver.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { Failed } from "../domain/Errors.js"
+import { classifyFailure, timedOut } from "./Classify.js"
+import { hostSpeaksEveryVersion } from "./internal/ClientProtocol.js"
+import { listArgv, markList, readAnswer } from "./internal/CommandList.js"
+import { runOverSocket, type SocketOutcome } from "./internal/SocketClient.js"
+import { describeCommands, Tmux, type TmuxShape, type TransportInUse } from "./Tmux.js"
+import { TmuxExec } from "./TmuxExec.js"
+import { TmuxProcesses } from "./TmuxProcess.js"
+
+const BIG_ENDIAN_HOST =
+  "this host is big-endian, where tmux's frame header (changed in tmux 3.6) differs between versions; a tmux process per call serves every server"
+
+/** A server that exec serves, and the socket file it was found behind. */
+interface Fallback {
+  readonly reason: string
+  readonly socketFile: string | undefined
+}
+
+/** The socket file's identity: a server started anew at the same path makes a new file. */
+const socketFileOf = (path: string): string | undefined => {
+  try {
+    const stats = statSync(path)
+    return `${stats.dev}:${stats.ino}`
+  } catch {
+    return undefined
+  }
+}
+
+/** This process's working directory, as a spawned CLI inherits it (tmux itself falls back to HOME). */
+const workingDirectory = (home: string | undefined): string => {
+  try {
+    return process.cwd()
+  } catch {
+    return home ?? "/"
+  }
+}
+
+export const makeTmuxSocket = Effect.gen(function*() {
+  const config = yield* TmuxMcpConfig
+  const exec = yield* TmuxExec.make
+  const fallbacks = new Map<string, Fallback>()
+
+  /** Why exec serves this socket now, or undefined for the socket protocol. */
+  const fallbackFor = (socket: ResolvedSocket): string | undefined => {
+    if (!hostSpeaksEveryVersion) return BIG_ENDIAN_HOST
+    const fallback = fallbacks.get(socket.path)
+    if (fallback === undefined) return undefined
+    if (fallback.socketFile === socketFileOf(socket.path)) return fallback.reason
+    fallbacks.delete(socket.path)
+    return undefined
+  }
+
+  const remember = (socket: ResolvedSocket, reason: string) =>
+    Effect.sync(() => fallbacks.set(socket.path, { reason, socketFile: socketFileOf(socket.path) }))
+
+  const exchange = (socket: ResolvedSocket, argv: ReadonlyArray<string>, stdin: string | undefined) =>
+    Effect.async<SocketOutcome>((resume) => {
+      const close = runOverSocket(
+        {
+          path: socket.path,
+          identity: { environment: config.tmuxEnvironment, cwd: workingDirectory(config.tmuxEnvironment.HOME), pid: process.pid },
+          argv,
+          stdin
+        },
+        (outcome) => resume(Effect.succeed(outcome))
+      )
+      return Effect.sync(close)
+    })
+
+  const run: TmuxShape["run"] = (socket, commands, options = {}) => {
+    if (options.startServer === true || fallbackFor(socket) !== undefined) return exec.run(socket, commands, options)
+    const description = describeCommands(commands)
+    const marked = markList(commands, description)
+    if (Either.isLeft(marked)) return Effect.fail(marked.left)
+    const list = marked.right
+    const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
+    const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
+
+    return exchange(socket, listArgv(list.sent), options.stdin).pipe(
+      Effect.flatMap((outcome) => {
+        switch (outcome._tag) {
+          case "Exited":
+            return readAnswer(outcome, list, socket.label, description)
+          case "Unreachable":
+            return Effect.fail(failedAs(outcome.stderr))
+          case "Lost":
+            // What the CLI says when its server goes away mid-list; a server still there gets exec.
+            return remember(socket, "the server closed the connection before MSG_EXIT").pipe(
+              Effect.zipRight(Effect.fail(failedAs("server exited unexpectedly\n")))
+            )
+          case "Mismatch":
+            return remember(socket, outcome.reason).pipe(
+              Effect.zipRight(
+                outcome.answered
+                  ? Effect.fail(
+                    new Failed({
+                      command: description,
+                      reason: "unparseable",
+                      exitCode: null,
+                      stderr:
+                        `tmux's client protocol did not match (${outcome.reason}) after the server had started answering: the commands may have run in part; later calls to this server use a tmux process per call`
+                    })
+                  )
+                  : exec.run(socket, commands, options)
+              )
+            )
+        }
+      }),
+      // One deadline for the call, a retry by exec included; it interrupts the exchange, which closes the connection.
+      Effect.timeoutFail({ duration: timeout, onTimeout: () => timedOut(description, timeout) }),
+      Effect.withSpan("Tmux.run", { attributes: { commands: description, transport: "socket" } })
+    )
+  }
+
+  const transportFor = (socket: ResolvedSocket): Effect.Effect<TransportInUse> =>
+    Effect.sync(() => {
+      const fallback = fallbackFor(socket)
+      return fallback === undefined ? { transport: "socket", fallback: null } : { transport: "exec", fallback }
+    })
+
+  return Tmux.of({ run, transportFor })
+})
+
+/** `Tmux` over tmux's client protocol, exec where a server needs it. The layer needs only `TmuxMcpConfig`. */
+export const TmuxSocket = {
+  make: makeTmuxSocket,
+  layer: Layer.effect(Tmux, makeTmuxSocket).pipe(Layer.provide(TmuxProcesses.layer)) satisfies Layer.Layer<
+    Tmux,
+    never,
+    TmuxMcpConfig
+  >
+}

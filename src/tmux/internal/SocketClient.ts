@@ -1,0 +1,209 @@
+/**
+ * One tmux command list over the server's Unix socket, as the `tmux` CLI runs it once it has
+ * started: connect, identify, send MSG_COMMAND, serve the file messages the server sends, read
+ * MSG_EXIT. One connection per list, nothing kept between lists.
+ *
+ * The server asks its command client to open files on its behalf (MSG_READ_OPEN / MSG_WRITE_OPEN).
+ * This client serves only its own streams: stdout and stderr (descriptors 1 and 2), and stdin
+ * (descriptor 0) once, with the call's payload or nothing. Every open of a path is refused with
+ * EACCES, so no tmux command (`load-buffer /path`, `save-buffer /path`, …) can make this process
+ * read or write a file.
+ *
+ * Plain Node (node:net, callbacks): one socket whose bytes are read as they come and which must be
+ * closable from any state; `TmuxSocket` wraps it in Effect (deadline, interruption, fallback).
+ * @effect/platform's Socket is not used: its channel adds work on the hot path and start-up time for
+ * nothing this needs.
+ */
+import { createConnection } from "node:net"
+import { constants } from "node:os"
+import { getSystemErrorMap } from "node:util"
+import {
+  commandMessage,
+  exiting,
+  exitStatus,
+  type Frame,
+  FrameReader,
+  identifyMessages,
+  type Identity,
+  Message,
+  PROTOCOL_VERSION,
+  readOpen,
+  readReply,
+  writeData,
+  writeOpen,
+  writeReady
+} from "./ClientProtocol.js"
+
+/** What became of one command list. */
+export type SocketOutcome =
+  /** tmux ran the list and said how it ended; stdout and stderr as the CLI would print them. */
+  | { readonly _tag: "Exited"; readonly stdout: string; readonly stderr: string; readonly exitCode: number }
+  /** No connection: the CLI's own words for it ("no server running on …", "error connecting to … (…)"). */
+  | { readonly _tag: "Unreachable"; readonly stderr: string }
+  /**
+   * The server does not speak this protocol as this client does. `answered` is false when it cannot
+   * have run anything of the list (it refused the version, or closed without a word).
+   */
+  | { readonly _tag: "Mismatch"; readonly reason: string; readonly answered: boolean }
+  /** The connection ended after tmux had started answering, before MSG_EXIT (the server went away). */
+  | { readonly _tag: "Lost" }
+
+export interface SocketRequest {
+  readonly path: string
+  readonly identity: Identity
+  /** The command list's argv, `;` separators included, as the CLI sends it. */
+  readonly argv: ReadonlyArray<string>
+  /** The payload a `load-buffer -` of the list reads. */
+  readonly stdin?: string | undefined
+}
+
+const STDIN = 0
+const STDOUT = 1
+const STDERR = 2
+
+const systemErrors = getSystemErrorMap()
+
+/** The CLI's message for a failed connect (client.c): ECONNREFUSED is "no server running". */
+const unreachable = (path: string, error: NodeJS.ErrnoException): string => {
+  if (error.code === "ECONNREFUSED") return `no server running on ${path}\n`
+  const described = error.errno === undefined ? undefined : systemErrors.get(error.errno)?.[1]
+  return `error connecting to ${path} (${described ?? error.code ?? "unknown error"})\n`
+}
+
+/**
+ * Runs one command list; `done` is called exactly once. Returns a function that closes the
+ * connection at once (a deadline, an interruption), after which `done` is not called. The identify
+ * messages and the command are written at once: the socket queues them until it is connected, which
+ * saves a turn of the event loop.
+ */
+export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutcome) => void): () => void => {
+  // Throws on a list no message can carry: callers refuse those first (CommandList.markList).
+  const command = commandMessage(request.argv, request.identity.pid)
+  const socket = createConnection({ path: request.path })
+  const reader = new FrameReader()
+  const stdout: Array<Buffer> = []
+  const stderr: Array<Buffer> = []
+  /** Open write streams: tmux's stream number -> our descriptor (1 or 2). */
+  const streams = new Map<number, number>()
+  let connected = false
+  let answered = false
+  let stdinServed = false
+  let settled = false
+
+  const settle = (outcome: SocketOutcome) => {
+    if (settled) return
+    settled = true
+    socket.destroy()
+    done(outcome)
+  }
+  const mismatch = (reason: string) => settle({ _tag: "Mismatch", reason, answered })
+
+  const exited = (code: number, message: string | undefined) => {
+    if (message !== undefined) stderr.push(Buffer.from(`${message}\n`))
+    settle({
+      _tag: "Exited",
+      stdout: Buffer.concat(stdout).toString("utf8"),
+      stderr: Buffer.concat(stderr).toString("utf8"),
+      exitCode: code
+    })
+  }
+
+  /** Handles one frame; false when it ended the exchange. */
+  const handle = ({ type, version, payload }: Frame): boolean => {
+    if (type === Message.VERSION) {
+      mismatch(`the server speaks tmux protocol version ${version}, this client ${PROTOCOL_VERSION}`)
+      return false
+    }
+    if (version !== PROTOCOL_VERSION) {
+      mismatch(`a message of protocol version ${version}`)
+      return false
+    }
+    // From here tmux may have run (part of) the list: a failure can no longer be retried elsewhere.
+    answered = true
+    switch (type) {
+      case Message.WRITE_OPEN: {
+        const open = writeOpen(payload)
+        if (open === undefined) return (mismatch("a short MSG_WRITE_OPEN"), false)
+        // Only our own stdout and stderr, never a path, and a stream once.
+        const ours = (open.fd === STDOUT || open.fd === STDERR) && open.path === "-" && !streams.has(open.stream)
+        if (ours) streams.set(open.stream, open.fd)
+        socket.write(writeReady(open.stream, ours ? 0 : constants.errno.EACCES))
+        return true
+      }
+      case Message.WRITE: {
+        const write = writeData(payload)
+        const fd = write === undefined ? undefined : streams.get(write.stream)
+        if (write === undefined || fd === undefined) return (mismatch("a MSG_WRITE to a stream that is not open"), false)
+        ;(fd === STDOUT ? stdout : stderr).push(write.data)
+        return true
+      }
+      case Message.WRITE_CLOSE:
+        if (payload.length !== 4) return (mismatch("a MSG_WRITE_CLOSE of the wrong size"), false)
+        streams.delete(payload.readInt32LE(0))
+        return true
+      case Message.READ_OPEN: {
+        const open = readOpen(payload)
+        if (open === undefined) return (mismatch("a short MSG_READ_OPEN"), false)
+        if (open.fd === STDIN && open.path === "-" && !stdinServed) {
+          stdinServed = true
+          socket.write(readReply(open.stream, Buffer.from(request.stdin ?? "", "utf8")))
+        } else {
+          // A path, or stdin a second time (the CLI's stdin can be read once too).
+          socket.write(readReply(open.stream, Buffer.alloc(0), open.fd === STDIN ? constants.errno.EBADF : constants.errno.EACCES))
+        }
+        return true
+      }
+      case Message.READ_CANCEL:
+        // Everything was sent with the open's answer.
+        return true
+      case Message.FLAGS:
+        return true
+      case Message.EXIT: {
+        const status = exitStatus(payload)
+        if (status === undefined) return (mismatch("a short MSG_EXIT"), false)
+        exited(status.code, status.message)
+        return false
+      }
+      case Message.SHUTDOWN:
+      case Message.EXITED:
+        // The server is exiting (kill-server), or let a detached client go: the CLI exits 0.
+        exited(0, undefined)
+        return false
+      case Message.DETACH:
+      case Message.DETACHKILL:
+        socket.write(exiting())
+        return true
+      default:
+        mismatch(`an unknown message type ${type}`)
+        return false
+    }
+  }
+
+  socket.on("connect", () => {
+    connected = true
+  })
+  socket.write(Buffer.concat([identifyMessages(request.identity), command]))
+  socket.on("data", (chunk: Buffer) => {
+    let frames: Array<Frame>
+    try {
+      frames = reader.push(chunk)
+    } catch (error) {
+      return mismatch((error as Error).message)
+    }
+    for (const frame of frames) if (!handle(frame)) return
+  })
+  socket.on("error", (error: NodeJS.ErrnoException) => {
+    if (!connected) settle({ _tag: "Unreachable", stderr: unreachable(request.path, error) })
+    // Once connected an error ends in "close", which says what it means.
+  })
+  socket.on("close", () => {
+    if (!connected) return settle({ _tag: "Unreachable", stderr: `error connecting to ${request.path} (closed)\n` })
+    if (answered) settle({ _tag: "Lost" })
+    else mismatch("the server closed the connection without answering")
+  })
+
+  return () => {
+    settled = true
+    socket.destroy()
+  }
+}
