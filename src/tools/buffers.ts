@@ -38,6 +38,7 @@ export const listBuffersTool = defineTool({
   description:
     `The buffers made with load_buffer (and paste_text's, while one is in flight), newest first, paged: name, tmux_buffer, bytes, created. ${NAMESPACE} Metadata only: show_buffer reads one.`,
   tier: "readonly",
+  group: "buffers",
   hints: { idempotent: true },
   input: Schema.Struct({ ...socketArguments, ...pageArguments }),
   output: Page(BufferInfo),
@@ -54,6 +55,7 @@ export const loadBufferTool = defineTool({
   description:
     `Stores text in a named tmux buffer, creating it or replacing its text (replaced says which). The text goes to tmux on stdin, never in a command line or a temporary file. paste_buffer pastes it into panes; scripts can use it as tmux paste-buffer -b ${BUFFER_PREFIX}<name>. ${NAMESPACE} Buffers live as long as the tmux server; delete_buffer removes one. 1 to ${MAX_BUFFER_BYTES} bytes; the text is kept out of the audit log.`,
   tier: "mutating",
+  group: "buffers",
   hints: { idempotent: true, destructive: true },
   input: Schema.Struct({
     name: BufferName,
@@ -76,6 +78,7 @@ export const showBufferTool = defineTool({
   description:
     `A buffer's text, at most max_bytes of it (default ${DEFAULT_SHOW_MAX_BYTES}, cut at a character boundary; truncated and bytes say what was left out). A name with no buffer is invalid_input. ${NAMESPACE}`,
   tier: "readonly",
+  group: "buffers",
   hints: { idempotent: true },
   input: Schema.Struct({
     name: BufferName,
@@ -99,6 +102,7 @@ export const pasteBufferTool = defineTool({
   description:
     `Pastes a buffer made with load_buffer into a pane, as one paste. bracketed (default true) asks for bracketed paste: tmux adds the brackets only if the program turned that mode on, so a shell shows multi-line text without running it; a buffer holding the paste-end sequence ESC[201~ is then refused. Newlines are sent as carriage returns, as a terminal paste does. delete_after (default false) removes the buffer after pasting. Refuses the pane this MCP server runs in unless force is true, and dead panes. ${NAMESPACE} For one-off text, paste_text does load, paste and delete in one call.`,
   tier: "mutating",
+  group: "buffers",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     name: BufferName,
@@ -127,6 +131,7 @@ export const deleteBufferTool = defineTool({
   title: "Delete tmux Buffer",
   description: `Deletes a buffer made with load_buffer. Deleting a buffer that does not exist succeeds with deleted: false. ${NAMESPACE}`,
   tier: "mutating",
+  group: "buffers",
   hints: { idempotent: true, destructive: true },
   input: Schema.Struct({ name: BufferName, ...socketArguments }),
   output: BufferDeleted,

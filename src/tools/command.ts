@@ -31,6 +31,7 @@ export const runCommandTool = defineTool({
   description:
     `Runs a shell command in a pane's own shell, as if typed there (cd and export persist; multi-line text, heredocs and quotes work as written), waits for it, and returns its exit status and its whole output (not just the screen: long output comes back as head and tail with the count of elided lines). The pane must show a POSIX shell (bash, zsh, sh, dash, ksh) at its prompt; other shells (fish, nu, pwsh) and busy panes are refused with the reason. The shell's edit line is cleared first (C-u): text waiting there is discarded. outcome: completed (exit_status set), timed_out (the command still runs: pass handle to wait_for_command; or set interrupt_on_timeout to press C-c), pane_died, not_started (the shell did not take the line; the command was withdrawn). Cancelling the call stops the wait, not the command. Refuses the pane this MCP server runs in and panes a person is watching, unless force is true. The text goes through a tmux buffer that the pane's shell fetches with tmux itself, so the pane needs tmux on its PATH (true unless it ssh'd elsewhere). At most ${MAX_COMMAND_BYTES} bytes; the command is kept out of the audit log.`,
   tier: "mutating",
+  group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
@@ -65,6 +66,7 @@ export const waitForCommandTool = defineTool({
   description:
     "Keeps waiting for a command that run_command (or an earlier wait_for_command) left running when its wait ran out, given the handle it returned. Returns the output printed since that call, and the exit status once the command completes (same result shape as run_command). A handle is valid while the pane and its tmux server live, until its command's end is reported; a restarted tmux server is refused. interrupt_on_timeout is refused in the pane this MCP server runs in unless force is true.",
   tier: "mutating",
+  group: "terminal",
   hints: { idempotent: false },
   input: Schema.Struct({
     handle: Schema.String.annotations({ description: "The handle field of a timed_out run_command or wait_for_command result." }),

@@ -76,6 +76,7 @@ export const createSessionTool = defineTool({
   description:
     "Creates a detached session with one window and one pane: the default shell, or `command` (an argv run with no shell). Check list_sessions first: a taken session_name is refused. Values in `environment` are stored in the session environment, so later panes of the session inherit them too. On a socket with no server it fails with no_server unless allow_server_start is true; then it starts the server and says so in server_started. owned=true makes the session this MCP server's: it is killed when this server exits.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     session_name: optional(
@@ -127,6 +128,7 @@ export const createWindowTool = defineTool({
   description:
     "Creates a window in the session given by session_id, running the default shell or `command` (an argv run with no shell), and returns the window and its pane (with placements, is_caller, is_attended). By default the session's current window does not change (detached=true). `environment` reaches the new pane only.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     session_id: SessionId,
@@ -161,6 +163,7 @@ export const splitWindowTool = defineTool({
   description:
     "Splits the pane given by pane_id and returns the new pane (with placements, is_caller, is_attended). direction is where the new pane goes relative to the split one: above, below (default), left or right. It starts in the split pane's current directory unless start_directory says otherwise, running the default shell or `command` (an argv run with no shell). By default the window's active pane does not change (detached=true).",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
@@ -194,6 +197,7 @@ export const respawnPaneTool = defineTool({
   description:
     "Restarts the process of the pane given by pane_id: `command` (an argv run with no shell), or else the command the pane was started with. kill (default true) kills the running process first; with kill=false only a dead pane (remain-on-exit) is respawned. It keeps its directory unless start_directory is given. Refuses the pane this MCP server runs in. Returns the pane afterwards.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: true, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,

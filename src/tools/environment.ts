@@ -75,6 +75,7 @@ export const setEnvironmentTool = defineTool({
   description:
     `Sets a variable in the tmux environment of one session (session_id or exact session_name) or the global one (global: true); one scope is required. New panes, windows and sessions started afterwards inherit it; running processes do not change. ${PROPAGATION_WARNING} The value is never returned, logged or echoed in errors: the result carries value_length.`,
   tier: "mutating",
+  group: "environment",
   hints: { idempotent: true, destructive: true, openWorld: true },
   input: Schema.Struct({
     name: EnvironmentName,
@@ -101,6 +102,7 @@ export const unsetEnvironmentTool = defineTool({
   description:
     "Takes a variable out of the tmux environment of one session (session_id or exact session_name) or the global one (global: true); one scope is required. Default: the entry is deleted, so in a session the global value applies again. remove: true instead marks it removed (tmux's -r), so new processes in the scope start without the variable even when the global environment sets it. Running processes do not change.",
   tier: "mutating",
+  group: "environment",
   hints: { idempotent: true, destructive: true, openWorld: true },
   input: Schema.Struct({
     name: EnvironmentName,
@@ -129,6 +131,7 @@ export const showEnvironmentTool = defineTool({
   description:
     `The tmux environment of one session (session_id or exact session_name; default: the caller's own session when this MCP server runs inside tmux on that server) or the global one (global: true): variables by name, plus removed names (entries that keep a global variable out of the session's new processes). A session lists only its own entries; new processes there get the global ones overlaid with these. name reads one variable (an unset name gives an empty result). Values are exact, newlines included, and may hold secrets from the user's environment: ask for one name when that is all you need. At most max_bytes (default ${DEFAULT_ENVIRONMENT_MAX_BYTES}) of names and values; variables left out are named in omitted_names. A dead server is no_server.`,
   tier: "readonly",
+  group: "environment",
   hints: { idempotent: true },
   input: Schema.Struct({
     ...scopeArguments,

@@ -35,6 +35,7 @@ export const sendKeysTool = defineTool({
   description:
     `Types into a pane, as if at its keyboard. keys is sent as one piece, never split on spaces and never parsed by a shell. With literal: false (default) a keys string that is exactly one tmux key name (case-insensitive: C-c, C-d, C-z, M-x, ^C, Escape, Enter, Tab, Up, Down, Home, End, PageUp, F1-F12, BSpace, Space, …) is sent as that key, and anything else is typed as text; so a lone word such as "end" or "up" is a key: use literal: true to type it. literal: true always types the text exactly (quotes, $, ; and newlines included; a newline acts like Enter in most programs). enter (press Enter afterwards) defaults to true, except when keys is one special key (a named key, or a key with a C-/M-/S- modifier): then it defaults to false, because Enter after C-c or Up is never what was meant. An explicit enter always wins. Refuses the pane this MCP server runs in unless force is true. A dead pane is refused (tmux would drop the keys); in a pane in copy mode (pane_in_mode) the keys go to that mode. At most ${MAX_KEYS_BYTES} bytes; the keys are kept out of the audit log and the result. For several steps use send_keys_batch; for long or multi-line text to paste use paste_text.`,
   tier: "mutating",
+  group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
@@ -67,6 +68,7 @@ export const sendKeysBatchTool = defineTool({
   description:
     `Several send_keys operations to one pane, in order, e.g. [{keys: "C-c"}, {keys: "cd /tmp"}, {keys: "ls"}]. Each operation has send_keys' keys, literal and enter with the same rules and defaults. Every operation is checked before anything is sent (one bad operation sends nothing), and the pane is looked up once; without delay_ms the operations go in as few tmux round trips as possible (usually one). delay_ms pauses between operations (at most ${MAX_BATCH_DELAY_MS}; all pauses together within the server's wait ceiling). Returns per-operation results (sent | failed | skipped, with the error code and message of a failure); stop_on_error (default true) skips the rest after a failure. The call itself fails only when nothing was sent. Same refusals as send_keys: the caller's own pane unless force, dead panes. 1-${MAX_BATCH_OPERATIONS} operations, at most ${MAX_KEYS_BYTES} bytes of keys in all; the keys are kept out of the audit log and the result.`,
   tier: "mutating",
+  group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
@@ -115,6 +117,7 @@ export const pasteTextTool = defineTool({
   description:
     `Pastes text into a pane as one paste, the way a terminal pastes: exact (quotes, $, ;, backslashes, unicode, newlines; nothing is read as a key name), through a tmux buffer of its own that is loaded from stdin (the text is in no command line and no temporary file) and removed afterwards on every path. bracketed (default true) asks for bracketed paste: tmux adds the brackets only if the program turned that mode on (bash, zsh, fish, vim do), so a shell shows multi-line text without running it; text holding the paste-end sequence ESC[201~ is then refused (it would end the paste and run the rest). Newlines are sent as carriage returns, as a terminal paste does. enter (default false) presses Enter after the paste, which runs it in a shell: without it, pasted text is not run. A pane in copy mode gets the text all the same (pane_in_mode: true), but enter is refused there (the Enter would go to the mode). Refuses the pane this MCP server runs in unless force is true, and dead panes. At most ${MAX_BUFFER_BYTES} bytes; the text is kept out of the audit log and the result.`,
   tier: "mutating",
+  group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,

@@ -18,6 +18,8 @@ export const listPanesTool = defineTool({
   description:
     "Panes in pane-id order, paged, for the whole server, one session or one window: id, index, window and session, size and position, command, cwd, pid, title, dead/in_mode flags, is_caller (your own pane; null outside tmux) and is_attended (a person's client shows it). Metadata only: use capture_pane for content.",
   tier: "readonly",
+  group: "read",
+  alwaysLoad: true,
   hints: { idempotent: true },
   input: Schema.Struct({
     session_id: optional(SessionId, "Only this session's panes."),
@@ -42,6 +44,7 @@ export const getPaneInfoTool = defineTool({
   title: "Get tmux Pane Info",
   description: "One pane by pane_id; without it, the caller's own pane (only when this MCP server runs inside tmux on that server).",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({ pane_id: optional(PaneId), ...socketArguments }),
   output: Pane,
@@ -62,6 +65,8 @@ export const capturePaneTool = defineTool({
   description:
     `The text a pane shows, as plain text. Default: the visible screen. start/end select lines (negative = scrollback history, "-" = oldest history / bottom). Keeps the newest max_lines lines (default ${DEFAULT_CAPTURE_MAX_LINES}) and reports how many were left out. join_wrapped joins lines tmux wrapped at the pane width.`,
   tier: "readonly",
+  group: "read",
+  alwaysLoad: true,
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,

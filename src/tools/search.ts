@@ -33,6 +33,7 @@ export const searchPanesTool = defineTool({
       SEARCH_TIME_BOX_MS / 1000
     } s of matching. Lines are screen rows: text tmux wrapped at the pane width is matched row by row.`,
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     patterns: Schema.Array(Schema.String).annotations({

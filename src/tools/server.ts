@@ -14,6 +14,7 @@ export const listServersTool = defineTool({
   description:
     "Live tmux servers of this user: every socket in $TMUX_TMPDIR/tmux-<uid>/ (default /tmp) that answers, with socket name and path, pid, version and session count. Stale socket files are skipped; a server that does not answer within 2 s is named in unresponsive. Pass a socket_path from here to any other tool.",
   tier: "readonly",
+  group: "context",
   hints: { idempotent: true },
   input: Schema.Struct({
     extra_socket_paths: optional(
@@ -42,6 +43,7 @@ export const getServerInfoTool = defineTool({
   description:
     "Whether a tmux server runs on the socket (is_alive false means no server, not an empty one), its socket name and path (real values on the default socket too), pid, version, generation, and session/window/pane counts.",
   tier: "readonly",
+  group: "context",
   hints: { idempotent: true },
   input: Schema.Struct(socketArguments),
   output: ServerInfo,
@@ -63,6 +65,7 @@ export const startServerTool = defineTool({
   description:
     "Starts a tmux server on the socket and leaves it running with no sessions (sets exit-empty off; tmux reads the user's config as usual). Reports started=false when a server was already running. This is the only tool that starts a server on its own.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: true },
   input: Schema.Struct(socketArguments),
   output: ServerStarted,
@@ -95,6 +98,7 @@ export const killServerTool = defineTool({
   description:
     "Kills the tmux server on the socket and every session, window and process in it. Refuses the server this MCP server itself runs in.",
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct(socketArguments),
   output: ServerKilled,

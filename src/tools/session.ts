@@ -17,6 +17,7 @@ export const listSessionsTool = defineTool({
   description:
     "Sessions on the tmux server in session-id order, paged: id, name, window count, attached clients, creation time, active window and pane. Fails with no_server when no server runs on the socket (never an empty list for a dead server).",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({ ...socketArguments, ...pageArguments }),
   output: Page(Session),
@@ -34,6 +35,7 @@ export const getSessionInfoTool = defineTool({
   description:
     "One session by session_id or exact session_name; with neither, the session that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     session_id: optional(SessionId),

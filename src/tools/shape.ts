@@ -41,6 +41,7 @@ export const renameSessionTool = defineTool({
   description:
     `Renames a session; returns it. ${NAME_RULES} ":" and "." are refused (tmux turns them into "_" in session names). A name another session has is refused by tmux.`,
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({ session_id: SessionId, name: Schema.String, ...changeArguments }),
   output: Session,
@@ -53,6 +54,7 @@ export const renameWindowTool = defineTool({
   title: "Rename tmux Window",
   description: `Renames a window (tmux then stops renaming it after its running command); returns it. ${NAME_RULES}`,
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...changeArguments }),
   output: Window,
@@ -66,6 +68,7 @@ export const selectWindowTool = defineTool({
   description:
     "Makes a window its session's current window (what attached clients show): window_id, or session_id with direction next / previous (wrapping around) / last (the previously current one). Returns the window now current.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
     window_id: optional(WindowId, "The window to select."),
@@ -96,6 +99,7 @@ export const selectPaneTool = defineTool({
   description:
     "Makes a pane its window's active pane: pane_id, or window_id with direction up / down / left / right (neighbour on screen, wrapping at the edges), last (the previously active pane), next / previous (by pane index, wrapping around). Does not change the session's current window (select_window does). Selecting another pane of a zoomed window unzooms it. Returns the pane now active.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
     pane_id: optional(PaneId, "The pane to select."),
@@ -130,6 +134,7 @@ export const selectLayoutTool = defineTool({
     LAYOUT_NAMES.join(", ")
   }, or a layout string as get_window_info / list_windows report it (to restore an earlier arrangement of the same panes; one that does not fit the window is invalid_input and changes nothing). Returns the window with its new layout.`,
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({
     window_id: WindowId,
@@ -147,6 +152,7 @@ export const resizePaneTool = defineTool({
   description:
     "Sets a pane's width and/or height in cells (its neighbours give or take the difference; a pane alone in its window keeps the window's size; resizing unzooms the window), or zooms it: zoom true makes the pane fill its window, false unzooms the window. zoom reads the current state first, so the same call twice changes nothing the second time (changed: false). Returns the pane with window_zoomed.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
@@ -173,6 +179,7 @@ export const resizeWindowTool = defineTool({
   description:
     "Sets a window's width and/or height in cells; returns the window. tmux then sets the window's window-size option to manual: the window keeps this size and no longer follows the size of attached clients (a client smaller than the window sees part of it).",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({
     window_id: WindowId,
@@ -194,6 +201,7 @@ export const swapPaneTool = defineTool({
   description:
     "Swaps the places of two panes (in one window or across windows); the processes move with their panes. Focus stays in place: if an active pane is swapped, the pane that takes its place becomes active. Returns both panes where they are now.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({ source_pane_id: PaneId, target_pane_id: PaneId, ...changeArguments }),
   output: SwappedPanes,
@@ -210,6 +218,7 @@ export const moveWindowTool = defineTool({
   description:
     "Moves a window to a session (another one, or its own to change its index), at index or the first free index; an index in use is refused. The destination's current window does not change. Moving a session's last window closes that session (source_session_closed). Returns the window in its new place and moved_from.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
     window_id: WindowId,
@@ -235,6 +244,7 @@ export const setPaneTitleTool = defineTool({
   description:
     `Sets a pane's title (shown in pane borders and status lines that display it); returns the pane. At most ${MAX_NAME_LENGTH} characters, no control characters (tmux silently ignores such a title; if it ignores one for another character, the call fails and says so). # and #{…} are stored literally. The program in the pane may change its title later.`,
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({ pane_id: PaneId, title: Schema.String, ...changeArguments }),
   output: Pane,

@@ -17,6 +17,7 @@ export const killSessionTool = defineTool({
   description:
     `Kills one session by session_id (never by name), with its windows and their processes; windows also linked into another session live on there (windows_kept). Refuses the session that holds the pane this MCP server runs in. ${RESULT}`,
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct({
     session_id: SessionId.annotations({ description: "The session to kill, e.g. $1 (from list_sessions)." }),
@@ -34,6 +35,7 @@ export const killWindowTool = defineTool({
   description:
     `Kills one window by window_id, with its panes and their processes, in every session it is linked into; a session whose only window it was closes too. Refuses the window that holds the pane this MCP server runs in. ${RESULT}`,
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct({
     window_id: WindowId.annotations({ description: "The window to kill, e.g. @2 (from list_windows)." }),
@@ -51,6 +53,7 @@ export const killPaneTool = defineTool({
   description:
     `Kills one pane by pane_id and its process (SIGHUP); the last pane of a window takes the window with it, and so on up. Refuses the pane this MCP server runs in. ${RESULT}`,
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct({
     pane_id: PaneId.annotations({ description: "The pane to kill, e.g. %3 (from list_panes)." }),

@@ -19,6 +19,7 @@ export const snapshotPaneTool = defineTool({
   description:
     "Everything about a pane's screen in one round trip: the visible text, cursor position, copy mode and its scroll position, whether a full-screen program holds the alternate screen, size, history size and limit, current command and directory, dead flag, pid and title. escapes: true keeps colours and attributes as escape sequences. For scrollback use capture_pane; for only what is new use capture_since.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
@@ -39,6 +40,7 @@ export const captureSinceTool = defineTool({
   description:
     `Only what a pane printed since an earlier call. Without cursor: returns a cursor marking "now" and no content (include_current: true adds the visible screen). With the cursor from the previous call: returns the lines written since, and a cursor to read on from. Text written on the old cursor's row after its column counts as new (continues_line says the first line is such a rest). missed: true means output may have been lost (it scrolled past the pane's history-limit, history was cleared, e.g. by clear, or the cursor's place can no longer be told for sure): content is then all the pane still holds. A cursor is bound to its server, pane and pane process: from another one it is refused. Keeps the newest max_lines lines (default ${DEFAULT_SINCE_MAX_LINES}). Rows are screen rows: a line wider than the pane comes as several. While a full-screen program holds the screen (alternate_on), content is its current screen.`,
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
@@ -67,6 +69,7 @@ export const waitForTextTool = defineTool({
   description:
     `Blocks until a pane prints text matching one of patterns, and returns the matching lines (at most ${MAX_MATCHED_LINES}) and a tail of the new output. Only output written after the call starts counts (text already on screen is ignored), including text on the cursor's own row such as a prompt or \`printf done\` without a newline; pass since (a cursor from capture_since taken before you typed) so output printed before this call is not missed. The echo of a command you type is new text too: match something only its output prints. patterns: null waits for any new text. stop_patterns end the wait as outcome stopped when they appear first (e.g. an error). Outcome: matched | stopped | timeout | pane_died (the program exited, or the pane, its server or its process went away). Reports progress when the client asks for it; a cancelled call stops at once.`,
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,

@@ -16,6 +16,7 @@ export const listWindowsTool = defineTool({
   description:
     "Windows in window-id order, paged, for the whole server or one session: id, name, index, session, pane count, active/zoomed flags, size, layout, active pane. A window linked into several sessions appears once per session.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     session_id: optional(SessionId, "Only this session's windows."),
@@ -37,6 +38,7 @@ export const getWindowInfoTool = defineTool({
   description:
     "One window by window_id; without it, the window that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({ window_id: optional(WindowId), ...socketArguments }),
   output: Window,

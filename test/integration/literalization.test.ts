@@ -858,6 +858,7 @@ describe("no string argument of any tool makes tmux run anything, and stored tex
       title: "Rename a window, unsafely",
       description: "Test double: passes the name to rename-window as it is, so tmux expands formats in it.",
       tier: "mutating",
+      group: "layout",
       hints: { idempotent: true },
       input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...socketArguments }),
       output: Schema.Struct({ window_id: Schema.String, window_name: Schema.String }),
