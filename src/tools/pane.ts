@@ -6,11 +6,30 @@ import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Capture, Pane } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { getPane, listPanes } from "../operations/hierarchy/Hierarchy.js"
+import { PANE_FIELDS, PANE_KEY, type PaneField, projected } from "../operations/hierarchy/Fields.js"
+import { getPane, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
 import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
 import { callerPane } from "./internal/CallerTarget.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
+
+/**
+ * What list_panes returns per pane unless asked: where it is, what runs there, whether it is the
+ * caller's own or a person watches it. Not cwd (long, and read from /proc per pane), sizes, titles
+ * or pids: `fields` asks for them.
+ */
+export const DEFAULT_PANE_FIELDS: ReadonlyArray<PaneField> = [
+  "pane_id",
+  "session_id",
+  "window_id",
+  "window_index",
+  "pane_index",
+  "active",
+  "command",
+  "is_caller",
+  "is_attended"
+]
 
 export const listPanesTool = defineTool({
   name: "list_panes",
@@ -24,17 +43,19 @@ export const listPanesTool = defineTool({
   input: Schema.Struct({
     session_id: optional(SessionId, "Only this session's panes."),
     window_id: optional(WindowId, "Only this window's panes."),
+    fields: fieldsArgument(PANE_FIELDS, DEFAULT_PANE_FIELDS),
     ...socketArguments,
     ...pageArguments
   }),
-  output: Page(Pane),
+  output: Page(projected(Pane, PANE_KEY)),
   handler: (input) =>
     Effect.gen(function*() {
       if (input.session_id !== undefined && input.window_id !== undefined) {
         return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or window_id, not both." }))
       }
       const socket = yield* resolveSocket(input)
-      const { items } = yield* listPanes(socket, { session_id: input.session_id, window_id: input.window_id })
+      const fields = fieldsOf(input.fields, PANE_FIELDS, PANE_KEY, DEFAULT_PANE_FIELDS)
+      const { items } = yield* listPaneFields(socket, { session_id: input.session_id, window_id: input.window_id }, fields)
       return paginate(items, input)
     })
 })

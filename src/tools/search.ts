@@ -4,6 +4,7 @@ import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { SessionId, WindowId } from "../domain/Ids.js"
+import { PANE_FIELDS, PANE_KEY, type PaneField } from "../operations/hierarchy/Fields.js"
 import {
   DEFAULT_HISTORY_LINES,
   DEFAULT_MAX_BYTES,
@@ -22,8 +23,12 @@ import {
 } from "../operations/watching/Search.js"
 import { MAX_PATTERNS } from "../operations/watching/TextMatcher.js"
 import { patternArguments } from "./internal/Arguments.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { pageArguments } from "./internal/Paging.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
+
+/** What search_panes says of each pane with matches unless asked: which pane, where, what runs there. */
+export const DEFAULT_SEARCH_PANE_FIELDS: ReadonlyArray<PaneField> = ["pane_id", "session_id", "window_id", "command", "is_caller"]
 
 export const searchPanesTool = defineTool({
   name: "search_panes",
@@ -59,6 +64,7 @@ export const searchPanesTool = defineTool({
       Int.pipe(Schema.between(MIN_MAX_BYTES, MAX_MAX_BYTES)),
       `About this many bytes of JSON at most, ${MIN_MAX_BYTES}-${MAX_MAX_BYTES} (default ${DEFAULT_MAX_BYTES}); lines are cut at ${MAX_LINE_CHARS} characters.`
     ),
+    fields: fieldsArgument(PANE_FIELDS, DEFAULT_SEARCH_PANE_FIELDS),
     ...socketArguments
   }),
   output: SearchResult,
@@ -82,6 +88,7 @@ export const searchPanesTool = defineTool({
       const socket = yield* resolveSocket(input)
       return yield* searchPanes(socket, {
         scope: { session_id: input.session_id, window_id: input.window_id },
+        fields: fieldsOf(input.fields, PANE_FIELDS, PANE_KEY, DEFAULT_SEARCH_PANE_FIELDS),
         patterns: { patterns: input.patterns, regex: input.regex, ignoreCase: input.ignore_case },
         historyLines,
         offset: input.offset ?? 0,

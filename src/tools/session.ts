@@ -6,10 +6,15 @@ import { InvalidInput } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import { Session } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { getSession, listSessions } from "../operations/hierarchy/Hierarchy.js"
+import { projected, SESSION_FIELDS, SESSION_KEY, type SessionField } from "../operations/hierarchy/Fields.js"
+import { getSession, listSessionFields } from "../operations/hierarchy/Hierarchy.js"
 import { callerPaneId } from "./internal/CallerTarget.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
+
+/** What list_sessions returns per session unless asked (not the creation time or active ids). */
+export const DEFAULT_SESSION_FIELDS: ReadonlyArray<SessionField> = ["session_id", "session_name", "window_count", "session_attached"]
 
 export const listSessionsTool = defineTool({
   name: "list_sessions",
@@ -19,12 +24,12 @@ export const listSessionsTool = defineTool({
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
-  input: Schema.Struct({ ...socketArguments, ...pageArguments }),
-  output: Page(Session),
+  input: Schema.Struct({ fields: fieldsArgument(SESSION_FIELDS, DEFAULT_SESSION_FIELDS), ...socketArguments, ...pageArguments }),
+  output: Page(projected(Session, SESSION_KEY)),
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
-      const { items } = yield* listSessions(socket)
+      const { items } = yield* listSessionFields(socket, fieldsOf(input.fields, SESSION_FIELDS, SESSION_KEY, DEFAULT_SESSION_FIELDS))
       return paginate(items, input)
     })
 })

@@ -125,7 +125,7 @@ const windowNameReadBack = async (ctx: Ctx, text: string, windowId: string) => {
 }
 
 const paneField = async (ctx: Ctx, paneId: string, field: string) =>
-  (await listed(ctx, "list_panes")).find((p) => p.pane_id === paneId)?.[field]
+  (await listed(ctx, "list_panes", { fields: [field] })).find((p) => p.pane_id === paneId)?.[field]
 
 /** Whether the documented name rules (operations/layout/Names.ts) take the text: then the tool must too. */
 const nameRulesTake = (kind: NameKind) => (text: string) => Either.isRight(Effect.runSync(Effect.either(checkName(kind, text, "name"))))
