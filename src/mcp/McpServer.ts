@@ -151,7 +151,7 @@ const serverFor = (
   })
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const outcome = await run(Effect.either(readResource(request.params.uri)), extra.signal)
+    const outcome = await run(Effect.either(readResource(request.params.uri, tools)), extra.signal)
     if (Either.isLeft(outcome)) {
       throw jsonRpcError(ErrorCode.InternalError, `${outcome.left.message}\nHint: ${hint(outcome.left)}`)
     }
