@@ -13,7 +13,7 @@ export const describeTool = (tool: AnyTool): McpTool => ({
   title: tool.title,
   description: tool.description,
   inputSchema: toolJsonSchema(tool.input),
-  outputSchema: toolJsonSchema(tool.output),
+  outputSchema: toolJsonSchema(tool.output, "output"),
   annotations: {
     title: tool.title,
     readOnlyHint: tool.tier === "readonly",

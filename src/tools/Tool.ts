@@ -92,13 +92,13 @@ export const optional = <S extends Schema.Schema.All>(schema: S, description?: s
   return description === undefined ? property : property.annotations({ description })
 }
 
-/** Every tool that targets a server takes these; precedence is documented in SocketResolver. */
+/**
+ * Every tool that targets a server takes these; precedence is documented in SocketResolver. Their
+ * meaning is said once, in the instructions and docs/tools.md, not in every tool's schema.
+ */
 export const socketArguments = {
-  socket_name: optional(
-    Schema.String,
-    "tmux socket name (-L). Default: LIBTMUX_SOCKET, else the caller's socket, else tmux's default."
-  ),
-  socket_path: optional(Schema.String, "tmux socket path (-S), e.g. from list_servers. Exclusive with socket_name.")
+  socket_name: optional(Schema.String),
+  socket_path: optional(Schema.String)
 }
 
 export { Int, NonNegativeInt } from "../domain/Model.js"

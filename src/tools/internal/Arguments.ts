@@ -58,10 +58,8 @@ export const suppressHistoryArgument = optional(
   "Keep the new shell's history out of its history file (sets HISTFILE empty, fish private mode). Default false."
 )
 
-export const generationArgument = optional(
-  Schema.String,
-  "The generation returned earlier (create_session, get_server_info, where_am_i): the call is refused with not_found if the tmux server restarted since, because ids may then name other objects."
-)
+/** What generation means is said once, in the instructions and docs/tools.md. */
+export const generationArgument = optional(Schema.String)
 
 export const forceArgument = optional(
   Schema.Boolean,
