@@ -22,7 +22,7 @@ export const makeWhereAmITool = (registry: () => ReadonlyArray<AnyTool>): AnyToo
     name: "where_am_i",
     title: "Where Am I",
     description:
-      "Where this MCP server runs and what its tools will touch: inside_tmux and, if so, the caller's live pane/window/session; the effective socket and the rule that chose it; whether a tmux server runs there (a real probe that never starts one); how many live servers exist; the safety level. Call it first when unsure which tmux server or pane to use.",
+      "Call first: whether this server runs inside tmux and, if so, the caller's pane, window and session; the socket the tools query and why; whether a server runs there (probed, never started); live server count, safety level, tools enabled.",
     tier: "readonly",
     group: "context",
     alwaysLoad: true,

@@ -35,14 +35,14 @@ export const listPanesTool = defineTool({
   name: "list_panes",
   title: "List tmux Panes",
   description:
-    "Panes in pane-id order, paged, for the whole server, one session or one window: id, index, window and session, size and position, command, cwd, pid, title, dead/in_mode flags, is_caller (your own pane; null outside tmux) and is_attended (a person's client shows it). Metadata only: use capture_pane for content.",
+    "Panes in id order, paged, for the server, a session or a window: where each is, what runs there, is_caller (your own pane) and is_attended (a person watches it). Metadata only: read text with capture_pane.",
   tier: "readonly",
   group: "read",
   alwaysLoad: true,
   hints: { idempotent: true },
   input: Schema.Struct({
-    session_id: optional(SessionId, "Only this session's panes."),
-    window_id: optional(WindowId, "Only this window's panes."),
+    session_id: optional(SessionId),
+    window_id: optional(WindowId),
     fields: fieldsArgument(PANE_FIELDS, DEFAULT_PANE_FIELDS),
     ...socketArguments,
     ...pageArguments
@@ -63,7 +63,7 @@ export const listPanesTool = defineTool({
 export const getPaneInfoTool = defineTool({
   name: "get_pane_info",
   title: "Get tmux Pane Info",
-  description: "One pane by pane_id; without it, the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  description: "One pane with every field by pane_id; without it, the caller's own pane (inside tmux only).",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -77,14 +77,14 @@ export const getPaneInfoTool = defineTool({
 })
 
 const CaptureLine = Schema.Union(Int, Schema.Literal("-")).annotations({
-  description: "A line number: 0 is the top visible line, negative numbers reach into history, \"-\" means the far end."
+  description: "0 = top visible line, negative = history, \"-\" = the far end."
 })
 
 export const capturePaneTool = defineTool({
   name: "capture_pane",
   title: "Capture tmux Pane",
   description:
-    `The text a pane shows, as plain text. Default: the visible screen. start/end select lines (negative = scrollback history, "-" = oldest history / bottom). Keeps the newest max_lines lines (default ${DEFAULT_CAPTURE_MAX_LINES}) and reports how many were left out. join_wrapped joins lines tmux wrapped at the pane width.`,
+    "The text a pane shows, plain. Default the visible screen; start/end reach into scrollback. Keeps the newest max_lines (default 500) and counts what it left out.",
   tier: "readonly",
   group: "read",
   alwaysLoad: true,
@@ -93,7 +93,7 @@ export const capturePaneTool = defineTool({
     pane_id: PaneId,
     start: optional(CaptureLine),
     end: optional(CaptureLine),
-    max_lines: optional(Int.pipe(Schema.between(1, 100_000)), "At most this many lines, the newest (default 500)."),
+    max_lines: optional(Int.pipe(Schema.between(1, 100_000))),
     join_wrapped: optional(Schema.Boolean),
     ...socketArguments
   }),

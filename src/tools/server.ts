@@ -12,14 +12,14 @@ export const listServersTool = defineTool({
   name: "list_servers",
   title: "List tmux Servers",
   description:
-    "Live tmux servers of this user: every socket in $TMUX_TMPDIR/tmux-<uid>/ (default /tmp) that answers, with socket name and path, pid, version and session count. Stale socket files are skipped; a server that does not answer within 2 s is named in unresponsive. Pass a socket_path from here to any other tool.",
+    "Live tmux servers of this user (sockets in $TMUX_TMPDIR/tmux-<uid>/ that answer): socket name and path, pid, version, generation, session count; unresponsive names the silent ones. Pass a socket_path from here to other tools.",
   tier: "readonly",
   group: "context",
   hints: { idempotent: true },
   input: Schema.Struct({
     extra_socket_paths: optional(
       Schema.Array(Schema.String).pipe(Schema.maxItems(32)),
-      "Absolute socket paths outside the standard directory to probe as well."
+      "Socket paths outside the standard directory to probe too."
     ),
     ...pageArguments
   }),
@@ -41,7 +41,7 @@ export const getServerInfoTool = defineTool({
   name: "get_server_info",
   title: "Get tmux Server Info",
   description:
-    "Whether a tmux server runs on the socket (is_alive false means no server, not an empty one), its socket name and path (real values on the default socket too), pid, version, generation, and session/window/pane counts.",
+    "Whether a server runs on the socket (is_alive false: no server, not an empty one), its socket, pid, version, generation and session/window/pane counts.",
   tier: "readonly",
   group: "context",
   hints: { idempotent: true },
@@ -63,7 +63,7 @@ export const startServerTool = defineTool({
   name: "start_server",
   title: "Start tmux Server",
   description:
-    "Starts a tmux server on the socket and leaves it running with no sessions (sets exit-empty off; tmux reads the user's config as usual). Reports started=false when a server was already running. This is the only tool that starts a server on its own.",
+    "Starts a tmux server with no sessions on the socket (started=false if one ran already). The only tool that starts a server on its own.",
   tier: "mutating",
   group: "lifecycle",
   hints: { idempotent: true },
@@ -95,8 +95,7 @@ const ServerKilled = Schema.Struct({
 export const killServerTool = defineTool({
   name: "kill_server",
   title: "Kill tmux Server",
-  description:
-    "Kills the tmux server on the socket and every session, window and process in it. Refuses the server this MCP server itself runs in.",
+  description: "Kills the tmux server on the socket with every session and process in it. Refuses the server this MCP server runs in.",
   tier: "destructive",
   group: "lifecycle",
   hints: { idempotent: false },

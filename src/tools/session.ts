@@ -19,8 +19,7 @@ export const DEFAULT_SESSION_FIELDS: ReadonlyArray<SessionField> = ["session_id"
 export const listSessionsTool = defineTool({
   name: "list_sessions",
   title: "List tmux Sessions",
-  description:
-    "Sessions on the tmux server in session-id order, paged: id, name, window count, attached clients, creation time, active window and pane. Fails with no_server when no server runs on the socket (never an empty list for a dead server).",
+  description: "Sessions of the server in id order, paged. no_server when none runs (never an empty list for a dead server).",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -37,14 +36,13 @@ export const listSessionsTool = defineTool({
 export const getSessionInfoTool = defineTool({
   name: "get_session_info",
   title: "Get tmux Session Info",
-  description:
-    "One session by session_id or exact session_name; with neither, the session that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  description: "One session by session_id or exact session_name; with neither, the caller's own session (inside tmux only).",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     session_id: optional(SessionId),
-    session_name: optional(Schema.String, "Exact name (no prefix matching)."),
+    session_name: optional(Schema.String, "Exact name."),
     ...socketArguments
   }),
   output: Session,

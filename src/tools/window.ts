@@ -25,13 +25,12 @@ export const DEFAULT_WINDOW_FIELDS: ReadonlyArray<WindowField> = [
 export const listWindowsTool = defineTool({
   name: "list_windows",
   title: "List tmux Windows",
-  description:
-    "Windows in window-id order, paged, for the whole server or one session: id, name, index, session, pane count, active/zoomed flags, size, layout, active pane. A window linked into several sessions appears once per session.",
+  description: "Windows in id order, paged, for the server or one session; a window linked into several sessions appears once per session.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
-    session_id: optional(SessionId, "Only this session's windows."),
+    session_id: optional(SessionId),
     fields: fieldsArgument(WINDOW_FIELDS, DEFAULT_WINDOW_FIELDS),
     ...socketArguments,
     ...pageArguments
@@ -49,8 +48,7 @@ export const listWindowsTool = defineTool({
 export const getWindowInfoTool = defineTool({
   name: "get_window_info",
   title: "Get tmux Window Info",
-  description:
-    "One window by window_id; without it, the window that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  description: "One window, with size and layout, by window_id; without it, the caller's own window (inside tmux only).",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },

@@ -42,6 +42,9 @@ type Side = "input" | "output"
 
 const dropped = (key: string, value: unknown, side: Side): boolean =>
   key === "$schema" || key === "title" ||
+  // A JSON string alternative says it in its description; the content keywords only annotate.
+  key === "contentMediaType" || key === "contentSchema" ||
+  (key === "properties" && isObject(value) && Object.keys(value).length === 0) ||
   (key === "required" && Array.isArray(value) && value.length === 0) ||
   (side === "output" && OUTPUT_ONLY_PROSE.has(key)) ||
   (key === "description" && typeof value === "string" && (GENERATED_DESCRIPTION.test(value) || COMMON_DESCRIPTIONS.has(value)))
