@@ -15,7 +15,6 @@ export const describeTool = (tool: AnyTool): McpTool => ({
   inputSchema: toolJsonSchema(tool.input),
   outputSchema: toolJsonSchema(tool.output, "output"),
   annotations: {
-    title: tool.title,
     readOnlyHint: tool.tier === "readonly",
     destructiveHint: tool.hints.destructive ?? tool.tier === "destructive",
     idempotentHint: tool.hints.idempotent,

@@ -31,8 +31,7 @@ import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 export const listBuffersTool = defineTool({
   name: "list_buffers",
   title: "List tmux Buffers of This Server",
-  description:
-    "This server's tmux buffers (from load_buffer), newest first, paged: name, tmux_buffer, bytes, created. Other programs' buffers are never read.",
+  description: "This server's tmux buffers (load_buffer), newest first, paged.",
   tier: "readonly",
   group: "buffers",
   hints: { idempotent: true },
@@ -48,8 +47,7 @@ export const listBuffersTool = defineTool({
 export const loadBufferTool = defineTool({
   name: "load_buffer",
   title: "Load tmux Buffer",
-  description:
-    "Stores text in a named buffer of this server (held in tmux as etm.<name>), creating or replacing it, for paste_buffer or scripts.",
+  description: "Stores text in a named buffer of this server, for paste_buffer or scripts.",
   tier: "mutating",
   group: "buffers",
   hints: { idempotent: true, destructive: true },
@@ -71,7 +69,7 @@ export const loadBufferTool = defineTool({
 export const showBufferTool = defineTool({
   name: "show_buffer",
   title: "Show tmux Buffer",
-  description: "A buffer's text, at most max_bytes (truncated says so). An unknown name is invalid_input.",
+  description: "A buffer's text, at most max_bytes.",
   tier: "readonly",
   group: "buffers",
   hints: { idempotent: true },
@@ -93,8 +91,7 @@ export const showBufferTool = defineTool({
 export const pasteBufferTool = defineTool({
   name: "paste_buffer",
   title: "Paste tmux Buffer into Pane",
-  description:
-    "Pastes a buffer into a pane as one paste (bracketed when the program asked for it); delete_after removes it. Refuses the caller's pane unless force, and dead panes.",
+  description: "Pastes a buffer into a pane (bracketed); delete_after removes it.",
   tier: "mutating",
   group: "buffers",
   hints: { idempotent: false, openWorld: true },
@@ -123,7 +120,7 @@ export const pasteBufferTool = defineTool({
 export const deleteBufferTool = defineTool({
   name: "delete_buffer",
   title: "Delete tmux Buffer",
-  description: "Deletes a buffer of this server; deleted=false when there was none.",
+  description: "Deletes a buffer of this server (deleted=false if none).",
   tier: "mutating",
   group: "buffers",
   hints: { idempotent: true, destructive: true },

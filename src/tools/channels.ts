@@ -10,8 +10,7 @@ import { defineTool, socketArguments } from "./Tool.js"
 export const waitForChannelTool = defineTool({
   name: "wait_for_channel",
   title: "Wait for tmux Channel",
-  description:
-    "Blocks until a tmux wait-for channel is signalled (a script's `tmux wait-for -S name`, or signal_channel). outcome: signalled, timeout or server_died. A signal sent while nobody waited is kept by tmux and consumed here.",
+  description: "Blocks until a tmux wait-for channel is signalled (a script's `tmux wait-for -S name`, or signal_channel).",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false },

@@ -15,7 +15,7 @@ const outputArguments = {
   keep_escapes: optional(Schema.Boolean),
   interrupt_on_timeout: optional(
     Schema.Boolean,
-    "Press C-c when the wait runs out."
+    "C-c when the wait runs out."
   )
 }
 
@@ -29,16 +29,16 @@ export const runCommandTool = defineTool({
   name: "run_command",
   title: "Run Command in tmux Pane",
   description:
-    "Runs a shell command in a pane's own POSIX shell (bash, zsh, sh, dash, ksh at its prompt), waits, and returns exit_status and its whole output (head and tail when long). outcome: completed, timed_out (pass handle to wait_for_command), pane_died, not_started. Refuses the caller's pane and watched panes unless force. Use this rather than send_keys and polling.",
+    "Runs a command in a pane's POSIX shell; returns exit_status and the whole output (timed_out: wait_for_command with handle). Prefer it to send_keys and polling.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    command: Schema.String.annotations({ description: "As typed at the prompt; may span lines." }),
+    command: Schema.String,
     timeout: timeoutArgument,
     ...outputArguments,
-    force: optional(Schema.Boolean, "Also in the caller's pane or a watched one."),
+    force: optional(Schema.Boolean, "Also the caller's or a watched pane."),
     generation: generationArgument,
     ...socketArguments
   }),
@@ -63,8 +63,7 @@ export const runCommandTool = defineTool({
 export const waitForCommandTool = defineTool({
   name: "wait_for_command",
   title: "Wait for Command in tmux Pane",
-  description:
-    "Keeps waiting for a run_command that timed out, by its handle: the output since, and exit_status once it completes (run_command's result).",
+  description: "Keeps waiting for a timed-out run_command by its handle: output since, exit_status once done.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false },
@@ -72,7 +71,7 @@ export const waitForCommandTool = defineTool({
     handle: Schema.String,
     timeout: timeoutArgument,
     ...outputArguments,
-    force: optional(Schema.Boolean, "Allow interrupt_on_timeout in the caller's pane.")
+    force: optional(Schema.Boolean, "Also the caller's pane.")
   }),
   output: CommandResult,
   handler: (input) =>

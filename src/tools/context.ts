@@ -22,7 +22,7 @@ export const makeWhereAmITool = (registry: () => ReadonlyArray<AnyTool>): AnyToo
     name: "where_am_i",
     title: "Where Am I",
     description:
-      "Call first: whether this server runs inside tmux and, if so, the caller's pane, window and session; the socket the tools query and why; whether a server runs there (probed, never started); live server count, safety level, tools enabled.",
+      "Call first: inside tmux or not (and the caller's pane), the socket the tools query and why, whether a server runs there, safety level, tools enabled.",
     tier: "readonly",
     group: "context",
     alwaysLoad: true,

@@ -26,11 +26,11 @@ const SplitSize = Schema.Union(
   Schema.String.pipe(
     Schema.pattern(/^[1-9][0-9]?%$/, { message: () => "must be a percentage from \"1%\" to \"99%\"" })
   )
-).annotations({ description: "Cells, or a percentage such as \"30%\". Default half." })
+).annotations({ description: "Cells or \"30%\"." })
 
 /** The arguments every tool that starts a process shares, and their mapping onto a SpawnRequest. */
 const spawnInputs = {
-  start_directory: startDirectoryArgument("this MCP server's directory"),
+  start_directory: startDirectoryArgument("this server's directory"),
   environment: environmentArgument,
   suppress_persistent_history: suppressHistoryArgument,
   command: commandArgument
@@ -72,26 +72,24 @@ export const createSessionTool = defineTool({
   name: "create_session",
   title: "Create tmux Session",
   description:
-    "Creates a detached session running the default shell or command (an argv, no shell). A taken name is refused. On a socket without a server: no_server unless allow_server_start. owned=true kills it when this MCP server exits. Returns the session, window and pane.",
+    "Creates a detached session running the shell or command (argv); allow_server_start starts a server, owned kills it at exit. Returns it and its pane.",
   tier: "mutating",
   group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     session_name: optional(
-      Schema.String,
-      "Stored literally; refused if taken or if tmux would store it differently."
+      Schema.String
     ),
     window_name: optional(Schema.String),
     x: optional(Cells, "Default 80."),
     y: optional(Cells, "Default 24."),
     ...spawnInputs,
     allow_server_start: optional(
-      Schema.Boolean,
-      "Default: LIBTMUX_ALLOW_SERVER_START."
+      Schema.Boolean
     ),
     owned: optional(
       Schema.Boolean,
-      "Kill it when this MCP server exits."
+      "Killed when this server exits."
     ),
     ...socketArguments
   }),
@@ -123,8 +121,7 @@ export const createSessionTool = defineTool({
 export const createWindowTool = defineTool({
   name: "create_window",
   title: "Create tmux Window",
-  description:
-    "Creates a window in a session running the default shell or command (an argv, no shell); the current window stays unless detached=false. Returns the window and its pane.",
+  description: "Creates a window in a session running the shell or command (argv). Returns it and its pane.",
   tier: "mutating",
   group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
@@ -133,7 +130,7 @@ export const createWindowTool = defineTool({
     window_name: optional(
       Schema.String
     ),
-    window_index: optional(NonNegativeInt, "Default: the next free one."),
+    window_index: optional(NonNegativeInt),
     detached: detachedArgument("the session's current window"),
     ...spawnInputs,
     generation: generationArgument,
@@ -157,8 +154,7 @@ export const createWindowTool = defineTool({
 export const splitWindowTool = defineTool({
   name: "split_window",
   title: "Split tmux Pane",
-  description:
-    "Splits a pane; the new pane (below by default) starts in its directory with the default shell or command (an argv, no shell); the active pane stays unless detached=false. Returns the new pane.",
+  description: "Splits a pane; the new one runs the shell or command (argv). Returns it.",
   tier: "mutating",
   group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
@@ -191,8 +187,7 @@ export const splitWindowTool = defineTool({
 export const respawnPaneTool = defineTool({
   name: "respawn_pane",
   title: "Respawn tmux Pane",
-  description:
-    "Restarts a pane's process: command, or the one it started with; kill=false respawns only a dead pane. Refuses the caller's pane. Returns the pane.",
+  description: "Restarts a pane's process (command, or its own). Refuses the caller's pane. Returns the pane.",
   tier: "mutating",
   group: "lifecycle",
   hints: { idempotent: false, destructive: true, openWorld: true },

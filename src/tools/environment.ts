@@ -26,7 +26,7 @@ const EnvironmentName = Schema.String.pipe(
 
 const scopeArguments = {
   session_id: optional(SessionId),
-  session_name: optional(Schema.String, "Exact name."),
+  session_name: optional(Schema.String),
   global: optional(Schema.Boolean)
 }
 
@@ -67,15 +67,13 @@ export const setEnvironmentTool = defineTool({
   name: "set_environment",
   title: "Set tmux Environment Variable",
   description:
-    "Sets a variable in one session's tmux environment (session_id or session_name) or the global one. New panes inherit it, including panes the user opens, until unset: prefer `env VAR=value cmd` for one command. Returns status and value_length, never the value.",
+    "Sets a variable in a session's or the global tmux environment; new panes inherit it, the user's too. Returns value_length, never the value.",
   tier: "mutating",
   group: "environment",
   hints: { idempotent: true, destructive: true, openWorld: true },
   input: Schema.Struct({
     name: EnvironmentName,
-    value: Schema.String.annotations({
-      description: "Kept out of the audit log and results."
-    }),
+    value: Schema.String,
     ...scopeArguments,
     generation: generationArgument,
     ...socketArguments
@@ -93,8 +91,7 @@ export const setEnvironmentTool = defineTool({
 export const unsetEnvironmentTool = defineTool({
   name: "unset_environment",
   title: "Unset tmux Environment Variable",
-  description:
-    "Removes a variable from one session's tmux environment or the global one; remove=true keeps it out of new processes even where a wider scope sets it.",
+  description: "Removes a variable from a session's or the global tmux environment.",
   tier: "mutating",
   group: "environment",
   hints: { idempotent: true, destructive: true, openWorld: true },
@@ -122,8 +119,7 @@ export const unsetEnvironmentTool = defineTool({
 export const showEnvironmentTool = defineTool({
   name: "show_environment",
   title: "Show tmux Environment",
-  description:
-    "The tmux environment of a session (default the caller's) or the global one: variables and removed names, up to max_bytes. Values may hold secrets: ask for one name when that is all you need.",
+  description: "A session's (default the caller's) or the global tmux environment. Values may be secrets: ask for one name.",
   tier: "readonly",
   group: "environment",
   hints: { idempotent: true },

@@ -12,7 +12,7 @@ import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const keysArgument = Schema.String.annotations({
-  description: "Text, or one key name such as C-c or Up."
+  description: "Text, or a key name such as C-c."
 })
 const literalArgument = optional(Schema.Boolean)
 const enterArgument = optional(
@@ -23,7 +23,7 @@ export const sendKeysTool = defineTool({
   name: "send_keys",
   title: "Send Keys to tmux Pane",
   description:
-    "Types into a pane as at its keyboard. A keys string that is exactly one key name (C-c, Escape, Up, F5, ...) is that key; anything else is text; literal=true always types text. enter defaults true, false after a special key. Refuses the caller's pane unless force, and dead panes. For commands with their output use run_command; for long text, paste_text.",
+    "Types text or one key name (C-c, Escape, Up, ...) into a pane, then Enter unless a key. For a command's output use run_command.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
@@ -55,8 +55,7 @@ export const sendKeysTool = defineTool({
 export const sendKeysBatchTool = defineTool({
   name: "send_keys_batch",
   title: "Send a Sequence of Keys to tmux Pane",
-  description:
-    "Several send_keys steps to one pane, in order, checked before any is sent and sent in as few round trips as possible. Returns each step's status (sent, failed, skipped); stop_on_error skips the rest after a failure.",
+  description: "Several send_keys steps to one pane in order, checked first, in few round trips. Returns each step's status.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
@@ -64,10 +63,7 @@ export const sendKeysBatchTool = defineTool({
     pane_id: PaneId,
     operations: Schema.Array(Schema.Struct({ keys: keysArgument, literal: literalArgument, enter: enterArgument }))
       .pipe(Schema.minItems(1), Schema.maxItems(MAX_BATCH_OPERATIONS)),
-    delay_ms: optional(
-      Int.pipe(Schema.between(0, MAX_BATCH_DELAY_MS)),
-      `Milliseconds to pause between operations, 0-${MAX_BATCH_DELAY_MS} (default 0: no pause, fewest round trips).`
-    ),
+    delay_ms: optional(Int.pipe(Schema.between(0, MAX_BATCH_DELAY_MS))),
     stop_on_error: optional(Schema.Boolean, "Default true."),
     force: forceArgument,
     generation: generationArgument,
@@ -103,8 +99,7 @@ export const sendKeysBatchTool = defineTool({
 export const pasteTextTool = defineTool({
   name: "paste_text",
   title: "Paste Text into tmux Pane",
-  description:
-    "Pastes text into a pane exactly, as a terminal paste (bracketed when the program asked for it, so a shell does not run it); enter=true runs it. Refuses the caller's pane unless force, and dead panes.",
+  description: "Pastes text into a pane exactly, as a terminal paste (bracketed, not run unless enter).",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },

@@ -35,7 +35,7 @@ export const listPanesTool = defineTool({
   name: "list_panes",
   title: "List tmux Panes",
   description:
-    "Panes in id order, paged, for the server, a session or a window: where each is, what runs there, is_caller (your own pane) and is_attended (a person watches it). Metadata only: read text with capture_pane.",
+    "Panes of the server, a session or a window, paged; is_caller marks your own pane, is_attended one a person watches. Text: capture_pane.",
   tier: "readonly",
   group: "read",
   alwaysLoad: true,
@@ -63,7 +63,7 @@ export const listPanesTool = defineTool({
 export const getPaneInfoTool = defineTool({
   name: "get_pane_info",
   title: "Get tmux Pane Info",
-  description: "One pane with every field by pane_id; without it, the caller's own pane (inside tmux only).",
+  description: "One pane with every field; default the caller's own.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -83,8 +83,7 @@ const CaptureLine = Schema.Union(Int, Schema.Literal("-")).annotations({
 export const capturePaneTool = defineTool({
   name: "capture_pane",
   title: "Capture tmux Pane",
-  description:
-    "The text a pane shows, plain. Default the visible screen; start/end reach into scrollback. Keeps the newest max_lines (default 500) and counts what it left out.",
+  description: "A pane's text: the screen by default, start/end for scrollback; the newest max_lines, with what was left out counted.",
   tier: "readonly",
   group: "read",
   alwaysLoad: true,

@@ -31,20 +31,18 @@ export const searchPanesTool = defineTool({
   name: "search_panes",
   title: "Search tmux Panes",
   description:
-    "Finds text in every pane of the server, a session or a window (screen and scrollback), matched here, never by tmux. Returns the panes with matches, each match with a line number for capture_pane start/end, and counts of what was left out; page with next_offset.",
+    "Finds text on the screens and scrollback of the panes of the server, a session or a window; returns matches with capture_pane line numbers.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
-    patterns: Schema.Array(Schema.String).annotations({
-      description: "A line matches when any does."
-    }),
+    patterns: Schema.Array(Schema.String),
     ...patternArguments,
     session_id: optional(SessionId),
     window_id: optional(WindowId),
     history_lines: optional(
       Int.pipe(Schema.between(0, MAX_HISTORY_LINES)),
-      `Scrollback lines above the screen (default ${DEFAULT_HISTORY_LINES}); times max_panes at most ${MAX_HISTORY_ROWS}.`
+      `Default ${DEFAULT_HISTORY_LINES}.`
     ),
     offset: pageArguments.offset,
     max_panes: optional(
@@ -57,7 +55,7 @@ export const searchPanesTool = defineTool({
     ),
     max_bytes: optional(
       Int.pipe(Schema.between(MIN_MAX_BYTES, MAX_MAX_BYTES)),
-      `About this many bytes of JSON (default ${DEFAULT_MAX_BYTES}).`
+      `Default ${DEFAULT_MAX_BYTES}.`
     ),
     fields: fieldsArgument(PANE_FIELDS, DEFAULT_SEARCH_PANE_FIELDS),
     ...socketArguments

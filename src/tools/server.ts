@@ -11,15 +11,13 @@ import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js
 export const listServersTool = defineTool({
   name: "list_servers",
   title: "List tmux Servers",
-  description:
-    "Live tmux servers of this user (sockets in $TMUX_TMPDIR/tmux-<uid>/ that answer): socket name and path, pid, version, generation, session count; unresponsive names the silent ones. Pass a socket_path from here to other tools.",
+  description: "Live tmux servers of this user: socket name and path, pid, version, session count. Pass a socket_path to other tools.",
   tier: "readonly",
   group: "context",
   hints: { idempotent: true },
   input: Schema.Struct({
     extra_socket_paths: optional(
-      Schema.Array(Schema.String).pipe(Schema.maxItems(32)),
-      "Socket paths outside the standard directory to probe too."
+      Schema.Array(Schema.String).pipe(Schema.maxItems(32))
     ),
     ...pageArguments
   }),
@@ -40,8 +38,7 @@ export const listServersTool = defineTool({
 export const getServerInfoTool = defineTool({
   name: "get_server_info",
   title: "Get tmux Server Info",
-  description:
-    "Whether a server runs on the socket (is_alive false: no server, not an empty one), its socket, pid, version, generation and session/window/pane counts.",
+  description: "Whether a server runs on the socket (is_alive false: none), its pid, version, generation and counts.",
   tier: "readonly",
   group: "context",
   hints: { idempotent: true },
@@ -62,8 +59,7 @@ const ServerStarted = Schema.Struct({
 export const startServerTool = defineTool({
   name: "start_server",
   title: "Start tmux Server",
-  description:
-    "Starts a tmux server with no sessions on the socket (started=false if one ran already). The only tool that starts a server on its own.",
+  description: "Starts a tmux server with no sessions on the socket (started=false if one ran). The only tool that starts one on its own.",
   tier: "mutating",
   group: "lifecycle",
   hints: { idempotent: true },
@@ -95,7 +91,7 @@ const ServerKilled = Schema.Struct({
 export const killServerTool = defineTool({
   name: "kill_server",
   title: "Kill tmux Server",
-  description: "Kills the tmux server on the socket with every session and process in it. Refuses the server this MCP server runs in.",
+  description: "Kills the tmux server on the socket and everything in it. Refuses the caller's server.",
   tier: "destructive",
   group: "lifecycle",
   hints: { idempotent: false },

@@ -19,7 +19,7 @@ export const DEFAULT_SESSION_FIELDS: ReadonlyArray<SessionField> = ["session_id"
 export const listSessionsTool = defineTool({
   name: "list_sessions",
   title: "List tmux Sessions",
-  description: "Sessions of the server in id order, paged. no_server when none runs (never an empty list for a dead server).",
+  description: "Sessions of the server, paged. no_server when none runs.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -36,13 +36,13 @@ export const listSessionsTool = defineTool({
 export const getSessionInfoTool = defineTool({
   name: "get_session_info",
   title: "Get tmux Session Info",
-  description: "One session by session_id or exact session_name; with neither, the caller's own session (inside tmux only).",
+  description: "One session by id or exact name; default the caller's own.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     session_id: optional(SessionId),
-    session_name: optional(Schema.String, "Exact name."),
+    session_name: optional(Schema.String),
     ...socketArguments
   }),
   output: Session,

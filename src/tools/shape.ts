@@ -6,7 +6,6 @@ import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Pane, Session, Window } from "../domain/Model.js"
 import {
-  LAYOUT_NAMES,
   MovedWindow,
   moveWindow,
   renameSession,
@@ -34,8 +33,7 @@ const Cells = Int.pipe(Schema.between(1, 10_000))
 export const renameSessionTool = defineTool({
   name: "rename_session",
   title: "Rename tmux Session",
-  description:
-    "Renames a session, stored literally (# is never expanded); names tmux would store differently are refused. Returns the session.",
+  description: "Renames a session, stored literally. Returns it.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: true },
@@ -48,8 +46,7 @@ export const renameSessionTool = defineTool({
 export const renameWindowTool = defineTool({
   name: "rename_window",
   title: "Rename tmux Window",
-  description:
-    "Renames a window, stored literally (# is never expanded), and stops tmux renaming it after its command. Returns the window.",
+  description: "Renames a window, stored literally. Returns it.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: true },
@@ -62,14 +59,13 @@ export const renameWindowTool = defineTool({
 export const selectWindowTool = defineTool({
   name: "select_window",
   title: "Select tmux Window",
-  description:
-    "Makes a window its session's current one: window_id, or session_id with direction next, previous or last. Returns the current window.",
+  description: "Makes a window its session's current one, by id or direction. Returns it.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
     window_id: optional(WindowId),
-    session_id: optional(SessionId, "With direction."),
+    session_id: optional(SessionId),
     direction: optional(Schema.Literal("next", "previous", "last")),
     ...changeArguments
   }),
@@ -93,14 +89,13 @@ export const selectWindowTool = defineTool({
 export const selectPaneTool = defineTool({
   name: "select_pane",
   title: "Select tmux Pane",
-  description:
-    "Makes a pane its window's active one: pane_id, or window_id with a direction (up, down, left, right, last, next, previous). Returns the active pane.",
+  description: "Makes a pane its window's active one, by id or direction. Returns it.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
     pane_id: optional(PaneId),
-    window_id: optional(WindowId, "With direction."),
+    window_id: optional(WindowId),
     direction: optional(
       Schema.Literal("up", "down", "left", "right", "last", "next", "previous")
     ),
@@ -126,14 +121,13 @@ export const selectPaneTool = defineTool({
 export const selectLayoutTool = defineTool({
   name: "select_layout",
   title: "Select tmux Layout",
-  description:
-    "Arranges a window's panes by a preset (even-horizontal, even-vertical, main-horizontal, main-vertical, tiled) or a layout string from list_windows. Returns the window.",
+  description: "Arranges a window's panes by a preset or a layout string. Returns the window.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({
     window_id: WindowId,
-    layout: Schema.String.annotations({ description: `${LAYOUT_NAMES.join(" | ")}, or a tmux layout string.` }),
+    layout: Schema.String.annotations({ description: "Preset or layout string." }),
     ...changeArguments
   }),
   output: Window,
@@ -144,8 +138,7 @@ export const selectLayoutTool = defineTool({
 export const resizePaneTool = defineTool({
   name: "resize_pane",
   title: "Resize tmux Pane",
-  description:
-    "Sets a pane's width and/or height in cells, or zooms it (zoom true or false; changed says whether anything changed). Returns the pane.",
+  description: "Sets a pane's size in cells, or zooms it. Returns the pane.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: true },
@@ -171,8 +164,7 @@ export const resizePaneTool = defineTool({
 export const resizeWindowTool = defineTool({
   name: "resize_window",
   title: "Resize tmux Window",
-  description:
-    "Sets a window's width and/or height in cells; it then keeps that size instead of following its clients. Returns the window.",
+  description: "Sets a window's size in cells (it then stops following clients). Returns it.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: true },
@@ -193,7 +185,7 @@ export const resizeWindowTool = defineTool({
 export const swapPaneTool = defineTool({
   name: "swap_pane",
   title: "Swap tmux Panes",
-  description: "Swaps two panes' places, processes and all; the active place stays active. Returns both panes.",
+  description: "Swaps two panes' places, processes and all. Returns both.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: false },
@@ -209,8 +201,7 @@ export const swapPaneTool = defineTool({
 export const moveWindowTool = defineTool({
   name: "move_window",
   title: "Move tmux Window",
-  description:
-    "Moves a window to a session at an index (default the first free one); a session left without windows closes. Returns the window and where it was.",
+  description: "Moves a window to a session and index. Returns it and where it was.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: false },
@@ -235,7 +226,7 @@ export const moveWindowTool = defineTool({
 export const setPaneTitleTool = defineTool({
   name: "set_pane_title",
   title: "Set tmux Pane Title",
-  description: "Sets a pane's title, stored literally (# is never expanded). Returns the pane.",
+  description: "Sets a pane's title, stored literally. Returns the pane.",
   tier: "mutating",
   group: "layout",
   hints: { idempotent: true },

@@ -11,8 +11,7 @@ import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
 export const killSessionTool = defineTool({
   name: "kill_session",
   title: "Kill tmux Session",
-  description:
-    "Kills a session by id, with its windows and processes. Refuses the caller's session. Returns what closed and whether the server exited.",
+  description: "Kills a session by id. Refuses the caller's. Returns what closed.",
   tier: "destructive",
   group: "lifecycle",
   hints: { idempotent: false },
@@ -29,8 +28,7 @@ export const killSessionTool = defineTool({
 export const killWindowTool = defineTool({
   name: "kill_window",
   title: "Kill tmux Window",
-  description:
-    "Kills a window by id in every session it is linked into. Refuses the caller's window. Returns what closed and whether the server exited.",
+  description: "Kills a window by id, in every session. Refuses the caller's. Returns what closed.",
   tier: "destructive",
   group: "lifecycle",
   hints: { idempotent: false },
@@ -47,8 +45,7 @@ export const killWindowTool = defineTool({
 export const killPaneTool = defineTool({
   name: "kill_pane",
   title: "Kill tmux Pane",
-  description:
-    "Kills a pane by id and its process; an emptied window or session closes too. Refuses the caller's pane. Returns what closed and whether the server exited.",
+  description: "Kills a pane by id. Refuses the caller's. Returns what closed.",
   tier: "destructive",
   group: "lifecycle",
   hints: { idempotent: false },

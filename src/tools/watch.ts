@@ -15,8 +15,7 @@ const maxLinesArgument = (fallback: number) => optional(Int.pipe(Schema.between(
 export const snapshotPaneTool = defineTool({
   name: "snapshot_pane",
   title: "Snapshot tmux Pane",
-  description:
-    "A pane's screen in one call: text, cursor, copy mode, alternate screen, size, history, command, directory, pid, title. For scrollback use capture_pane, for new output capture_since.",
+  description: "A pane's screen in one call: text, cursor, modes, size, history, command, directory.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -36,15 +35,14 @@ export const snapshotPaneTool = defineTool({
 export const captureSinceTool = defineTool({
   name: "capture_since",
   title: "Capture New tmux Pane Output",
-  description:
-    "Only what a pane printed since a cursor: without one, returns a cursor for now; with one, the new lines and the next cursor. missed=true means output was lost and content is what the pane still holds.",
+  description: "Only what a pane printed since a cursor (omit it to get one for now); returns the new lines and the next cursor.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    cursor: optional(Schema.String, "From the previous capture_since or wait_for_text on this pane; omit to start."),
-    include_current: optional(Schema.Boolean, "Without cursor: return the screen too."),
+    cursor: optional(Schema.String, "Omit to start."),
+    include_current: optional(Schema.Boolean),
     max_lines: maxLinesArgument(DEFAULT_SINCE_MAX_LINES),
     ...socketArguments
   }),
@@ -66,22 +64,22 @@ export const waitForTextTool = defineTool({
   name: "wait_for_text",
   title: "Wait for Text in tmux Pane",
   description:
-    "Blocks until a pane prints new text matching patterns (null: any new text) or stop_patterns, and returns the matching lines and a tail. Text already on screen does not count: pass since (a capture_since cursor) to count from before you typed. Outcome: matched, stopped, timeout or pane_died.",
+    "Blocks until a pane prints new text matching patterns or stop_patterns (since: count from a cursor); returns the matching lines and a tail.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
     patterns: Schema.NullOr(PatternList).annotations({
-      description: "Any one ends the wait; null: any new text."
+      description: "null: any new text."
     }),
-    stop_patterns: optional(PatternList, "End the wait as stopped, e.g. an error."),
+    stop_patterns: optional(PatternList),
     ...patternArguments,
     timeout: timeoutArgument,
     max_lines: maxLinesArgument(DEFAULT_WAIT_TAIL_LINES),
     since: optional(
       Schema.String,
-      "A capture_since cursor: count output after it, not after this call starts."
+      "A capture_since cursor to count from."
     ),
     ...socketArguments
   }),

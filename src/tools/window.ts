@@ -25,7 +25,7 @@ export const DEFAULT_WINDOW_FIELDS: ReadonlyArray<WindowField> = [
 export const listWindowsTool = defineTool({
   name: "list_windows",
   title: "List tmux Windows",
-  description: "Windows in id order, paged, for the server or one session; a window linked into several sessions appears once per session.",
+  description: "Windows of the server or a session, paged; a linked window once per session.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -48,7 +48,7 @@ export const listWindowsTool = defineTool({
 export const getWindowInfoTool = defineTool({
   name: "get_window_info",
   title: "Get tmux Window Info",
-  description: "One window, with size and layout, by window_id; without it, the caller's own window (inside tmux only).",
+  description: "One window with size and layout; default the caller's own.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },

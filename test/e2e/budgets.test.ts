@@ -1,12 +1,46 @@
 /**
  * Byte budgets over stdio, as issue 12 defines them (bytes = JSON.stringify of what the SDK client
- * received). list_panes is an agent's usual first look at a server: it stays within these budgets
- * for every field added later.
+ * received). tools/list is read into an agent's context at the start of every conversation and
+ * list_panes is its usual first look at a server: both stay within these budgets for every tool
+ * and field added later.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
 
 const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
+
+/** What clients hand the model of tools/list: the sum over tools of `{ name, description, inputSchema }`. */
+const modelPart = (tools: ReadonlyArray<{ name: string; description?: string | undefined; inputSchema: unknown }>): number =>
+  tools.reduce((sum, { description, inputSchema, name }) => sum + bytes({ name, description, inputSchema }), 0)
+
+const TOOLS_LIST_BUDGETS = {
+  // Measured at 67c17a0: 66,033 B / 138,687 B (44 tools), 151,973 B (48 tools) whole.
+  mutating: { model: 25_000, whole: 60_000 },
+  destructive: { model: 28_000, whole: 68_000 }
+} as const
+
+describe("tools/list stays within its byte budget", () => {
+  let world: World
+  beforeAll(() => {
+    world = makeWorld()
+  })
+  afterAll(() => world?.dispose())
+
+  for (const [safety, budget] of Object.entries(TOOLS_LIST_BUDGETS)) {
+    it(`at the ${safety} tier: at most ${budget.model} B for the model, ${budget.whole} B in all`, async () => {
+      const server = await serve(world, { env: { LIBTMUX_SAFETY: safety } })
+      try {
+        const listed = await server.client.listTools()
+        // No tool was dropped to fit.
+        expect(listed.tools.length).toBe(safety === "destructive" ? 48 : 44)
+        expect(modelPart(listed.tools)).toBeLessThanOrEqual(budget.model)
+        expect(bytes(listed)).toBeLessThanOrEqual(budget.whole)
+      } finally {
+        await server.close()
+      }
+    })
+  }
+})
 
 /** Grows the world's one session to `windows` windows of one pane each, in batches of `;`-joined commands. */
 const growTo = (world: World, windows: number) => {

@@ -7,8 +7,9 @@
  * - The ids' own descriptions (what a pane id looks like, where it comes from) repeat on every id
  *   argument; the instructions and docs/tools.md say it once, the pattern stays.
  * - A union of bare types is written as a type list (`["integer", "null"]`), as JSON Schema allows.
- * - Output schemas keep their structure and types (properties, required, items, enums) but no
- *   prose and no value constraints: an agent needs them to read a result, not to call the tool.
+ * - Output schemas keep their structure and types (properties, items, type lists, enums) but no
+ *   prose, no value constraints, no closing and no required lists: what an agent reads a result by,
+ *   not what checks our own output.
  *
  * No `$ref` is produced: every schema is self-contained for clients that do not resolve references.
  */
@@ -29,7 +30,20 @@ const COMMON_DESCRIPTIONS: ReadonlySet<string> = new Set(
 )
 
 /** Keywords an output schema drops: prose and value constraints, not structure or types. */
-const OUTPUT_ONLY_PROSE = new Set(["description", "pattern", "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"])
+const OUTPUT_ONLY_PROSE = new Set([
+  "description",
+  "pattern",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  // Closing a result object, or listing the fields it always has, checks our output; an agent
+  // reads what is there (docs/tools.md says what each result holds).
+  "additionalProperties",
+  "required"
+])
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 

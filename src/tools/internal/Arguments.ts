@@ -27,7 +27,7 @@ export const CommandArgv = Schema.Array(
 
 export const commandArgument = optional(
   CommandArgv,
-  "argv instead of the default shell, e.g. [\"htop\"]; no shell parses it."
+  "argv, no shell."
 )
 
 const EnvironmentObject = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -50,12 +50,11 @@ export const environmentArgument = optional(
 export const startDirectoryArgument = (fallback: string) =>
   optional(
     Schema.String,
-    `Must exist; ~ expands. Default: ${fallback}.`
+    `Default: ${fallback}.`
   )
 
 export const suppressHistoryArgument = optional(
-  Schema.Boolean,
-  "Keep the shell's history out of its history file."
+  Schema.Boolean
 )
 
 /** What generation means is said once, in the instructions and docs/tools.md. */
@@ -63,18 +62,18 @@ export const generationArgument = optional(Schema.String)
 
 export const forceArgument = optional(
   Schema.Boolean,
-  "Act on the caller's own pane too."
+  "Also the caller's pane."
 )
 
 /** The `timeout` argument every waiting tool takes. */
 export const timeoutArgument = optional(
   Schema.Number.pipe(Schema.positive(), Schema.finite()),
-  `Seconds (default ${DEFAULT_WAIT_SECONDS}), clamped to the server's ceiling (effective_timeout).`
+  `Seconds, default ${DEFAULT_WAIT_SECONDS}.`
 )
 
 /** The arguments that describe patterns, shared by every tool that searches or waits for text. */
 export const patternArguments = {
-  regex: optional(Schema.Boolean, "JavaScript regular expressions instead of literal text."),
+  regex: optional(Schema.Boolean, "Regular expressions."),
   ignore_case: optional(Schema.Boolean)
 }
 
