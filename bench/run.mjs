@@ -19,8 +19,8 @@ const TEXT = "the quick brown fox jumps over the lazy dog"
 const TEXT_LINES = 40
 const MEMORY_PANES = 10
 const WORLD_BATCH = 100
-// The fields list_panes and get_pane_info read (paneRecord in src/tmux/Records.ts), so the raw CLI
-// formats as much per pane as the server asks tmux to.
+// The fields get_pane_info reads (paneRecord in src/tmux/Records.ts), so the raw CLI formats as
+// much per pane as the server asks tmux to.
 const PANE_FORMAT = [
   "pane_id",
   "pane_index",
@@ -40,6 +40,17 @@ const PANE_FORMAT = [
   "pane_title",
   "pane_dead",
   "pane_in_mode",
+  "window_zoomed_flag"
+].map((field) => `#{${field}}`).join("\t")
+// The fields list_panes asks tmux for with its default fields (src/tools/pane.ts DEFAULT_PANE_FIELDS).
+const LIST_PANES_FORMAT = [
+  "pane_id",
+  "pane_index",
+  "window_id",
+  "window_index",
+  "session_id",
+  "pane_active",
+  "pane_current_command",
   "window_zoomed_flag"
 ].map((field) => `#{${field}}`).join("\t")
 
@@ -204,7 +215,10 @@ async function callChecked(client, op) {
   if (result.isError || !op.checkResult(result.structuredContent ?? {})) {
     throw new Error(`${op.tool} gave an unexpected result: ${JSON.stringify(result).slice(0, 400)}`)
   }
+  return result
 }
+
+const utf8Bytes = (text) => Buffer.byteLength(text, "utf8")
 
 function killLiveServers() {
   for (const transport of liveTransports) if (transport.pid) process.kill(transport.pid, "SIGTERM")
@@ -221,7 +235,7 @@ function operations(world) {
     {
       tool: "list_panes",
       args: { limit: 1000 },
-      cli: ["list-panes", "-a", "-F", PANE_FORMAT],
+      cli: ["list-panes", "-a", "-F", LIST_PANES_FORMAT],
       checkCli: (out) => out.trim().split("\n").length === panes,
       checkResult: (s) => s.total === panes
     },
@@ -250,7 +264,11 @@ function operations(world) {
   ]
 }
 
-/** A side answers one operation and returns its time in ms; checks run outside the timed part. */
+/**
+ * A side answers one operation and returns its time in ms and the size of its answer (bytes: what
+ * the CLI printed, or JSON.stringify of the tool result; text_bytes: the result's text block, what
+ * most clients hand the model); checks run outside the timed part.
+ */
 function cliSide(t) {
   return {
     name: "tmux",
@@ -259,7 +277,7 @@ function cliSide(t) {
       const out = t.tmux(...op.cli)
       const ms = performance.now() - started
       if (!op.checkCli(out)) throw new Error(`tmux ${op.cli[0]} gave an unexpected answer: ${out.slice(0, 400)}`)
-      return ms
+      return { ms, size: { bytes: utf8Bytes(out) } }
     }
   }
 }
@@ -269,22 +287,33 @@ function mcpSide(server) {
     name: server.name,
     call: async (op) => {
       const started = performance.now()
-      await callChecked(server.client, op)
-      return performance.now() - started
+      const result = await callChecked(server.client, op)
+      const ms = performance.now() - started
+      const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("")
+      return { ms, size: { bytes: utf8Bytes(JSON.stringify(result)), text_bytes: utf8Bytes(text) } }
     }
   }
 }
 
-/** samples[tool][side] = ms of each run; the side order rotates every run so none always goes first. */
+/**
+ * samples[tool][side] = ms of each run, sizes[tool][side] = the size of the last answer; the side
+ * order rotates every run so none always goes first.
+ */
 async function measure(sides, ops, runs) {
   const samples = {}
+  const sizes = {}
   for (const op of ops) {
     samples[op.tool] = Object.fromEntries(sides.map((side) => [side.name, []]))
+    sizes[op.tool] = {}
     for (let i = 0; i < runs; i++) {
-      for (const side of rotate(sides, i)) samples[op.tool][side.name].push(await side.call(op))
+      for (const side of rotate(sides, i)) {
+        const { ms, size } = await side.call(op)
+        samples[op.tool][side.name].push(ms)
+        sizes[op.tool][side.name] = size
+      }
     }
   }
-  return samples
+  return { samples, sizes }
 }
 
 const rotate = (xs, n) => xs.map((_, i) => xs[(i + n) % xs.length])
@@ -297,13 +326,13 @@ async function latencyAt(sides, world, opts) {
   return { panes: world.panes, tools: summarizeTools(await measure(sides, ops, opts.runs), opts.transports) }
 }
 
-function summarizeTools(samples, transports) {
+function summarizeTools({ samples, sizes }, transports) {
   return Object.fromEntries(
     Object.entries(samples).map(([tool, bySide]) => {
-      const raw = stats(bySide.tmux)
+      const raw = { ...stats(bySide.tmux), ...sizes[tool].tmux }
       const ours = transports.map((name) => {
         const s = stats(bySide[name])
-        return [name, { ...s, ratio: round(s.median_ms / raw.median_ms) }]
+        return [name, { ...s, ratio: round(s.median_ms / raw.median_ms), ...sizes[tool][name] }]
       })
       return [tool, { tmux_cli: raw, ...Object.fromEntries(ours) }]
     })
@@ -433,14 +462,20 @@ function report(result) {
   const { options, latency, cold_start: cold, memory: mem } = result
   const m = result.machine
   const out = [`${m.date}  ${m.cpus} cpus  node ${m.node}  ${m.tmux}  load ${m.load_average.join(" ")}  ${m.git ?? ""}`, ""]
-  out.push(`Latency: median ms of ${options.runs} runs; ratio = ours / raw tmux CLI`)
-  const header = ["panes", "tool", "tmux CLI", ...options.transports.flatMap((name) => [name, "ratio"])]
+  out.push(
+    `Latency: median ms of ${options.runs} runs; ratio = ours / raw tmux CLI. Sizes: bytes the CLI printed; bytes of the result (JSON) and of its text block`
+  )
+  const header = ["panes", "tool", "tmux CLI", "CLI B", ...options.transports.flatMap((name) => [name, "ratio"]), "result B", "text B"]
+  const first = options.transports[0]
   const rows = latency.flatMap(({ panes, tools }) =>
     Object.entries(tools).map(([tool, sides]) => [
       String(panes),
       tool,
       sides.tmux_cli.median_ms.toFixed(2),
-      ...options.transports.flatMap((name) => [sides[name].median_ms.toFixed(2), `${sides[name].ratio.toFixed(2)}x`])
+      String(sides.tmux_cli.bytes),
+      ...options.transports.flatMap((name) => [sides[name].median_ms.toFixed(2), `${sides[name].ratio.toFixed(2)}x`]),
+      String(sides[first].bytes),
+      String(sides[first].text_bytes)
     ])
   )
   out.push(table([header, ...rows], 2), "")

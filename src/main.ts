@@ -18,6 +18,7 @@ import { VERSION } from "./domain/Version.js"
 import { serveStdio } from "./mcp/McpServer.js"
 import { ServerLive } from "./services/ServerLive.js"
 import { allTools } from "./tools/registry.js"
+import { toolSelectionError } from "./tools/ToolSets.js"
 
 /** The program stops with this exit code and message, before any service was built. */
 class Stop extends Data.TaggedError("Stop")<{ readonly code: number; readonly message: string }> {}
@@ -34,6 +35,8 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
 
   const config = loadConfig({ env: process.env, flags, uid: process.getuid?.() ?? 0 })
   if (Either.isLeft(config)) return yield* new Stop({ code: 1, message: config.left.message })
+  const badToolSet = toolSelectionError(allTools, config.right)
+  if (badToolSet !== undefined) return yield* new Stop({ code: 1, message: badToolSet })
   const live = ServerLive.layer(config.right)
 
   if (command === "doctor") {

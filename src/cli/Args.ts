@@ -18,6 +18,7 @@ const VALUE_FLAGS: Record<string, keyof ConfigFlags> = {
   "--tmux": "tmuxBin",
   "--tmux-config": "tmuxConfigFile",
   "--safety": "safety",
+  "--tools": "tools",
   "--transport": "transport",
   "--wait-max": "waitMaxSeconds"
 }
@@ -33,7 +34,7 @@ export const USAGE = `Usage: effect-tmux-mcp [serve | doctor] [options]
   serve (default)   Run the MCP server on stdin/stdout.
   doctor            Report the tmux binary, the socket the tools will use and why, whether a
                     server runs there, the caller pane, the safety level, the transport, the wait
-                    ceiling, how a server can be started and the enabled tools.
+                    ceiling, how a server can be started, the tool set and the tools.
                     Exits 1 when tmux is missing or the configuration is invalid.
 
 Options (each overrides the environment variable in brackets):
@@ -42,6 +43,9 @@ Options (each overrides the environment variable in brackets):
   --tmux PATH               tmux binary (default: tmux)      [LIBTMUX_TMUX_BIN]
   --tmux-config FILE        config file for servers we start, like tmux -f  [LIBTMUX_TMUX_CONFIG]
   --safety LEVEL            readonly | mutating | destructive (default: mutating)  [LIBTMUX_SAFETY]
+  --tools LIST              tools to enable: names and groups (context, read, terminal, layout,
+                            buffers, environment, lifecycle), -name leaves one out; within the
+                            safety level (default: all of it)  [LIBTMUX_MCP_TOOLS]
   --transport KIND          socket (tmux's client protocol, no process per call) | exec
                             (one tmux process per call) (default: socket)  [LIBTMUX_MCP_TRANSPORT]
   --allow-server-start[=0|1]  default for tools that may start a server (default 0)  [LIBTMUX_ALLOW_SERVER_START]

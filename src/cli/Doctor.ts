@@ -11,7 +11,8 @@ import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
 import { Tmux } from "../tmux/Tmux.js"
 import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
-import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
+import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { enabledTools, toolSelectionError } from "../tools/ToolSets.js"
 
 export interface DoctorReport {
   readonly text: string
@@ -97,7 +98,18 @@ export const doctor = (
           : `${SERVER_STARTERS} (off by default: LIBTMUX_ALLOW_SERVER_START=0)`
       )
     )
-    const enabled = visibleTools(tools, config.safety)
+    const selection = config.toolSelection
+    lines.push(
+      line(
+        "tool set",
+        selection === undefined
+          ? "every tool of the safety level (LIBTMUX_MCP_TOOLS unset)"
+          : `${selection.source}=${selection.terms.join(",")}${
+            toolSelectionError(tools, config) === undefined ? "" : ` INVALID: ${toolSelectionError(tools, config)}`
+          }`
+      )
+    )
+    const enabled = enabledTools(tools, config)
     lines.push(line("tools", `${enabled.length} of ${tools.length} enabled: ${enabled.map((t) => t.name).join(", ")}`))
     return { text: lines.join("\n"), healthy: Option.isSome(version) }
   })

@@ -19,6 +19,16 @@ export const TRANSPORTS = ["socket", "exec"] as const
 /** A transport (LIBTMUX_MCP_TRANSPORT / --transport). */
 export type Transport = (typeof TRANSPORTS)[number]
 
+/**
+ * A tool set (LIBTMUX_MCP_TOOLS / --tools): names of tools and groups, `-name` to leave one out,
+ * and where it came from, to name in messages. Names are checked against the tools above this
+ * layer (tools/ToolSets.ts), before the server starts.
+ */
+export interface ToolSelection {
+  readonly terms: ReadonlyArray<string>
+  readonly source: string
+}
+
 /** The validated settings, as `loadConfig` makes them. */
 export interface TmuxMcpConfigShape {
   /** Default `-L` name (LIBTMUX_SOCKET / --socket-name). */
@@ -31,6 +41,8 @@ export interface TmuxMcpConfigShape {
   /** A tmux config file passed as `-f` (only read when a server starts); tests use /dev/null. */
   readonly tmuxConfigFile: string | undefined
   readonly safety: SafetyLevel
+  /** The tool set; undefined enables every tool of the safety level. */
+  readonly toolSelection: ToolSelection | undefined
   /** LIBTMUX_MCP_TRANSPORT / --transport (default socket). */
   readonly transport: Transport
   readonly allowServerStart: boolean
@@ -65,6 +77,7 @@ export interface ConfigFlags {
   readonly tmuxBin?: string
   readonly tmuxConfigFile?: string
   readonly safety?: string
+  readonly tools?: string
   readonly transport?: string
   readonly allowServerStart?: string
   readonly suppressHistory?: string
@@ -150,6 +163,16 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Tm
       )
     }
 
+    const toolsRaw = pick(flags.tools, "--tools", env.LIBTMUX_MCP_TOOLS, "LIBTMUX_MCP_TOOLS")
+    const toolTerms = toolsRaw?.value.split(",").map((term) => term.trim())
+    if (toolsRaw !== undefined && toolTerms!.some((term) => term === "" || term === "-")) {
+      return yield* Either.left(
+        new ConfigError({
+          message: `${toolsRaw.source} has an empty entry; give a comma-separated list of tool and group names (-name leaves one out).`
+        })
+      )
+    }
+
     const transportRaw = pick(flags.transport, "--transport", env.LIBTMUX_MCP_TRANSPORT, "LIBTMUX_MCP_TRANSPORT")
     // socket by default: no process per call, and the same code path in tmux as every CLI call.
     const transport = transportRaw?.value ?? "socket"
@@ -191,6 +214,7 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Tm
       tmuxBin: pick(flags.tmuxBin, "--tmux", env.LIBTMUX_TMUX_BIN, "LIBTMUX_TMUX_BIN")?.value ?? "tmux",
       tmuxConfigFile: pick(flags.tmuxConfigFile, "--tmux-config", env.LIBTMUX_TMUX_CONFIG, "LIBTMUX_TMUX_CONFIG")?.value,
       safety: safety as SafetyLevel,
+      toolSelection: toolsRaw === undefined ? undefined : { terms: toolTerms!, source: toolsRaw.source },
       transport: transport as Transport,
       allowServerStart,
       suppressHistory,

@@ -13,13 +13,14 @@ import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
+import { renderResultText } from "./internal/ResultText.js"
 
 /** The `_meta` key that carries `{ code, kind?, hint, retryable, effects }` on error results. */
 export const ERROR_META_KEY = "effect-tmux-mcp/error"
 
 /**
- * A tools/call result as MCP defines it: one text block, and the same JSON as `structuredContent`
- * on success; on failure `isError` and the error's `_meta` entry under ERROR_META_KEY. (The SDK's
+ * A tools/call result as MCP defines it: one text block (on success a compact rendering of the
+ * value that `structuredContent` carries as JSON); on failure `isError` and the error's `_meta` entry under ERROR_META_KEY. (The SDK's
  * `CallToolResult`, restated so that the library's types do not need the SDK; a type alias, not an
  * interface, so that it fits the SDK's open record.)
  */
@@ -79,8 +80,9 @@ export const errorResult = (tool: AnyTool, error: ToolError): ToolResult => {
   }
 }
 
+// The text is what most clients hand the model: the compact rendering; structuredContent keeps the typed JSON.
 const successResult = (value: unknown): ToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(value) }],
+  content: [{ type: "text", text: renderResultText(value) }],
   structuredContent: value as Record<string, unknown>
 })
 

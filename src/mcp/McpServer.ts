@@ -32,7 +32,8 @@ import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import type { Audit } from "../services/Audit.js"
 import type { Policy } from "../services/Policy.js"
 import { Progress } from "../services/Progress.js"
-import { type AnyTool, type ToolServices, visibleTools } from "../tools/Tool.js"
+import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { enabledTools, selectedTools } from "../tools/ToolSets.js"
 import { callTool } from "./CallTool.js"
 import { buildInstructions } from "./Instructions.js"
 import { withProtoKey } from "./internal/ArgumentGuard.js"
@@ -105,9 +106,10 @@ const serverFor = (
     readonly effective: ResolvedSocket
   }
 ): Server => {
-  const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  // Computed once: the tier cannot change while the server runs.
-  const listed = visibleTools(tools, config.safety).map(describeTool)
+  // A tool the tool set leaves out is unknown here; one above the safety level is listed not, but denied by name.
+  const byName = new Map(selectedTools(tools, config.toolSelection).map((tool) => [tool.name, tool]))
+  // Computed once: the tier and the tool set cannot change while the server runs.
+  const listed = enabledTools(tools, config).map(describeTool)
 
   const server = new Server(
     { name: SERVER_NAME, version: VERSION, title: "tmux (effect-tmux-mcp)" },
@@ -149,7 +151,7 @@ const serverFor = (
   })
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const outcome = await run(Effect.either(readResource(request.params.uri)), extra.signal)
+    const outcome = await run(Effect.either(readResource(request.params.uri, tools)), extra.signal)
     if (Either.isLeft(outcome)) {
       throw jsonRpcError(ErrorCode.InternalError, `${outcome.left.message}\nHint: ${hint(outcome.left)}`)
     }

@@ -12,8 +12,11 @@ export const serverRecord = Format.record("srv", {
   socket_path: Format.string("socket_path")
 })
 
-/** In session context `window_id`/`pane_id` are the session's current window and its active pane. */
-export const sessionRecord = Format.record("ses", {
+/**
+ * In session context `window_id`/`pane_id` are the session's current window and its active pane.
+ * The field tables are exported so that a listing can ask for only the fields it returns.
+ */
+export const sessionFields = {
   session_id: Format.string("session_id"),
   session_name: Format.string("session_name"),
   window_count: Format.int("session_windows"),
@@ -21,9 +24,10 @@ export const sessionRecord = Format.record("ses", {
   session_created: Format.int("session_created"),
   active_window_id: Format.string("window_id"),
   active_pane_id: Format.string("pane_id")
-})
+}
+export const sessionRecord = Format.record("ses", sessionFields)
 
-export const windowRecord = Format.record("win", {
+export const windowFields = {
   window_id: Format.string("window_id"),
   window_name: Format.string("window_name"),
   window_index: Format.int("window_index"),
@@ -36,9 +40,10 @@ export const windowRecord = Format.record("win", {
   height: Format.int("window_height"),
   layout: Format.string("window_layout"),
   active_pane_id: Format.string("pane_id")
-})
+}
+export const windowRecord = Format.record("win", windowFields)
 
-export const paneRecord = Format.record("pan", {
+export const paneFields = {
   pane_id: Format.string("pane_id"),
   pane_index: Format.int("pane_index"),
   window_id: Format.string("window_id"),
@@ -58,7 +63,8 @@ export const paneRecord = Format.record("pan", {
   dead: Format.bool("pane_dead"),
   in_mode: Format.bool("pane_in_mode"),
   window_zoomed: Format.bool("window_zoomed_flag")
-})
+}
+export const paneRecord = Format.record("pan", paneFields)
 
 /** In client context `window_id`/`pane_id` are what the client shows. */
 export const clientRecord = Format.record("cli", {

@@ -16,6 +16,15 @@ import type { Tmux } from "../tmux/Tmux.js"
 /** The tier a tool needs: readonly < mutating < destructive (LIBTMUX_SAFETY enables up to one). */
 export type Tier = SafetyLevel
 
+/**
+ * The groups a tool set (LIBTMUX_MCP_TOOLS / --tools) can name: every tool is in exactly one.
+ * context: where am I, which servers; read: the tree and what panes show; terminal: typing,
+ * running and waiting; layout: renaming, selecting, resizing, moving; buffers; environment;
+ * lifecycle: starting and killing servers, sessions, windows and panes.
+ */
+export const TOOL_GROUPS = ["context", "read", "terminal", "layout", "buffers", "environment", "lifecycle"] as const
+export type ToolGroup = (typeof TOOL_GROUPS)[number]
+
 /** The services every tool handler may use; embedders provide these layers. */
 export type ToolServices = Tmux | TmuxMcpConfig | SocketResolver | InvocationContext | Ownership
 
@@ -38,7 +47,14 @@ export interface Tool<I, O> {
   readonly title: string
   readonly description: string
   readonly tier: Tier
+  /** Its group, for tool sets. */
+  readonly group: ToolGroup
   readonly hints: ToolHints
+  /**
+   * One of the few tools an agent needs first: `_meta["anthropic/alwaysLoad"]`, so a client that
+   * defers loading tool definitions keeps this one loaded.
+   */
+  readonly alwaysLoad?: boolean
   // The encoded side differs per tool and no caller reads it: any, not unknown, keeps Tool<I, O> assignable to AnyTool.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly input: Schema.Schema<I, any>
@@ -76,13 +92,13 @@ export const optional = <S extends Schema.Schema.All>(schema: S, description?: s
   return description === undefined ? property : property.annotations({ description })
 }
 
-/** Every tool that targets a server takes these; precedence is documented in SocketResolver. */
+/**
+ * Every tool that targets a server takes these; precedence is documented in SocketResolver. Their
+ * meaning is said once, in the instructions and docs/tools.md, not in every tool's schema.
+ */
 export const socketArguments = {
-  socket_name: optional(
-    Schema.String,
-    "tmux socket name (-L). Default: LIBTMUX_SOCKET, else the caller's socket, else tmux's default."
-  ),
-  socket_path: optional(Schema.String, "tmux socket path (-S), e.g. from list_servers. Exclusive with socket_name.")
+  socket_name: optional(Schema.String),
+  socket_path: optional(Schema.String)
 }
 
 export { Int, NonNegativeInt } from "../domain/Model.js"

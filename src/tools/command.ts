@@ -5,17 +5,17 @@ import { resolveSocket, SocketResolver } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
-import { CommandResult, MAX_COMMAND_BYTES, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
+import { CommandResult, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
 import { budgetArguments, generationArgument, timeoutArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 const outputArguments = {
   ...budgetArguments,
-  keep_escapes: optional(Schema.Boolean, "Keep terminal escape sequences (colours, cursor moves) in output. Default false: plain text."),
+  keep_escapes: optional(Schema.Boolean),
   interrupt_on_timeout: optional(
     Schema.Boolean,
-    "When the wait runs out, press C-c in the pane and report whether the command stopped (command_stopped). Default false: the command keeps running and handle lets you wait again."
+    "C-c when the wait runs out."
   )
 }
 
@@ -29,15 +29,16 @@ export const runCommandTool = defineTool({
   name: "run_command",
   title: "Run Command in tmux Pane",
   description:
-    `Runs a shell command in a pane's own shell, as if typed there (cd and export persist; multi-line text, heredocs and quotes work as written), waits for it, and returns its exit status and its whole output (not just the screen: long output comes back as head and tail with the count of elided lines). The pane must show a POSIX shell (bash, zsh, sh, dash, ksh) at its prompt; other shells (fish, nu, pwsh) and busy panes are refused with the reason. The shell's edit line is cleared first (C-u): text waiting there is discarded. outcome: completed (exit_status set), timed_out (the command still runs: pass handle to wait_for_command; or set interrupt_on_timeout to press C-c), pane_died, not_started (the shell did not take the line; the command was withdrawn). Cancelling the call stops the wait, not the command. Refuses the pane this MCP server runs in and panes a person is watching, unless force is true. The text goes through a tmux buffer that the pane's shell fetches with tmux itself, so the pane needs tmux on its PATH (true unless it ssh'd elsewhere). At most ${MAX_COMMAND_BYTES} bytes; the command is kept out of the audit log.`,
+    "Runs a command in a pane's POSIX shell; returns exit_status and the whole output (timed_out: wait_for_command with handle). Prefer it to send_keys and polling.",
   tier: "mutating",
+  group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    command: Schema.String.annotations({ description: "Shell command text, run as if typed at the pane's prompt. May span lines." }),
+    command: Schema.String,
     timeout: timeoutArgument,
     ...outputArguments,
-    force: optional(Schema.Boolean, "Run even in the pane this MCP server runs in, or in a pane a person is watching. Default false."),
+    force: optional(Schema.Boolean, "Also the caller's or a watched pane."),
     generation: generationArgument,
     ...socketArguments
   }),
@@ -62,15 +63,15 @@ export const runCommandTool = defineTool({
 export const waitForCommandTool = defineTool({
   name: "wait_for_command",
   title: "Wait for Command in tmux Pane",
-  description:
-    "Keeps waiting for a command that run_command (or an earlier wait_for_command) left running when its wait ran out, given the handle it returned. Returns the output printed since that call, and the exit status once the command completes (same result shape as run_command). A handle is valid while the pane and its tmux server live, until its command's end is reported; a restarted tmux server is refused. interrupt_on_timeout is refused in the pane this MCP server runs in unless force is true.",
+  description: "Keeps waiting for a timed-out run_command by its handle: output since, exit_status once done.",
   tier: "mutating",
+  group: "terminal",
   hints: { idempotent: false },
   input: Schema.Struct({
-    handle: Schema.String.annotations({ description: "The handle field of a timed_out run_command or wait_for_command result." }),
+    handle: Schema.String,
     timeout: timeoutArgument,
     ...outputArguments,
-    force: optional(Schema.Boolean, "Allow interrupt_on_timeout to press C-c in the pane this MCP server runs in. Default false.")
+    force: optional(Schema.Boolean, "Also the caller's pane.")
   }),
   output: CommandResult,
   handler: (input) =>

@@ -5,7 +5,6 @@ import { resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { PaneId, SessionId } from "../domain/Ids.js"
 import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
-import { MAX_NAME_LENGTH } from "../operations/layout/Names.js"
 import { createSession, createWindow, respawnPane, type SpawnedPane, splitWindow } from "../operations/lifecycle/Create.js"
 import type { SpawnRequest } from "../operations/lifecycle/Spawn.js"
 import {
@@ -27,11 +26,11 @@ const SplitSize = Schema.Union(
   Schema.String.pipe(
     Schema.pattern(/^[1-9][0-9]?%$/, { message: () => "must be a percentage from \"1%\" to \"99%\"" })
   )
-).annotations({ description: "Size of the new pane: cells (e.g. 10) or a percentage of the split pane (e.g. \"30%\"). Default: half." })
+).annotations({ description: "Cells or \"30%\"." })
 
 /** The arguments every tool that starts a process shares, and their mapping onto a SpawnRequest. */
 const spawnInputs = {
-  start_directory: startDirectoryArgument("this MCP server's working directory (tmux's own default)"),
+  start_directory: startDirectoryArgument("this server's directory"),
   environment: environmentArgument,
   suppress_persistent_history: suppressHistoryArgument,
   command: commandArgument
@@ -50,8 +49,7 @@ const spawnRequest = (input: {
   command: input.command
 })
 
-const detachedArgument = (what: string) =>
-  optional(Schema.Boolean, `Default true: ${what} stays as it is, so a person's view does not jump. false makes the new one current.`)
+const detachedArgument = (what: string) => optional(Schema.Boolean, `Default true: ${what} stays.`)
 
 const paneResult = ({ pane, server }: SpawnedPane) => ({ pane, generation: server.generation })
 
@@ -74,25 +72,24 @@ export const createSessionTool = defineTool({
   name: "create_session",
   title: "Create tmux Session",
   description:
-    "Creates a detached session with one window and one pane: the default shell, or `command` (an argv run with no shell). Check list_sessions first: a taken session_name is refused. Values in `environment` are stored in the session environment, so later panes of the session inherit them too. On a socket with no server it fails with no_server unless allow_server_start is true; then it starts the server and says so in server_started. owned=true makes the session this MCP server's: it is killed when this server exits.",
+    "Creates a detached session running the shell or command (argv); allow_server_start starts a server, owned kills it at exit. Returns it and its pane.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     session_name: optional(
-      Schema.String,
-      `Name for the new session (default: tmux picks a number). 1-${MAX_NAME_LENGTH} characters, stored literally; refused if taken, or if tmux would store it differently (':' '.', '\\', control characters, '$' before a letter).`
+      Schema.String
     ),
-    window_name: optional(Schema.String, `Name for the initial window, stored literally (1-${MAX_NAME_LENGTH} characters).`),
-    x: optional(Cells, `Width of the initial window in cells (1-${MAX_CELLS}); default 80.`),
-    y: optional(Cells, `Height of the initial window in cells (1-${MAX_CELLS}); default 24.`),
+    window_name: optional(Schema.String),
+    x: optional(Cells, "Default 80."),
+    y: optional(Cells, "Default 24."),
     ...spawnInputs,
     allow_server_start: optional(
-      Schema.Boolean,
-      "Start a tmux server if none runs on the socket (it reads the user's tmux config). Default: LIBTMUX_ALLOW_SERVER_START, else false."
+      Schema.Boolean
     ),
     owned: optional(
       Schema.Boolean,
-      "Kill this session when this MCP server exits (stdin closed or a signal), and only then. Default false."
+      "Killed when this server exits."
     ),
     ...socketArguments
   }),
@@ -124,17 +121,16 @@ export const createSessionTool = defineTool({
 export const createWindowTool = defineTool({
   name: "create_window",
   title: "Create tmux Window",
-  description:
-    "Creates a window in the session given by session_id, running the default shell or `command` (an argv run with no shell), and returns the window and its pane (with placements, is_caller, is_attended). By default the session's current window does not change (detached=true). `environment` reaches the new pane only.",
+  description: "Creates a window in a session running the shell or command (argv). Returns it and its pane.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     session_id: SessionId,
     window_name: optional(
-      Schema.String,
-      `Name for the new window, stored literally (1-${MAX_NAME_LENGTH} characters). Default: tmux names it after its command.`
+      Schema.String
     ),
-    window_index: optional(NonNegativeInt, "Index for the window in the session; refused if taken. Default: the next free index."),
+    window_index: optional(NonNegativeInt),
     detached: detachedArgument("the session's current window"),
     ...spawnInputs,
     generation: generationArgument,
@@ -158,13 +154,13 @@ export const createWindowTool = defineTool({
 export const splitWindowTool = defineTool({
   name: "split_window",
   title: "Split tmux Pane",
-  description:
-    "Splits the pane given by pane_id and returns the new pane (with placements, is_caller, is_attended). direction is where the new pane goes relative to the split one: above, below (default), left or right. It starts in the split pane's current directory unless start_directory says otherwise, running the default shell or `command` (an argv run with no shell). By default the window's active pane does not change (detached=true).",
+  description: "Splits a pane; the new one runs the shell or command (argv). Returns it.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    direction: optional(Schema.Literal("above", "below", "left", "right"), "Where the new pane goes. Default below."),
+    direction: optional(Schema.Literal("above", "below", "left", "right")),
     size: optional(SplitSize),
     detached: detachedArgument("the window's active pane"),
     ...spawnInputs,
@@ -191,13 +187,13 @@ export const splitWindowTool = defineTool({
 export const respawnPaneTool = defineTool({
   name: "respawn_pane",
   title: "Respawn tmux Pane",
-  description:
-    "Restarts the process of the pane given by pane_id: `command` (an argv run with no shell), or else the command the pane was started with. kill (default true) kills the running process first; with kill=false only a dead pane (remain-on-exit) is respawned. It keeps its directory unless start_directory is given. Refuses the pane this MCP server runs in. Returns the pane afterwards.",
+  description: "Restarts a pane's process (command, or its own). Refuses the caller's pane. Returns the pane.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: false, destructive: true, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    kill: optional(Schema.Boolean, "Kill the pane's running process first. Default true."),
+    kill: optional(Schema.Boolean, "Default true."),
     ...spawnInputs,
     start_directory: startDirectoryArgument("the pane's start directory"),
     generation: generationArgument,

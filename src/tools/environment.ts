@@ -5,12 +5,10 @@ import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js
 import { InvalidInput, type ToolError } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import {
-  DEFAULT_ENVIRONMENT_MAX_BYTES,
   EnvironmentListing,
   EnvironmentSet,
   type EnvironmentTarget,
   EnvironmentUnset,
-  MAX_ENVIRONMENT_VALUE_BYTES,
   setEnvironment,
   showEnvironment,
   unsetEnvironment
@@ -22,15 +20,14 @@ import { defineTool, Int, optional, socketArguments, type ToolServices } from ".
 
 const EnvironmentName = Schema.String.pipe(
   Schema.pattern(ENVIRONMENT_NAME, {
-    message: () => "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)",
-    description: "Variable name: a letter or _, then letters, digits or _."
+    message: () => "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
   })
 )
 
 const scopeArguments = {
-  session_id: optional(SessionId, "The session whose environment to use."),
-  session_name: optional(Schema.String, "The session, by exact name (no prefix matching)."),
-  global: optional(Schema.Boolean, "true: the global environment, which every session inherits.")
+  session_id: optional(SessionId),
+  session_name: optional(Schema.String),
+  global: optional(Schema.Boolean)
 }
 
 interface ScopeInput {
@@ -66,21 +63,17 @@ const readScope = (socket: ResolvedSocket, input: ScopeInput): Effect.Effect<Env
       ? Effect.succeed(scope)
       : Effect.map(callerPaneId(socket, "session_id"), (paneId): EnvironmentTarget => ({ pane_id: paneId })))
 
-const PROPAGATION_WARNING =
-  "Warning: values set here propagate into every shell tmux later spawns in that scope, including panes the user opens by hand, not only panes you drive. Writing PATH, LD_PRELOAD, BASH_ENV, ENV, PROMPT_COMMAND or AWS_* can change commands the user types later, and the change lasts until it is unset or the tmux server exits. To override a variable for one command, prefer `env VAR=value command` via send_keys."
-
 export const setEnvironmentTool = defineTool({
   name: "set_environment",
   title: "Set tmux Environment Variable",
   description:
-    `Sets a variable in the tmux environment of one session (session_id or exact session_name) or the global one (global: true); one scope is required. New panes, windows and sessions started afterwards inherit it; running processes do not change. ${PROPAGATION_WARNING} The value is never returned, logged or echoed in errors: the result carries value_length.`,
+    "Sets a variable in a session's or the global tmux environment; new panes inherit it, the user's too. Returns value_length, never the value.",
   tier: "mutating",
+  group: "environment",
   hints: { idempotent: true, destructive: true, openWorld: true },
   input: Schema.Struct({
     name: EnvironmentName,
-    value: Schema.String.annotations({
-      description: `The value (at most ${MAX_ENVIRONMENT_VALUE_BYTES} bytes). Kept out of the audit log and of results.`
-    }),
+    value: Schema.String,
     ...scopeArguments,
     generation: generationArgument,
     ...socketArguments
@@ -98,15 +91,15 @@ export const setEnvironmentTool = defineTool({
 export const unsetEnvironmentTool = defineTool({
   name: "unset_environment",
   title: "Unset tmux Environment Variable",
-  description:
-    "Takes a variable out of the tmux environment of one session (session_id or exact session_name) or the global one (global: true); one scope is required. Default: the entry is deleted, so in a session the global value applies again. remove: true instead marks it removed (tmux's -r), so new processes in the scope start without the variable even when the global environment sets it. Running processes do not change.",
+  description: "Removes a variable from a session's or the global tmux environment.",
   tier: "mutating",
+  group: "environment",
   hints: { idempotent: true, destructive: true, openWorld: true },
   input: Schema.Struct({
     name: EnvironmentName,
     remove: optional(
       Schema.Boolean,
-      "true: keep the variable out of new processes in this scope even when a wider scope sets it (tmux's -r). Default false."
+      "tmux's -r."
     ),
     ...scopeArguments,
     generation: generationArgument,
@@ -126,16 +119,15 @@ export const unsetEnvironmentTool = defineTool({
 export const showEnvironmentTool = defineTool({
   name: "show_environment",
   title: "Show tmux Environment",
-  description:
-    `The tmux environment of one session (session_id or exact session_name; default: the caller's own session when this MCP server runs inside tmux on that server) or the global one (global: true): variables by name, plus removed names (entries that keep a global variable out of the session's new processes). A session lists only its own entries; new processes there get the global ones overlaid with these. name reads one variable (an unset name gives an empty result). Values are exact, newlines included, and may hold secrets from the user's environment: ask for one name when that is all you need. At most max_bytes (default ${DEFAULT_ENVIRONMENT_MAX_BYTES}) of names and values; variables left out are named in omitted_names. A dead server is no_server.`,
+  description: "A session's (default the caller's) or the global tmux environment. Values may be secrets: ask for one name.",
   tier: "readonly",
+  group: "environment",
   hints: { idempotent: true },
   input: Schema.Struct({
     ...scopeArguments,
-    name: optional(EnvironmentName, "Only this variable."),
+    name: optional(EnvironmentName),
     max_bytes: optional(
-      Int.pipe(Schema.between(1, 1_048_576)),
-      `At most this many bytes of names and values (default ${DEFAULT_ENVIRONMENT_MAX_BYTES}).`
+      Int.pipe(Schema.between(1, 1_048_576))
     ),
     ...socketArguments
   }),

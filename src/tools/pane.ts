@@ -6,33 +6,56 @@ import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Capture, Pane } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { getPane, listPanes } from "../operations/hierarchy/Hierarchy.js"
+import { PANE_FIELDS, PANE_KEY, type PaneField, projected } from "../operations/hierarchy/Fields.js"
+import { getPane, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
 import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
 import { callerPane } from "./internal/CallerTarget.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
+
+/**
+ * What list_panes returns per pane unless asked: where it is, what runs there, whether it is the
+ * caller's own or a person watches it. Not cwd (long, and read from /proc per pane), sizes, titles
+ * or pids: `fields` asks for them.
+ */
+export const DEFAULT_PANE_FIELDS: ReadonlyArray<PaneField> = [
+  "pane_id",
+  "session_id",
+  "window_id",
+  "window_index",
+  "pane_index",
+  "active",
+  "command",
+  "is_caller",
+  "is_attended"
+]
 
 export const listPanesTool = defineTool({
   name: "list_panes",
   title: "List tmux Panes",
   description:
-    "Panes in pane-id order, paged, for the whole server, one session or one window: id, index, window and session, size and position, command, cwd, pid, title, dead/in_mode flags, is_caller (your own pane; null outside tmux) and is_attended (a person's client shows it). Metadata only: use capture_pane for content.",
+    "Panes of the server, a session or a window, paged; is_caller marks your own pane, is_attended one a person watches. Text: capture_pane.",
   tier: "readonly",
+  group: "read",
+  alwaysLoad: true,
   hints: { idempotent: true },
   input: Schema.Struct({
-    session_id: optional(SessionId, "Only this session's panes."),
-    window_id: optional(WindowId, "Only this window's panes."),
+    session_id: optional(SessionId),
+    window_id: optional(WindowId),
+    fields: fieldsArgument(PANE_FIELDS, DEFAULT_PANE_FIELDS),
     ...socketArguments,
     ...pageArguments
   }),
-  output: Page(Pane),
+  output: Page(projected(Pane, PANE_KEY)),
   handler: (input) =>
     Effect.gen(function*() {
       if (input.session_id !== undefined && input.window_id !== undefined) {
         return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or window_id, not both." }))
       }
       const socket = yield* resolveSocket(input)
-      const { items } = yield* listPanes(socket, { session_id: input.session_id, window_id: input.window_id })
+      const fields = fieldsOf(input.fields, PANE_FIELDS, PANE_KEY, DEFAULT_PANE_FIELDS)
+      const { items } = yield* listPaneFields(socket, { session_id: input.session_id, window_id: input.window_id }, fields)
       return paginate(items, input)
     })
 })
@@ -40,8 +63,9 @@ export const listPanesTool = defineTool({
 export const getPaneInfoTool = defineTool({
   name: "get_pane_info",
   title: "Get tmux Pane Info",
-  description: "One pane by pane_id; without it, the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  description: "One pane with every field; default the caller's own.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({ pane_id: optional(PaneId), ...socketArguments }),
   output: Pane,
@@ -53,21 +77,22 @@ export const getPaneInfoTool = defineTool({
 })
 
 const CaptureLine = Schema.Union(Int, Schema.Literal("-")).annotations({
-  description: "A line number: 0 is the top visible line, negative numbers reach into history, \"-\" means the far end."
+  description: "0 = top visible line, negative = history, \"-\" = the far end."
 })
 
 export const capturePaneTool = defineTool({
   name: "capture_pane",
   title: "Capture tmux Pane",
-  description:
-    `The text a pane shows, as plain text. Default: the visible screen. start/end select lines (negative = scrollback history, "-" = oldest history / bottom). Keeps the newest max_lines lines (default ${DEFAULT_CAPTURE_MAX_LINES}) and reports how many were left out. join_wrapped joins lines tmux wrapped at the pane width.`,
+  description: "A pane's text: the screen by default, start/end for scrollback; the newest max_lines, with what was left out counted.",
   tier: "readonly",
+  group: "read",
+  alwaysLoad: true,
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
     start: optional(CaptureLine),
     end: optional(CaptureLine),
-    max_lines: optional(Int.pipe(Schema.between(1, 100_000)), "At most this many lines, the newest (default 500)."),
+    max_lines: optional(Int.pipe(Schema.between(1, 100_000))),
     join_wrapped: optional(Schema.Boolean),
     ...socketArguments
   }),

@@ -1,7 +1,7 @@
 import { bufferTools } from "./buffers.js"
 import { channelTools } from "./channels.js"
 import { commandTools } from "./command.js"
-import { whereAmITool } from "./context.js"
+import { makeWhereAmITool } from "./context.js"
 import { createTools } from "./create.js"
 import { environmentTools } from "./environment.js"
 import { inputTools } from "./input.js"
@@ -17,7 +17,8 @@ import { getWindowInfoTool, listWindowsTool } from "./window.js"
 
 /** Every tool, in the order tools/list shows them. */
 export const allTools: ReadonlyArray<AnyTool> = [
-  whereAmITool,
+  // where_am_i names the tools enabled, so it reads this list (when called, not now).
+  makeWhereAmITool(() => allTools),
   listServersTool,
   getServerInfoTool,
   startServerTool,

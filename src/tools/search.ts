@@ -4,6 +4,7 @@ import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { SessionId, WindowId } from "../domain/Ids.js"
+import { PANE_FIELDS, PANE_KEY, type PaneField } from "../operations/hierarchy/Fields.js"
 import {
   DEFAULT_HISTORY_LINES,
   DEFAULT_MAX_BYTES,
@@ -11,53 +12,52 @@ import {
   DEFAULT_MAX_PANES,
   MAX_HISTORY_LINES,
   MAX_HISTORY_ROWS,
-  MAX_LINE_CHARS,
   MAX_MATCHES_PER_PANE,
   MAX_MAX_BYTES,
   MAX_MAX_PANES,
   MIN_MAX_BYTES,
-  SEARCH_TIME_BOX_MS,
   searchPanes,
   SearchResult
 } from "../operations/watching/Search.js"
-import { MAX_PATTERNS } from "../operations/watching/TextMatcher.js"
 import { patternArguments } from "./internal/Arguments.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { pageArguments } from "./internal/Paging.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
+
+/** What search_panes says of each pane with matches unless asked: which pane, where, what runs there. */
+export const DEFAULT_SEARCH_PANE_FIELDS: ReadonlyArray<PaneField> = ["pane_id", "session_id", "window_id", "command", "is_caller"]
 
 export const searchPanesTool = defineTool({
   name: "search_panes",
   title: "Search tmux Panes",
   description:
-    `Finds text in the panes of the whole server (default), one session (session_id) or one window (window_id): each pane's visible screen plus up to history_lines lines of scrollback (default ${DEFAULT_HISTORY_LINES}). patterns (1-${MAX_PATTERNS}) are literal text unless regex is true; they are matched by this server, never handed to tmux, so #{…}, #(…), ; and quotes are just text. Panes are searched in pane-id order, max_panes (default ${DEFAULT_MAX_PANES}) per call; pass next_offset as offset for the next ones. Returns only panes with matches: the first max_matches_per_pane matching lines each (default ${DEFAULT_MAX_MATCHES_PER_PANE}), each with a line number capture_pane takes as start/end (0 = top visible line, negative = history), and counts of everything left out. Bounded to about max_bytes of JSON (default ${DEFAULT_MAX_BYTES}) and ${
-      SEARCH_TIME_BOX_MS / 1000
-    } s of matching. Lines are screen rows: text tmux wrapped at the pane width is matched row by row.`,
+    "Finds text on the screens and scrollback of the panes of the server, a session or a window; returns matches with capture_pane line numbers.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
-    patterns: Schema.Array(Schema.String).annotations({
-      description: `1-${MAX_PATTERNS} patterns; a line matches when any pattern does. Literal text unless regex is true.`
-    }),
+    patterns: Schema.Array(Schema.String),
     ...patternArguments,
-    session_id: optional(SessionId, "Search only this session's panes."),
-    window_id: optional(WindowId, "Search only this window's panes."),
+    session_id: optional(SessionId),
+    window_id: optional(WindowId),
     history_lines: optional(
       Int.pipe(Schema.between(0, MAX_HISTORY_LINES)),
-      `Lines of scrollback above the visible screen to search, 0-${MAX_HISTORY_LINES} (default ${DEFAULT_HISTORY_LINES}; 0 = the screen only). history_lines x max_panes may be at most ${MAX_HISTORY_ROWS}.`
+      `Default ${DEFAULT_HISTORY_LINES}.`
     ),
     offset: pageArguments.offset,
     max_panes: optional(
       Int.pipe(Schema.between(1, MAX_MAX_PANES)),
-      `Panes to search in this call, 1-${MAX_MAX_PANES} (default ${DEFAULT_MAX_PANES}).`
+      `Default ${DEFAULT_MAX_PANES}.`
     ),
     max_matches_per_pane: optional(
       Int.pipe(Schema.between(1, MAX_MATCHES_PER_PANE)),
-      `Matching lines returned per pane, 1-${MAX_MATCHES_PER_PANE} (default ${DEFAULT_MAX_MATCHES_PER_PANE}); match_count counts them all.`
+      `Default ${DEFAULT_MAX_MATCHES_PER_PANE}.`
     ),
     max_bytes: optional(
       Int.pipe(Schema.between(MIN_MAX_BYTES, MAX_MAX_BYTES)),
-      `About this many bytes of JSON at most, ${MIN_MAX_BYTES}-${MAX_MAX_BYTES} (default ${DEFAULT_MAX_BYTES}); lines are cut at ${MAX_LINE_CHARS} characters.`
+      `Default ${DEFAULT_MAX_BYTES}.`
     ),
+    fields: fieldsArgument(PANE_FIELDS, DEFAULT_SEARCH_PANE_FIELDS),
     ...socketArguments
   }),
   output: SearchResult,
@@ -81,6 +81,7 @@ export const searchPanesTool = defineTool({
       const socket = yield* resolveSocket(input)
       return yield* searchPanes(socket, {
         scope: { session_id: input.session_id, window_id: input.window_id },
+        fields: fieldsOf(input.fields, PANE_FIELDS, PANE_KEY, DEFAULT_SEARCH_PANE_FIELDS),
         patterns: { patterns: input.patterns, regex: input.regex, ignoreCase: input.ignore_case },
         historyLines,
         offset: input.offset ?? 0,

@@ -11,14 +11,13 @@ import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js
 export const listServersTool = defineTool({
   name: "list_servers",
   title: "List tmux Servers",
-  description:
-    "Live tmux servers of this user: every socket in $TMUX_TMPDIR/tmux-<uid>/ (default /tmp) that answers, with socket name and path, pid, version and session count. Stale socket files are skipped; a server that does not answer within 2 s is named in unresponsive. Pass a socket_path from here to any other tool.",
+  description: "Live tmux servers of this user: socket name and path, pid, version, session count. Pass a socket_path to other tools.",
   tier: "readonly",
+  group: "context",
   hints: { idempotent: true },
   input: Schema.Struct({
     extra_socket_paths: optional(
-      Schema.Array(Schema.String).pipe(Schema.maxItems(32)),
-      "Absolute socket paths outside the standard directory to probe as well."
+      Schema.Array(Schema.String).pipe(Schema.maxItems(32))
     ),
     ...pageArguments
   }),
@@ -39,9 +38,9 @@ export const listServersTool = defineTool({
 export const getServerInfoTool = defineTool({
   name: "get_server_info",
   title: "Get tmux Server Info",
-  description:
-    "Whether a tmux server runs on the socket (is_alive false means no server, not an empty one), its socket name and path (real values on the default socket too), pid, version, generation, and session/window/pane counts.",
+  description: "Whether a server runs on the socket (is_alive false: none), its pid, version, generation and counts.",
   tier: "readonly",
+  group: "context",
   hints: { idempotent: true },
   input: Schema.Struct(socketArguments),
   output: ServerInfo,
@@ -60,9 +59,9 @@ const ServerStarted = Schema.Struct({
 export const startServerTool = defineTool({
   name: "start_server",
   title: "Start tmux Server",
-  description:
-    "Starts a tmux server on the socket and leaves it running with no sessions (sets exit-empty off; tmux reads the user's config as usual). Reports started=false when a server was already running. This is the only tool that starts a server on its own.",
+  description: "Starts a tmux server with no sessions on the socket (started=false if one ran). The only tool that starts one on its own.",
   tier: "mutating",
+  group: "lifecycle",
   hints: { idempotent: true },
   input: Schema.Struct(socketArguments),
   output: ServerStarted,
@@ -92,9 +91,9 @@ const ServerKilled = Schema.Struct({
 export const killServerTool = defineTool({
   name: "kill_server",
   title: "Kill tmux Server",
-  description:
-    "Kills the tmux server on the socket and every session, window and process in it. Refuses the server this MCP server itself runs in.",
+  description: "Kills the tmux server on the socket and everything in it. Refuses the caller's server.",
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct(socketArguments),
   output: ServerKilled,

@@ -6,24 +6,29 @@ import { InvalidInput } from "../domain/Errors.js"
 import { SessionId } from "../domain/Ids.js"
 import { Session } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { getSession, listSessions } from "../operations/hierarchy/Hierarchy.js"
+import { projected, SESSION_FIELDS, SESSION_KEY, type SessionField } from "../operations/hierarchy/Fields.js"
+import { getSession, listSessionFields } from "../operations/hierarchy/Hierarchy.js"
 import { callerPaneId } from "./internal/CallerTarget.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
+
+/** What list_sessions returns per session unless asked (not the creation time or active ids). */
+export const DEFAULT_SESSION_FIELDS: ReadonlyArray<SessionField> = ["session_id", "session_name", "window_count", "session_attached"]
 
 export const listSessionsTool = defineTool({
   name: "list_sessions",
   title: "List tmux Sessions",
-  description:
-    "Sessions on the tmux server in session-id order, paged: id, name, window count, attached clients, creation time, active window and pane. Fails with no_server when no server runs on the socket (never an empty list for a dead server).",
+  description: "Sessions of the server, paged. no_server when none runs.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
-  input: Schema.Struct({ ...socketArguments, ...pageArguments }),
-  output: Page(Session),
+  input: Schema.Struct({ fields: fieldsArgument(SESSION_FIELDS, DEFAULT_SESSION_FIELDS), ...socketArguments, ...pageArguments }),
+  output: Page(projected(Session, SESSION_KEY)),
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
-      const { items } = yield* listSessions(socket)
+      const { items } = yield* listSessionFields(socket, fieldsOf(input.fields, SESSION_FIELDS, SESSION_KEY, DEFAULT_SESSION_FIELDS))
       return paginate(items, input)
     })
 })
@@ -31,13 +36,13 @@ export const listSessionsTool = defineTool({
 export const getSessionInfoTool = defineTool({
   name: "get_session_info",
   title: "Get tmux Session Info",
-  description:
-    "One session by session_id or exact session_name; with neither, the session that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  description: "One session by id or exact name; default the caller's own.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
     session_id: optional(SessionId),
-    session_name: optional(Schema.String, "Exact name (no prefix matching)."),
+    session_name: optional(Schema.String),
     ...socketArguments
   }),
   output: Session,

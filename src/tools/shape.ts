@@ -5,9 +5,7 @@ import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Pane, Session, Window } from "../domain/Model.js"
-import { MAX_NAME_LENGTH } from "../operations/layout/Names.js"
 import {
-  LAYOUT_NAMES,
   MovedWindow,
   moveWindow,
   renameSession,
@@ -32,15 +30,12 @@ const invalid = (reason: string) => Effect.fail(new InvalidInput({ reason }))
 
 const Cells = Int.pipe(Schema.between(1, 10_000))
 
-const NAME_RULES =
-  `At most ${MAX_NAME_LENGTH} characters; no control characters (tabs, newlines), no "\\" and no "$" before a letter, "_" or "{" (tmux would store those escaped, so they are refused). # and #{…} are stored literally, never expanded; if tmux still stores the name differently (a character its C library does not know), the call fails and says what was stored.`
-
 export const renameSessionTool = defineTool({
   name: "rename_session",
   title: "Rename tmux Session",
-  description:
-    `Renames a session; returns it. ${NAME_RULES} ":" and "." are refused (tmux turns them into "_" in session names). A name another session has is refused by tmux.`,
+  description: "Renames a session, stored literally. Returns it.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({ session_id: SessionId, name: Schema.String, ...changeArguments }),
   output: Session,
@@ -51,8 +46,9 @@ export const renameSessionTool = defineTool({
 export const renameWindowTool = defineTool({
   name: "rename_window",
   title: "Rename tmux Window",
-  description: `Renames a window (tmux then stops renaming it after its running command); returns it. ${NAME_RULES}`,
+  description: "Renames a window, stored literally. Returns it.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...changeArguments }),
   output: Window,
@@ -63,14 +59,14 @@ export const renameWindowTool = defineTool({
 export const selectWindowTool = defineTool({
   name: "select_window",
   title: "Select tmux Window",
-  description:
-    "Makes a window its session's current window (what attached clients show): window_id, or session_id with direction next / previous (wrapping around) / last (the previously current one). Returns the window now current.",
+  description: "Makes a window its session's current one, by id or direction. Returns it.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
-    window_id: optional(WindowId, "The window to select."),
-    session_id: optional(SessionId, "With direction: the session whose current window changes."),
-    direction: optional(Schema.Literal("next", "previous", "last"), "With session_id: which window to select."),
+    window_id: optional(WindowId),
+    session_id: optional(SessionId),
+    direction: optional(Schema.Literal("next", "previous", "last")),
     ...changeArguments
   }),
   output: Window,
@@ -93,16 +89,15 @@ export const selectWindowTool = defineTool({
 export const selectPaneTool = defineTool({
   name: "select_pane",
   title: "Select tmux Pane",
-  description:
-    "Makes a pane its window's active pane: pane_id, or window_id with direction up / down / left / right (neighbour on screen, wrapping at the edges), last (the previously active pane), next / previous (by pane index, wrapping around). Does not change the session's current window (select_window does). Selecting another pane of a zoomed window unzooms it. Returns the pane now active.",
+  description: "Makes a pane its window's active one, by id or direction. Returns it.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
-    pane_id: optional(PaneId, "The pane to select."),
-    window_id: optional(WindowId, "With direction: the window whose active pane changes."),
+    pane_id: optional(PaneId),
+    window_id: optional(WindowId),
     direction: optional(
-      Schema.Literal("up", "down", "left", "right", "last", "next", "previous"),
-      "With window_id: which pane to select, relative to the active one."
+      Schema.Literal("up", "down", "left", "right", "last", "next", "previous")
     ),
     ...changeArguments
   }),
@@ -126,14 +121,13 @@ export const selectPaneTool = defineTool({
 export const selectLayoutTool = defineTool({
   name: "select_layout",
   title: "Select tmux Layout",
-  description: `Arranges a window's panes: one of ${
-    LAYOUT_NAMES.join(", ")
-  }, or a layout string as get_window_info / list_windows report it (to restore an earlier arrangement of the same panes; one that does not fit the window is invalid_input and changes nothing). Returns the window with its new layout.`,
+  description: "Arranges a window's panes by a preset or a layout string. Returns the window.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({
     window_id: WindowId,
-    layout: Schema.String.annotations({ description: `${LAYOUT_NAMES.join(" | ")}, or a tmux layout string.` }),
+    layout: Schema.String.annotations({ description: "Preset or layout string." }),
     ...changeArguments
   }),
   output: Window,
@@ -144,15 +138,15 @@ export const selectLayoutTool = defineTool({
 export const resizePaneTool = defineTool({
   name: "resize_pane",
   title: "Resize tmux Pane",
-  description:
-    "Sets a pane's width and/or height in cells (its neighbours give or take the difference; a pane alone in its window keeps the window's size; resizing unzooms the window), or zooms it: zoom true makes the pane fill its window, false unzooms the window. zoom reads the current state first, so the same call twice changes nothing the second time (changed: false). Returns the pane with window_zoomed.",
+  description: "Sets a pane's size in cells, or zooms it. Returns the pane.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    width: optional(Cells, "Columns."),
-    height: optional(Cells, "Rows."),
-    zoom: optional(Schema.Boolean, "true: zoom this pane; false: unzoom its window. Exclusive with width/height."),
+    width: optional(Cells),
+    height: optional(Cells),
+    zoom: optional(Schema.Boolean, "false unzooms the window."),
     ...changeArguments
   }),
   output: ResizedPane,
@@ -170,14 +164,14 @@ export const resizePaneTool = defineTool({
 export const resizeWindowTool = defineTool({
   name: "resize_window",
   title: "Resize tmux Window",
-  description:
-    "Sets a window's width and/or height in cells; returns the window. tmux then sets the window's window-size option to manual: the window keeps this size and no longer follows the size of attached clients (a client smaller than the window sees part of it).",
+  description: "Sets a window's size in cells (it then stops following clients). Returns it.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({
     window_id: WindowId,
-    width: optional(Cells, "Columns."),
-    height: optional(Cells, "Rows."),
+    width: optional(Cells),
+    height: optional(Cells),
     ...changeArguments
   }),
   output: Window,
@@ -191,9 +185,9 @@ export const resizeWindowTool = defineTool({
 export const swapPaneTool = defineTool({
   name: "swap_pane",
   title: "Swap tmux Panes",
-  description:
-    "Swaps the places of two panes (in one window or across windows); the processes move with their panes. Focus stays in place: if an active pane is swapped, the pane that takes its place becomes active. Returns both panes where they are now.",
+  description: "Swaps two panes' places, processes and all. Returns both.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({ source_pane_id: PaneId, target_pane_id: PaneId, ...changeArguments }),
   output: SwappedPanes,
@@ -207,16 +201,16 @@ export const swapPaneTool = defineTool({
 export const moveWindowTool = defineTool({
   name: "move_window",
   title: "Move tmux Window",
-  description:
-    "Moves a window to a session (another one, or its own to change its index), at index or the first free index; an index in use is refused. The destination's current window does not change. Moving a session's last window closes that session (source_session_closed). Returns the window in its new place and moved_from.",
+  description: "Moves a window to a session and index. Returns it and where it was.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: false },
   input: Schema.Struct({
     window_id: WindowId,
-    session_id: SessionId.annotations({ description: "The destination session." }),
+    session_id: SessionId,
     index: optional(
       NonNegativeInt.pipe(Schema.lessThanOrEqualTo(100_000)),
-      "Window index in the destination. Default: the first free one."
+      "Default: the first free one."
     ),
     ...changeArguments
   }),
@@ -232,9 +226,9 @@ export const moveWindowTool = defineTool({
 export const setPaneTitleTool = defineTool({
   name: "set_pane_title",
   title: "Set tmux Pane Title",
-  description:
-    `Sets a pane's title (shown in pane borders and status lines that display it); returns the pane. At most ${MAX_NAME_LENGTH} characters, no control characters (tmux silently ignores such a title; if it ignores one for another character, the call fails and says so). # and #{…} are stored literally. The program in the pane may change its title later.`,
+  description: "Sets a pane's title, stored literally. Returns the pane.",
   tier: "mutating",
+  group: "layout",
   hints: { idempotent: true },
   input: Schema.Struct({ pane_id: PaneId, title: Schema.String, ...changeArguments }),
   output: Pane,

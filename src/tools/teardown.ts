@@ -8,18 +8,15 @@ import { killPane, killSession, killWindow } from "../operations/lifecycle/Teard
 import { generationArgument } from "./internal/Arguments.js"
 import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
 
-const RESULT =
-  "Returns what closed with it (sessions, windows, pane ids, with counts), sessions_remaining, and server_exited: true when nothing is left and the tmux server exits (exit-empty)."
-
 export const killSessionTool = defineTool({
   name: "kill_session",
   title: "Kill tmux Session",
-  description:
-    `Kills one session by session_id (never by name), with its windows and their processes; windows also linked into another session live on there (windows_kept). Refuses the session that holds the pane this MCP server runs in. ${RESULT}`,
+  description: "Kills a session by id. Refuses the caller's. Returns what closed.",
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct({
-    session_id: SessionId.annotations({ description: "The session to kill, e.g. $1 (from list_sessions)." }),
+    session_id: SessionId,
     generation: generationArgument,
     ...socketArguments
   }),
@@ -31,12 +28,12 @@ export const killSessionTool = defineTool({
 export const killWindowTool = defineTool({
   name: "kill_window",
   title: "Kill tmux Window",
-  description:
-    `Kills one window by window_id, with its panes and their processes, in every session it is linked into; a session whose only window it was closes too. Refuses the window that holds the pane this MCP server runs in. ${RESULT}`,
+  description: "Kills a window by id, in every session. Refuses the caller's. Returns what closed.",
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct({
-    window_id: WindowId.annotations({ description: "The window to kill, e.g. @2 (from list_windows)." }),
+    window_id: WindowId,
     generation: generationArgument,
     ...socketArguments
   }),
@@ -48,12 +45,12 @@ export const killWindowTool = defineTool({
 export const killPaneTool = defineTool({
   name: "kill_pane",
   title: "Kill tmux Pane",
-  description:
-    `Kills one pane by pane_id and its process (SIGHUP); the last pane of a window takes the window with it, and so on up. Refuses the pane this MCP server runs in. ${RESULT}`,
+  description: "Kills a pane by id. Refuses the caller's. Returns what closed.",
   tier: "destructive",
+  group: "lifecycle",
   hints: { idempotent: false },
   input: Schema.Struct({
-    pane_id: PaneId.annotations({ description: "The pane to kill, e.g. %3 (from list_panes)." }),
+    pane_id: PaneId,
     generation: generationArgument,
     ...socketArguments
   }),

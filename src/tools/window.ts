@@ -5,28 +5,42 @@ import { resolveSocket } from "../context/SocketResolver.js"
 import { SessionId, WindowId } from "../domain/Ids.js"
 import { Window } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { getPaneWindow, getWindow, listWindows } from "../operations/hierarchy/Hierarchy.js"
+import { projected, WINDOW_FIELDS, WINDOW_KEY, type WindowField } from "../operations/hierarchy/Fields.js"
+import { getPaneWindow, getWindow, listWindowFields } from "../operations/hierarchy/Hierarchy.js"
 import { callerPaneId } from "./internal/CallerTarget.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
+
+/** What list_windows returns per window unless asked (not the layout string, sizes or zoom). */
+export const DEFAULT_WINDOW_FIELDS: ReadonlyArray<WindowField> = [
+  "window_id",
+  "session_id",
+  "window_index",
+  "window_name",
+  "pane_count",
+  "active"
+]
 
 export const listWindowsTool = defineTool({
   name: "list_windows",
   title: "List tmux Windows",
-  description:
-    "Windows in window-id order, paged, for the whole server or one session: id, name, index, session, pane count, active/zoomed flags, size, layout, active pane. A window linked into several sessions appears once per session.",
+  description: "Windows of the server or a session, paged; a linked window once per session.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({
-    session_id: optional(SessionId, "Only this session's windows."),
+    session_id: optional(SessionId),
+    fields: fieldsArgument(WINDOW_FIELDS, DEFAULT_WINDOW_FIELDS),
     ...socketArguments,
     ...pageArguments
   }),
-  output: Page(Window),
+  output: Page(projected(Window, WINDOW_KEY)),
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
-      const { items } = yield* listWindows(socket, { session_id: input.session_id })
+      const fields = fieldsOf(input.fields, WINDOW_FIELDS, WINDOW_KEY, DEFAULT_WINDOW_FIELDS)
+      const { items } = yield* listWindowFields(socket, { session_id: input.session_id }, fields)
       return paginate(items, input)
     })
 })
@@ -34,9 +48,9 @@ export const listWindowsTool = defineTool({
 export const getWindowInfoTool = defineTool({
   name: "get_window_info",
   title: "Get tmux Window Info",
-  description:
-    "One window by window_id; without it, the window that contains the caller's own pane (only when this MCP server runs inside tmux on that server).",
+  description: "One window with size and layout; default the caller's own.",
   tier: "readonly",
+  group: "read",
   hints: { idempotent: true },
   input: Schema.Struct({ window_id: optional(WindowId), ...socketArguments }),
   output: Window,

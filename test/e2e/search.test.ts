@@ -53,7 +53,7 @@ describe("search_panes over stdio", () => {
   it("finds the text in both sessions, literally, and runs nothing the pattern names", async () => {
     const sentinel = join(world.dir, "pwned")
     const pattern = `#{pane_id} #(touch ${sentinel})`
-    const result = ok(await server.call("search_panes", { patterns: [pattern, "tag: db"] }))
+    const result = ok(await server.call("search_panes", { patterns: [pattern, "tag: db"], fields: ["session_name"] }))
     expect(result).toMatchObject({
       panes_total: 2,
       panes_searched: 2,

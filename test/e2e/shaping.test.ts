@@ -50,7 +50,7 @@ describe("environment and input over stdio", () => {
     const session = ok(
       await server.call("set_environment", { session_name: "main", name: "ETM_E2E_SESSION", value: "session value; $HOME" })
     )
-    expect(session).toEqual({ name: "ETM_E2E_SESSION", scope: "session", session_id: "$0", value_length: 20 })
+    expect(session).toEqual({ name: "ETM_E2E_SESSION", status: "set", scope: "session", session_id: "$0", value_length: 20 })
     ok(await server.call("set_environment", { global: true, name: "ETM_E2E_GLOBAL", value: "global value" }))
     const paneId = cli(world, "new-window", "-d", "-t", "main", "-P", "-F", "#{pane_id}")
     const sent = ok(await server.call("send_keys", { pane_id: paneId, keys: "echo \"[$ETM_E2E_SESSION|$ETM_E2E_GLOBAL]\"" }))

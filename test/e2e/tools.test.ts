@@ -4,6 +4,7 @@
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { renderResultText } from "../../src/mcp/internal/ResultText.js"
 import { allTools } from "../../src/tools/registry.js"
 import { errorOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
@@ -140,8 +141,8 @@ describe("every tool is described and every read tool's result validates against
       const result = await server.call(name, args)
       const value = ok(result)
       expect(value, name).toBeTypeOf("object")
-      // The text content is the same JSON.
-      expect(JSON.parse((result.content[0] as { text: string }).text), name).toEqual(value)
+      // The text content is the compact rendering of the same value.
+      expect((result.content[0] as { text: string }).text, name).toBe(renderResultText(value))
     }
   })
 
@@ -151,7 +152,8 @@ describe("every tool is described and every read tool's result validates against
     const ids = panes.items.map((pane: { pane_id: string }) => Number(pane.pane_id.slice(1)))
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
     const first = panes.items[0]
-    expect(first.width).toBeTypeOf("number")
+    // width is no default field any more (issue 12): window_index is one, and a number too.
+    expect(first.window_index).toBeTypeOf("number")
     expect(first.active).toBeTypeOf("boolean")
     // Outside tmux there is no self.
     expect(first.is_caller).toBeNull()

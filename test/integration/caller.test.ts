@@ -152,7 +152,7 @@ describe("is_attended", () => {
       "%2": false,
       "%3": false
     })
-    const windows = okResult(await runTool(layer, "list_windows", { session_id: "$0" }))
+    const windows = okResult(await runTool(layer, "list_windows", { session_id: "$0", fields: ["zoomed", "active"] }))
     expect(windows.items.map((x: any) => [x.window_id, x.zoomed, x.active])).toEqual([
       ["@0", true, true],
       ["@1", false, false]

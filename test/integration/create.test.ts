@@ -108,7 +108,7 @@ describe("create_session", () => {
     const [pid, startTime] = w.tmuxOk("display-message", "-p", "#{pid} #{start_time}").trim().split(" ")
     expect(created.generation).toBe(`${pid}.${startTime}`)
 
-    const window = okResult(await runTool(layer, "list_windows")).items[0]
+    const window = okResult(await runTool(layer, "list_windows", { fields: "all" })).items[0]
     expect(window).toMatchObject({ window_id: "@0", window_name: "editor", width: 100, height: 30 })
     // tmux's -e stores the values in the session environment, so later panes inherit them too.
     expect(lines(w.tmuxOk("show-environment", "-t", "work"))).toEqual(expect.arrayContaining(["ETM_A=a b", "ETM_B=$HOME"]))

@@ -45,6 +45,7 @@ describe("set_environment / show_environment round trip", () => {
         const set = okResult(await runTool(layer, "set_environment", { name, value, ...scope }))
         expect(set).toEqual({
           name,
+          status: "set",
           scope: "global" in scope ? "global" : "session",
           session_id: "global" in scope ? null : "$0",
           value_length: [...value].length

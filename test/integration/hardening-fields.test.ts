@@ -63,7 +63,9 @@ describe("text that programs set reaches the client escaped", () => {
       const cwd = escapeControls(directory)
       expect(cwd).toContain("d\\x1b]0;owned\\x07\\x9b2Jz")
 
-      const listed = okResult(await runTool(layer, "list_panes", {})).items.find((pane: { pane_id: string }) => pane.pane_id === paneId)
+      const listed = okResult(await runTool(layer, "list_panes", { fields: "all" })).items.find((pane: { pane_id: string }) =>
+        pane.pane_id === paneId
+      )
       expect(listed).toMatchObject({ cwd, command: "sl\\x1be" })
       expect(okResult(await runTool(layer, "get_pane_info", { pane_id: paneId }))).toMatchObject({ cwd, command: "sl\\x1be" })
       expect(okResult(await runTool(layer, "snapshot_pane", { pane_id: paneId }))).toMatchObject({
@@ -80,10 +82,10 @@ describe("text that programs set reaches the client escaped", () => {
 
       for (
         const result of [
-          await runTool(layer, "list_panes", {}),
+          await runTool(layer, "list_panes", { fields: "all" }),
           await runTool(layer, "get_pane_info", { pane_id: paneId }),
           await runTool(layer, "snapshot_pane", { pane_id: paneId }),
-          await runTool(layer, "search_panes", { patterns: ["marker"] })
+          await runTool(layer, "search_panes", { patterns: ["marker"], fields: "all" })
         ]
       ) {
         expect(strings(result.structuredContent).filter((text) => RAW_CONTROL.test(text))).toEqual([])

@@ -45,7 +45,7 @@ describe("list tools on real tmux", () => {
     const sessions = okResult(await runTool(layer, "list_sessions"))
     expect(sessions.items.map((s: any) => s.session_name)).toEqual(["alpha", "beta"])
     expect(sessions.total).toBe(2)
-    const panes = okResult(await runTool(layer, "list_panes"))
+    const panes = okResult(await runTool(layer, "list_panes", { fields: "all" }))
     expect(panes.items.map((p: any) => p.pane_id)).toEqual(["%0", "%1", "%2"])
     expect(panes.items.every((p: any) => p.is_caller === null && p.is_attended === false)).toBe(true)
   })
@@ -68,12 +68,12 @@ describe("list tools on real tmux", () => {
     expect(lines(w.tmuxOk("list-panes", "-a", "-F", "#{pane_id}"))[0]).toBe("%11")
     const layer = w.layer()
     const expected = (prefix: string) => Array.from({ length: 12 }, (_, i) => `${prefix}${i}`)
-    const panes = okResult(await runTool(layer, "list_panes"))
+    const panes = okResult(await runTool(layer, "list_panes", { fields: "all" }))
     expect(panes.items.map((p: any) => p.pane_id)).toEqual(expected("%"))
     expect(panes.items[10]).toMatchObject({ pane_id: "%10", session_id: "$10", session_name: "s01", window_id: "@10" })
-    const windows = okResult(await runTool(layer, "list_windows"))
+    const windows = okResult(await runTool(layer, "list_windows", { fields: "all" }))
     expect(windows.items.map((x: any) => x.window_id)).toEqual(expected("@"))
-    const sessions = okResult(await runTool(layer, "list_sessions"))
+    const sessions = okResult(await runTool(layer, "list_sessions", { fields: "all" }))
     expect(sessions.items.map((s: any) => s.session_id)).toEqual(expected("$"))
     expect(sessions.items[0]).toMatchObject({
       session_name: "s11",
@@ -177,7 +177,7 @@ describe("list tools on real tmux", () => {
     expect(tmuxSessionNames).toContain(tabSession)
 
     const layer = w.layer()
-    const sessions = okResult(await runTool(layer, "list_sessions"))
+    const sessions = okResult(await runTool(layer, "list_sessions", { fields: "all" }))
     expect(sessions.items.map((s: any) => s.session_name)).toEqual([
       stored.semicolon,
       stored.command,
@@ -187,7 +187,7 @@ describe("list tools on real tmux", () => {
     ])
     expect([...sessions.items.map((s: any) => s.session_name)].sort()).toEqual([...tmuxSessionNames].sort())
 
-    const windows = okResult(await runTool(layer, "list_windows"))
+    const windows = okResult(await runTool(layer, "list_windows", { fields: "all" }))
     // A control character in a name is sent escaped (issue 10 item 11): the tab reads as \x09.
     expect(windows.items.map((x: any) => x.window_name)).toEqual([
       stored.format,
@@ -200,7 +200,7 @@ describe("list tools on real tmux", () => {
       tmuxNames("list-windows", "#{window_name}").map(escapeControls).sort()
     )
 
-    const panes = okResult(await runTool(layer, "list_panes"))
+    const panes = okResult(await runTool(layer, "list_panes", { fields: "all" }))
     expect(panes.items.map((p: any) => p.session_name)).toEqual(sessions.items.map((s: any) => s.session_name))
     expect(panes.items.map((p: any) => p.window_name)).toEqual(windows.items.map((x: any) => x.window_name))
     expect(panes.items[0].title).toBe(stored.command)
@@ -225,7 +225,7 @@ describe("list tools on real tmux", () => {
     w.tmuxOk("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "-c", hostile)
     w.tmuxOk("new-window", "-t", "s", "bash -c \"exec -a $'x\\x1fy\\x1ez' sleep 600\"")
     const layer = w.layer()
-    const panes = okResult(await runTool(layer, "list_panes"))
+    const panes = okResult(await runTool(layer, "list_panes", { fields: "all" }))
     expect(panes.items.map((p: any) => p.pane_id)).toEqual(["%0", "%1"])
     // Intact, and sent with its control characters escaped (issue 10 item 11), or as tmux 3.4 and
     // 3.5 print them (octal escapes, which hold no control character).

@@ -126,7 +126,7 @@ const windowNameReadBack = async (ctx: Ctx, text: string, windowId: string) => {
 }
 
 const paneField = async (ctx: Ctx, paneId: string, field: string) =>
-  (await listed(ctx, "list_panes")).find((p) => p.pane_id === paneId)?.[field]
+  (await listed(ctx, "list_panes", { fields: [field] })).find((p) => p.pane_id === paneId)?.[field]
 
 /** Whether the documented name rules (operations/layout/Names.ts) take the text: then the tool must too. */
 const nameRulesTake = (kind: NameKind) => (text: string) => Either.isRight(Effect.runSync(Effect.either(checkName(kind, text, "name"))))
@@ -869,6 +869,7 @@ describe("no string argument of any tool makes tmux run anything, and stored tex
       title: "Rename a window, unsafely",
       description: "Test double: passes the name to rename-window as it is, so tmux expands formats in it.",
       tier: "mutating",
+      group: "layout",
       hints: { idempotent: true },
       input: Schema.Struct({ window_id: WindowId, name: Schema.String, ...socketArguments }),
       output: Schema.Struct({ window_id: Schema.String, window_name: Schema.String }),

@@ -47,7 +47,7 @@ describe("search_panes", () => {
     const [alphaId, betaId] = w.tmuxOk("list-sessions", "-F", "#{session_id}").trim().split("\n")
     const a2Window = w.tmuxOk("display-message", "-p", "-t", a2, "#{window_id}").trim()
 
-    const literal = okResult(await runTool(layer, "search_panes", { patterns: ["FAILED"] }))
+    const literal = okResult(await runTool(layer, "search_panes", { patterns: ["FAILED"], fields: "all" }))
     expect(ids(literal)).toEqual([a1, b1])
     expect(literal).toMatchObject({ panes_total: 3, panes_searched: 3, panes_with_matches: 2, total_matches: 2, truncated: false })
     expect(literal.panes[0]).toMatchObject({ session_name: "alpha", session_id: alphaId, command: "sleep", match_count: 1 })

@@ -43,6 +43,7 @@ describe("parseArgs", () => {
       flags: { socketName: "work", tmuxBin: "/opt/tmux", tmuxConfigFile: "/dev/null", safety: "readonly", waitMaxSeconds: "9" }
     })
     expect(parsed("--socket-path", "/tmp/a=b").flags).toEqual({ socketPath: "/tmp/a=b" })
+    expect(parsed("--tools", "read,-capture_since").flags).toEqual({ tools: "read,-capture_since" })
   })
 
   it("reads switches as on when bare and takes =0/=1", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { renderResultText } from "../../src/mcp/internal/ResultText.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import { call, fakeLayer, fakeState, resultText, socketPathFor } from "../support/fakeWorld.js"
 import { errorMeta, okResult } from "../support/runTool.js"
@@ -67,7 +68,7 @@ describe("callTool over FakeTmux", () => {
       expect(meta.text).toContain(`\nHint: ${meta.hint}`)
     }))
 
-  it.effect("returns structuredContent equal to the JSON text", () =>
+  it.effect("returns the typed JSON as structuredContent and its compact rendering as text", () =>
     Effect.gen(function*() {
       const layer = fakeLayer(live())
       for (
@@ -81,8 +82,9 @@ describe("callTool over FakeTmux", () => {
       ) {
         const result = yield* call(layer, name, args)
         expect(result.isError).toBeUndefined()
-        expect(result.structuredContent).toEqual(JSON.parse(resultText(result)))
+        expect(resultText(result)).toBe(renderResultText(result.structuredContent))
       }
       expect(okResult(yield* call(layer, "capture_pane", { pane_id: "%0" })).content).toBe("hello")
+      expect(resultText(yield* call(layer, "capture_pane", { pane_id: "%0" }))).toContain("content: hello")
     }))
 })

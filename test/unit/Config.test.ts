@@ -61,6 +61,18 @@ describe("loadConfig", () => {
     expect(ok({ LIBTMUX_SOCKET_PATH: "/tmp/s" }).socketPath).toBe("/tmp/s")
   })
 
+  it("reads a tool set from LIBTMUX_MCP_TOOLS or --tools, trimmed, and refuses empty entries", () => {
+    expect(ok().toolSelection).toBeUndefined()
+    expect(ok({ LIBTMUX_MCP_TOOLS: "  " }).toolSelection).toBeUndefined()
+    expect(ok({ LIBTMUX_MCP_TOOLS: "where_am_i, read ,-capture_since" }).toolSelection).toEqual({
+      terms: ["where_am_i", "read", "-capture_since"],
+      source: "LIBTMUX_MCP_TOOLS"
+    })
+    expect(ok({ LIBTMUX_MCP_TOOLS: "read" }, { tools: "context" }).toolSelection).toEqual({ terms: ["context"], source: "--tools" })
+    expect(errorOf({ LIBTMUX_MCP_TOOLS: "read,,context" })).toContain("LIBTMUX_MCP_TOOLS has an empty entry")
+    expect(errorOf({}, { tools: "read,-" })).toContain("--tools has an empty entry")
+  })
+
   it("lets every flag override its variable", () => {
     const config = ok(
       {

@@ -67,7 +67,7 @@ describe("over FakeTmux", () => {
   it.effect("list_panes, list_sessions and list_windows send names and paths escaped; the library keeps them exact", () =>
     Effect.gen(function*() {
       const layer = fakeLayer(hostileWorld())
-      const pane = okResult(yield* call(layer, "list_panes", {})).items[0]
+      const pane = okResult(yield* call(layer, "list_panes", { fields: "all" })).items[0]
       expect(pane).toMatchObject({
         command: "sl\\x1be",
         cwd: "/d\\x1b]0;x\\x07\\x9bz",
@@ -77,8 +77,9 @@ describe("over FakeTmux", () => {
       })
       expect(okResult(yield* call(layer, "list_sessions", {})).items[0].session_name).toBe("s\\x9dn")
       expect(okResult(yield* call(layer, "list_windows", {})).items[0].window_name).toBe("w\\x07x")
+      expect(okResult(yield* call(layer, "list_panes", { fields: ["cwd"] })).items[0].cwd).toBe("/d\\x1b]0;x\\x07\\x9bz")
       for (const name of ["list_panes", "list_sessions", "list_windows", "get_pane_info"]) {
-        const result = yield* call(layer, name, name === "get_pane_info" ? { pane_id: "%0" } : {})
+        const result = yield* call(layer, name, name === "get_pane_info" ? { pane_id: "%0" } : { fields: "all" })
         expect(strings(result.structuredContent).filter((text) => RAW_CONTROL.test(text)), name).toEqual([])
       }
       const exact = yield* Effect.gen(function*() {

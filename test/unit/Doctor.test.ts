@@ -32,4 +32,15 @@ describe("doctor", () => {
       expect(set.get("waits")).toBe("at most 5 s (LIBTMUX_MCP_WAIT_MAX_SECONDS)")
       expect(set.get("tmux")).toBe("tmux (tmux 3.3a)")
     }))
+
+  it.effect("shows the tool set and the tools it enables", () =>
+    Effect.gen(function*() {
+      const { lines } = yield* doctorReport()
+      expect(lines.get("tool set")).toBe("every tool of the safety level (LIBTMUX_MCP_TOOLS unset)")
+      const { lines: set } = yield* doctorReport({ env: { LIBTMUX_MCP_TOOLS: "where_am_i,list_panes" } })
+      expect(set.get("tool set")).toBe("LIBTMUX_MCP_TOOLS=where_am_i,list_panes")
+      expect(set.get("tools")).toMatch(/^2 of \d+ enabled: where_am_i, list_panes$/)
+      const { lines: bad } = yield* doctorReport({ flags: { tools: "nope" } })
+      expect(bad.get("tool set")).toContain("INVALID: --tools names no tool or group \"nope\"")
+    }))
 })

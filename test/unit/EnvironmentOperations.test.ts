@@ -37,6 +37,7 @@ describe("setEnvironment / unsetEnvironment", () => {
       const fake = fakeOperations(w)
       expect(yield* fake.run((socket) => setEnvironment(socket, { global: true }, "ETM_A", "-n\nline"))).toEqual({
         name: "ETM_A",
+        status: "set",
         scope: "global",
         session_id: null,
         value_length: 7

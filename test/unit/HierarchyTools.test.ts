@@ -47,7 +47,8 @@ describe("list_sessions", () => {
           clients: [{ session: "work" }, { session: "work", flags: "attached,focused,control-mode,UTF-8" }]
         })
       )
-      expect(okResult(yield* call(layer, "list_sessions")).items).toEqual([
+      // fields: "all" returns every field there was before the compact default.
+      expect(okResult(yield* call(layer, "list_sessions", { fields: "all" })).items).toEqual([
         {
           session_id: "$0",
           session_name: "work",
@@ -76,7 +77,7 @@ describe("list_sessions", () => {
 describe("list_windows", () => {
   it.effect("lists every window, a linked one once per session, in window-id order", () =>
     Effect.gen(function*() {
-      const page = okResult(yield* call(fakeLayer(bigWorld()), "list_windows"))
+      const page = okResult(yield* call(fakeLayer(bigWorld()), "list_windows", { fields: "all" }))
       expect(page.items.map((w: any) => `${w.window_id}/${w.session_id}/${w.window_index}`)).toEqual([
         "@0/$0/0",
         "@0/$2/4",
@@ -120,7 +121,7 @@ describe("list_windows", () => {
 describe("list_panes", () => {
   it.effect("lists every pane once in numeric id order (%2 before %10)", () =>
     Effect.gen(function*() {
-      const page = okResult(yield* call(fakeLayer(bigWorld()), "list_panes"))
+      const page = okResult(yield* call(fakeLayer(bigWorld()), "list_panes", { fields: "all" }))
       const paneIds = ids(page, "pane_id")
       expect(paneIds).toEqual(Array.from({ length: 12 }, (_, i) => `%${i}`))
       expect(paneIds.indexOf("%2")).toBeLessThan(paneIds.indexOf("%10"))
@@ -177,7 +178,7 @@ describe("list_panes", () => {
   it.effect("marks panes a person's client shows: all of the window, only the active one when zoomed, never for control mode", () =>
     Effect.gen(function*() {
       const attended = (spec: FakeServerSpec) =>
-        call(fakeLayer(worldOf(spec)), "list_panes").pipe(
+        call(fakeLayer(worldOf(spec)), "list_panes", { fields: ["is_attended"] }).pipe(
           Effect.map((result) => okResult(result).items.filter((p: any) => p.is_attended).map((p: any) => p.pane_id))
         )
       const sessions = (zoomed: boolean) => [

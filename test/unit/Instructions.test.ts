@@ -46,6 +46,19 @@ describe("buildInstructions", () => {
           expect(bytes(text)).toBeLessThanOrEqual(INSTRUCTIONS_MAX_BYTES)
           expect(text.startsWith("Context: ")).toBe(true)
           expect(text).toContain(`Safety level: ${safety}`)
+          // The schemas no longer describe the shared arguments: the instructions must, in every context.
+          for (
+            const shared of [
+              "socket_name",
+              "socket_path",
+              "generation",
+              "offset and limit",
+              "fields takes names or \"all\"",
+              "(%N, list_panes"
+            ]
+          ) {
+            expect(text).toContain(shared)
+          }
         }
       }
     }

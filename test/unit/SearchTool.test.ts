@@ -53,11 +53,13 @@ describe("search_panes", () => {
   it.effect("finds literal text across the server's panes with capture_pane line numbers, in two invocations", () =>
     Effect.gen(function*() {
       const layer = fakeLayer(world())
-      const result = yield* search(layer, { patterns: ["error"] })
+      // The pane fields the results had before the compact default; text_truncated and pattern now only when they say something.
+      const fields = "pane_id pane_index window_id window_index window_name session_id session_name command title is_caller".split(" ")
+      const result = yield* search(layer, { patterns: ["error"], fields })
       expect(result.panes.map((pane: any) => pane.pane_id)).toEqual(["%0", "%2", "%3"])
       // Case matters by default: "ERROR: last" on %0's screen is not a match, "error: first" in its history is.
       expect(result.panes[0]).toMatchObject({ pane_id: "%0", command: "make", title: "builder", match_count: 1 })
-      expect(result.panes[0].matches).toEqual([{ line: -15, text: "error: first", text_truncated: false, pattern: 0 }])
+      expect(result.panes[0].matches).toEqual([{ line: -15, text: "error: first" }])
       expect(result.panes[1]).toEqual({
         pane_id: "%2",
         pane_index: 0,
@@ -70,7 +72,18 @@ describe("search_panes", () => {
         title: "fake",
         is_caller: null,
         match_count: 1,
-        matches: [{ line: 0, text: "error in window two", text_truncated: false, pattern: 0 }],
+        matches: [{ line: 0, text: "error in window two" }],
+        matches_truncated: false
+      })
+      // By default a pane says which it is, where, and what runs there.
+      expect((yield* search(layer, { patterns: ["error"] })).panes[1]).toEqual({
+        pane_id: "%2",
+        window_id: "@1",
+        session_id: "$0",
+        command: "bash",
+        is_caller: null,
+        match_count: 1,
+        matches: [{ line: 0, text: "error in window two" }],
         matches_truncated: false
       })
       expect(result.panes[2].matches.map((m: any) => [m.line, m.text])).toEqual([
@@ -94,7 +107,7 @@ describe("search_panes", () => {
         time_exhausted: false,
         truncated: false
       })
-      const invocations = (yield* fakeState(layer)).invocations
+      const invocations = (yield* fakeState(layer)).invocations.slice(0, 2)
       expect(invocations).toHaveLength(2)
       expect(invocations[1]!.commands.map((command) => command[0])).toEqual(
         ["%0", "%1", "%2", "%3"].flatMap(() => ["display-message", "capture-pane"])
@@ -109,8 +122,8 @@ describe("search_panes", () => {
       // %0 holds 30 rows on a 10-row screen: row k (0-based) is line k - 20.
       expect(result.panes).toHaveLength(1)
       expect(result.panes[0].matches).toEqual([
-        { line: -15, text: "error: first", text_truncated: false, pattern: 0 },
-        { line: 9, text: "ERROR: last", text_truncated: false, pattern: 0 }
+        { line: -15, text: "error: first" },
+        { line: 9, text: "ERROR: last" }
       ])
       const screenOnly = yield* search(layer, { patterns: ["error"], ignore_case: true, window_id: "@0", history_lines: 0 })
       expect(screenOnly.panes[0].matches.map((m: any) => m.line)).toEqual([9])

@@ -48,6 +48,15 @@ describe("where_am_i", () => {
       })
     }))
 
+  it.effect("names the tools enabled: the safety level's, narrowed by a tool set", () =>
+    Effect.gen(function*() {
+      const readonly = okResult(yield* call(fakeLayer(world(), { flags: { safety: "readonly" } }), "where_am_i"))
+      expect(readonly.tools).toContain("list_panes")
+      expect(readonly.tools).not.toContain("start_server")
+      const set = okResult(yield* call(fakeLayer(world(), { env: { LIBTMUX_MCP_TOOLS: "list_panes,where_am_i" } }), "where_am_i"))
+      expect(set.tools).toEqual(["where_am_i", "list_panes"])
+    }))
+
   it.effect("inside tmux: the caller's live pane, window and session, read from tmux", () =>
     Effect.gen(function*() {
       const layer = fakeLayer(world(), { env: callerEnv(DEFAULT, PID, "%2") })

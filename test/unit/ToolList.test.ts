@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { describeTool } from "../../src/mcp/ToolList.js"
+import { ALWAYS_LOAD_META_KEY, describeTool } from "../../src/mcp/ToolList.js"
 import { allTools } from "../../src/tools/registry.js"
 import { visibleTools } from "../../src/tools/Tool.js"
 
@@ -56,6 +56,12 @@ describe("tools/list", () => {
       }
     })
   }
+
+  it("marks only the few tools an agent needs first to be always loaded", () => {
+    const marked = allTools.map(describeTool).filter((tool) => tool._meta?.[ALWAYS_LOAD_META_KEY] === true).map((tool) => tool.name)
+    expect(marked).toEqual(["where_am_i", "list_panes", "capture_pane"])
+    for (const tool of allTools.map(describeTool)) if (!marked.includes(tool.name)) expect(tool).not.toHaveProperty("_meta")
+  })
 
   it("hides tools above the safety level", () => {
     const names = (level: "readonly" | "mutating" | "destructive") => visibleTools(allTools, level).map((tool) => tool.name)

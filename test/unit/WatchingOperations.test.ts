@@ -172,6 +172,7 @@ describe("searchPanes", () => {
       const result = yield* fake.run((socket) =>
         searchPanes(socket, {
           scope: {},
+          fields: ["pane_id", "window_name", "session_name"],
           patterns: { patterns: ["error", "copy"] },
           historyLines: 1000,
           offset: 0,
@@ -183,9 +184,19 @@ describe("searchPanes", () => {
       expect(result).toMatchObject({ panes_total: 3, panes_searched: 3, panes_with_matches: 2, next_offset: null })
       expect(result.panes.map((p) => p.pane_id)).toEqual(["%0", "%1"])
       expect(result.panes[0]).toMatchObject({ window_name: "build", session_name: "main" })
+      // Only the fields asked for (and the pane's id).
+      expect(Object.keys(result.panes[0]!)).toEqual([
+        "pane_id",
+        "window_name",
+        "session_name",
+        "match_count",
+        "matches",
+        "matches_truncated"
+      ])
       const scoped = yield* fake.run((socket) =>
         searchPanes(socket, {
           scope: { window_id: "@1" },
+          fields: ["pane_id"],
           patterns: { patterns: ["error"] },
           historyLines: 1000,
           offset: 0,

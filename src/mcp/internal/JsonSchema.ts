@@ -1,15 +1,49 @@
 /**
- * JSON Schema for tools/list, generated from the Effect schemas. Effect adds a title and a generic
- * description to every refinement ("a non-negative number"); they say nothing the keywords do not,
- * and tools/list is sent to the model with every request, so they are dropped.
+ * JSON Schema for tools/list, generated from the Effect schemas. tools/list is read into an agent's
+ * context at the start of every conversation, so what the schema says is said once:
+ *
+ * - Effect adds a title and a generic description to every refinement ("a non-negative number");
+ *   they say nothing the keywords do not, and are dropped.
+ * - The ids' own descriptions (what a pane id looks like, where it comes from) repeat on every id
+ *   argument; the instructions and docs/tools.md say it once, the pattern stays.
+ * - A union of bare types is written as a type list (`["integer", "null"]`), as JSON Schema allows.
+ * - Output schemas keep their structure and types (properties, items, type lists, enums) but no
+ *   prose, no value constraints, no closing and no required lists: what an agent reads a result by,
+ *   not what checks our own output.
+ *
+ * No `$ref` is produced: every schema is self-contained for clients that do not resolve references.
  */
 import * as JSONSchema from "effect/JSONSchema"
+import * as Option from "effect/Option"
 import type * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import { PaneId, SessionId, WindowId } from "../../domain/Ids.js"
 
 type JsonObject = { [key: string]: unknown }
 
 const GENERATED_DESCRIPTION =
   /^(a |an )?(string|number|integer|non-negative|positive|negative|finite|array|number between|string matching|integer between)/i
+
+/** The descriptions the id schemas carry themselves: said once in the instructions, not per argument. */
+const COMMON_DESCRIPTIONS: ReadonlySet<string> = new Set(
+  [PaneId, WindowId, SessionId].flatMap((schema) => Option.toArray(SchemaAST.getDescriptionAnnotation(schema.ast)))
+)
+
+/** Keywords an output schema drops: prose and value constraints, not structure or types. */
+const OUTPUT_ONLY_PROSE = new Set([
+  "description",
+  "pattern",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  // Closing a result object, or listing the fields it always has, checks our output; an agent
+  // reads what is there (docs/tools.md says what each result holds).
+  "additionalProperties",
+  "required"
+])
 
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -18,27 +52,52 @@ const SCHEMA_MAPS = new Set(["properties", "$defs", "patternProperties"])
 /** Keywords whose value is a schema or a list of schemas. */
 const SCHEMA_VALUES = new Set(["items", "additionalProperties", "anyOf", "oneOf", "allOf", "not", "prefixItems"])
 
-const clean = (node: unknown): unknown => {
-  if (Array.isArray(node)) return node.map(clean)
+type Side = "input" | "output"
+
+const dropped = (key: string, value: unknown, side: Side): boolean =>
+  key === "$schema" || key === "title" ||
+  // A JSON string alternative says it in its description; the content keywords only annotate.
+  key === "contentMediaType" || key === "contentSchema" ||
+  (key === "properties" && isObject(value) && Object.keys(value).length === 0) ||
+  (key === "required" && Array.isArray(value) && value.length === 0) ||
+  (side === "output" && OUTPUT_ONLY_PROSE.has(key)) ||
+  (key === "description" && typeof value === "string" && (GENERATED_DESCRIPTION.test(value) || COMMON_DESCRIPTIONS.has(value)))
+
+/** `anyOf` of schemas that only name a type, as one `type` list; anything else as it is. */
+const typeList = (node: JsonObject): JsonObject => {
+  const branches = node.anyOf
+  if (!Array.isArray(branches) || "type" in node) return node
+  const types = branches.map((branch) =>
+    isObject(branch) && Object.keys(branch).length === 1 && typeof branch.type === "string" ? branch.type : undefined
+  )
+  if (types.some((type) => type === undefined)) return node
+  const { anyOf: _, ...rest } = node
+  return { type: types, ...rest }
+}
+
+const clean = (node: unknown, side: Side): unknown => {
+  if (Array.isArray(node)) return node.map((item) => clean(item, side))
   if (!isObject(node)) return node
   const out: JsonObject = {}
   for (const [key, value] of Object.entries(node)) {
-    if (key === "$schema" || key === "title") continue
-    if (key === "description" && typeof value === "string" && GENERATED_DESCRIPTION.test(value)) continue
+    if (dropped(key, value, side)) continue
     if (SCHEMA_MAPS.has(key) && isObject(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, clean(schema)]))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, clean(schema, side)]))
     } else if (SCHEMA_VALUES.has(key)) {
-      out[key] = clean(value)
+      out[key] = clean(value, side)
     } else {
       out[key] = value
     }
   }
-  return out
+  return typeList(out)
 }
 
-/** An object schema as MCP wants it: `type: "object"` at the root, no `$schema`, no generated noise. */
-export const toolJsonSchema = (schema: Schema.Schema.Any): { type: "object"; [key: string]: unknown } => {
-  const json = clean(JSONSchema.make(schema, { target: "jsonSchema2020-12" })) as JsonObject
+/**
+ * An object schema as MCP wants it: `type: "object"` at the root, no `$schema`, nothing said twice;
+ * `side` says whether it describes a tool's arguments or its result.
+ */
+export const toolJsonSchema = (schema: Schema.Schema.Any, side: Side = "input"): { type: "object"; [key: string]: unknown } => {
+  const json = clean(JSONSchema.make(schema, { target: "jsonSchema2020-12" }), side) as JsonObject
   if (json.type !== "object") throw new Error("tool schemas must be objects")
   return json as { type: "object"; [key: string]: unknown }
 }

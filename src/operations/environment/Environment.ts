@@ -42,6 +42,7 @@ const ScopeFields = {
 /** A variable was set (its value is never returned). */
 export const EnvironmentSet = Schema.Struct({
   name: Schema.String,
+  status: Schema.Literal("set"),
   ...ScopeFields,
   value_length: NonNegativeInt.annotations({ description: "Characters in the value that was set (the value itself is never returned)." })
 })
@@ -296,7 +297,7 @@ export const setEnvironment = Effect.fn("Environment.setEnvironment")((
     const plan = yield* planChange(socket, target)
     // `--` keeps a value that starts with "-" from reading as a flag.
     const { sessionId } = yield* runPlan(socket, plan, ["set-environment", ...plan.flags, "--", name, value])
-    return { name, scope: plan.scope, session_id: sessionId, value_length: [...value].length }
+    return { name, status: "set" as const, scope: plan.scope, session_id: sessionId, value_length: [...value].length }
   })
 )
 

@@ -12,8 +12,25 @@ import type { Pane, PaneDetail, ServerIdentity, Session, Window } from "../../do
 import { commandLine } from "../../tmux/ControlProtocol.js"
 import type * as Format from "../../tmux/Format.js"
 import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
-import { clientRecord, paneIdsRecord, paneRecord, placementRecord, sessionRecord, windowRecord } from "../../tmux/Records.js"
+import { clientRecord, paneIdsRecord, paneRecord, placementRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
+import {
+  PANE_FIELDS,
+  PANE_KEY,
+  paneCodec,
+  type PaneField,
+  project,
+  type Projected,
+  SESSION_FIELDS,
+  SESSION_KEY,
+  sessionCodec,
+  type SessionField,
+  WINDOW_FIELDS,
+  WINDOW_KEY,
+  windowCodec,
+  type WindowField,
+  withKey
+} from "./Fields.js"
 
 /** A list and the server that answered it, read in the same round trip. */
 export interface Listing<A> {
@@ -77,9 +94,9 @@ export const dedupeBy = <A>(items: ReadonlyArray<A>, key: (item: A) => string): 
   })
 }
 
-/** Lists the sessions, with the clients that `decodeSessions` needs to count attachments. */
-export const sessionsCommands = (marks: Format.Marks): ReadonlyArray<TmuxCommand> => [
-  ["list-sessions", "-F", sessionRecord.format(marks)],
+/** Lists the sessions (the fields asked for), with the clients that `decodeSessions` needs to count attachments. */
+export const sessionsCommands = (marks: Format.Marks, fields: ReadonlyArray<SessionField> = SESSION_FIELDS): ReadonlyArray<TmuxCommand> => [
+  ["list-sessions", "-F", sessionCodec(fields).format(marks)],
   clientsCommand(marks)
 ]
 
@@ -92,56 +109,111 @@ const isInvisibleClient = (flags: string): boolean => {
   return list.includes("control-mode") && list.includes("no-output")
 }
 
-/** Session rows from `sessionsCommands` output, in session-id order, attachment counts corrected. */
-export const decodeSessions = (output: Format.ParsedOutput): Effect.Effect<Array<Session>, Failed> =>
+/**
+ * Session rows from `sessionsCommands` output (with the same fields), in session-id order,
+ * attachment counts corrected.
+ */
+export const decodeSessions = (
+  output: Format.ParsedOutput,
+  fields: ReadonlyArray<SessionField> = SESSION_FIELDS
+): Effect.Effect<Array<Session>, Failed> =>
   Effect.gen(function*() {
     const invisible = (yield* decode(clientRecord, output)).filter((client) => isInvisibleClient(client.flags))
-    const rows = yield* decode(sessionRecord, output)
+    const rows = yield* decode(sessionCodec(fields), output)
     return rows
       .map(
-        (row): Session => ({
-          ...row,
-          session_attached: Math.max(
-            0,
-            row.session_attached - invisible.filter((client) => client.session_id === row.session_id).length
-          )
-        })
+        (row): Session =>
+          row.session_attached === undefined ? row : {
+            ...row,
+            session_attached: Math.max(
+              0,
+              row.session_attached - invisible.filter((client) => client.session_id === row.session_id).length
+            )
+          }
       )
       .sort(byNumericId("session_id"))
   })
 
-/** Every session of the server, in id order. */
-export const listSessions = Effect.fn("Hierarchy.listSessions")((
-  socket: ResolvedSocket
-): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
+/** Every session of the server, in id order, with the fields asked for (`session_id` always; default all). */
+export const listSessionFields = Effect.fn("Hierarchy.listSessions")((
+  socket: ResolvedSocket,
+  fields: ReadonlyArray<SessionField>
+): Effect.Effect<Listing<Projected<Session>>, TmuxError, Tmux> =>
   Effect.gen(function*() {
-    const output = yield* query(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m)])
+    const output = yield* query(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m, fields)])
     const server = yield* decodeServerIdentity(output)
-    return { server, items: yield* decodeSessions(output) }
+    const returned = withKey(SESSION_FIELDS, SESSION_KEY, fields)
+    return { server, items: (yield* decodeSessions(output, fields)).map((session) => project(session, returned)) }
   })
 )
 
-/** Windows, in window-id order. A window linked into several sessions appears once per session. */
-export const listWindows = Effect.fn("Hierarchy.listWindows")((
+/** Every session of the server, in id order. */
+export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
+  listSessionFields(socket, SESSION_FIELDS) as Effect.Effect<Listing<Session>, TmuxError, Tmux>
+
+/**
+ * Windows, in window-id order, with the fields asked for (`window_id` and `session_id` always). A
+ * window linked into several sessions appears once per session.
+ */
+export const listWindowFields = Effect.fn("Hierarchy.listWindows")((
   socket: ResolvedSocket,
-  scope: Pick<TreeScope, "session_id"> = {}
-): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
+  scope: Pick<TreeScope, "session_id">,
+  fields: ReadonlyArray<WindowField>
+): Effect.Effect<Listing<Projected<Window>>, TmuxError, Tmux> =>
   Effect.gen(function*() {
     const target = scopeTarget(scope)
+    const codec = windowCodec(fields)
     const output = yield* target === undefined
-      ? query(socket, (m) => [serverIdentityCommand(m), allWindowsCommand(windowRecord, m)])
-      : queryTree(socket, (m) => [serverIdentityCommand(m), ["list-windows", "-t", target.id, "-F", windowRecord.format(m)]], target)
+      ? query(socket, (m) => [serverIdentityCommand(m), allWindowsCommand(codec, m)])
+      : queryTree(socket, (m) => [serverIdentityCommand(m), ["list-windows", "-t", target.id, "-F", codec.format(m)]], target)
     const server = yield* decodeServerIdentity(output)
-    const rows = (yield* decode(windowRecord, output)) as Array<Window>
+    const rows = (yield* decode(codec, output)) as Array<Window>
+    const returned = withKey(WINDOW_FIELDS, WINDOW_KEY, fields)
     return {
       server,
-      items: rows.sort((a, b) => byNumericId("window_id")(a, b) || byNumericId("session_id")(a, b))
+      items: rows
+        .sort((a, b) => byNumericId("window_id")(a, b) || byNumericId("session_id")(a, b))
+        .map((window) => project(window, returned))
     }
   })
 )
 
+/** Windows, in window-id order. A window linked into several sessions appears once per session. */
+export const listWindows = (
+  socket: ResolvedSocket,
+  scope: Pick<TreeScope, "session_id"> = {}
+): Effect.Effect<Listing<Window>, TmuxError, Tmux> =>
+  listWindowFields(socket, scope, WINDOW_FIELDS) as Effect.Effect<Listing<Window>, TmuxError, Tmux>
+
 /** Lists the clients, to tell which panes a person is watching (none can be without a session). */
 export const clientsCommand = (marks: Format.Marks): TmuxCommand => whenSessionsExist(["list-clients", "-F", clientRecord.format(marks)])
+
+/**
+ * Turns pane rows (of `paneCodec(fields)`) plus the client list into panes with those fields, that
+ * know whether they are the caller or watched, in pane-id order.
+ */
+export const toPaneFields = (
+  socket: ResolvedSocket,
+  server: ServerIdentity,
+  output: Format.ParsedOutput,
+  fields: ReadonlyArray<PaneField>
+): Effect.Effect<Array<Projected<Pane>>, TmuxError, InvocationContext> =>
+  Effect.gen(function*() {
+    const context = yield* InvocationContext
+    const rows = yield* decode(paneCodec(fields), output)
+    // Control-mode clients are programs (ours included), not people.
+    const people = (yield* decode(clientRecord, output)).filter((client) => !client.flags.includes("control-mode"))
+    const returned = withKey(PANE_FIELDS, PANE_KEY, fields)
+    const panes = rows.map(({ window_zoomed, ...row }) =>
+      project<Pane>({
+        ...row,
+        is_caller: context.isCallerPane(socket, server.pid, row.pane_id),
+        // A person sees every pane of their current window, or only the active one when it is zoomed.
+        is_attended: people.some((client) => client.window_id === row.window_id && (!window_zoomed || row.active))
+      }, returned)
+    )
+    return dedupeBy(panes, (pane) => pane.pane_id!).sort(byNumericId("pane_id") as (a: Projected<Pane>, b: Projected<Pane>) => number)
+  })
 
 /** Turns pane rows plus the client list into panes that know whether they are the caller or watched. */
 export const toPanes = (
@@ -149,43 +221,43 @@ export const toPanes = (
   server: ServerIdentity,
   output: Format.ParsedOutput
 ): Effect.Effect<Array<Pane>, TmuxError, InvocationContext> =>
-  Effect.gen(function*() {
-    const context = yield* InvocationContext
-    const rows = yield* decode(paneRecord, output)
-    // Control-mode clients are programs (ours included), not people.
-    const people = (yield* decode(clientRecord, output)).filter((client) => !client.flags.includes("control-mode"))
-    const panes = rows.map(({ window_zoomed, ...row }): Pane => ({
-      ...row,
-      is_caller: context.isCallerPane(socket, server.pid, row.pane_id),
-      // A person sees every pane of their current window, or only the active one when it is zoomed.
-      is_attended: people.some((client) => client.window_id === row.window_id && (!window_zoomed || row.active))
-    }))
-    return dedupeBy(panes, (pane) => pane.pane_id).sort(byNumericId("pane_id"))
-  })
+  toPaneFields(socket, server, output, PANE_FIELDS) as Effect.Effect<Array<Pane>, TmuxError, InvocationContext>
 
-/** Panes in pane-id order; a pane of a linked window is listed once (its first session). */
-export const listPanes = Effect.fn("Hierarchy.listPanes")((
+/**
+ * Panes in pane-id order with the fields asked for (`pane_id` always); a pane of a linked window is
+ * listed once (its first session). tmux is asked only for what those fields need.
+ */
+export const listPaneFields = Effect.fn("Hierarchy.listPanes")((
   socket: ResolvedSocket,
-  scope: TreeScope = {}
-): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
+  scope: TreeScope,
+  fields: ReadonlyArray<PaneField>
+): Effect.Effect<Listing<Projected<Pane>>, TmuxError, Tmux | InvocationContext> =>
   Effect.gen(function*() {
     const target = scopeTarget(scope)
+    const codec = paneCodec(fields)
     const output = yield* target === undefined
-      ? query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(paneRecord, m), clientsCommand(m)])
+      ? query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(codec, m), clientsCommand(m)])
       : queryTree(
         socket,
         (m) => [
           serverIdentityCommand(m),
           // `list-panes -s -t $N` covers a session, `-t @N` one window.
-          ["list-panes", ...(target.kind === "session" ? ["-s"] : []), "-t", target.id, "-F", paneRecord.format(m)],
+          ["list-panes", ...(target.kind === "session" ? ["-s"] : []), "-t", target.id, "-F", codec.format(m)],
           clientsCommand(m)
         ],
         target
       )
     const server = yield* decodeServerIdentity(output)
-    return { server, items: yield* toPanes(socket, server, output) }
+    return { server, items: yield* toPaneFields(socket, server, output, fields) }
   })
 )
+
+/** Panes in pane-id order; a pane of a linked window is listed once (its first session). */
+export const listPanes = (
+  socket: ResolvedSocket,
+  scope: TreeScope = {}
+): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
+  listPaneFields(socket, scope, PANE_FIELDS) as Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext>
 
 /** At most this many placements are returned per pane (a window is rarely linked more often). */
 export const MAX_PLACEMENTS = 32

@@ -29,8 +29,7 @@ import { ensureGeneration, expectServer, type GenerationCheck, probeServer } fro
 /** A wait-for channel name: 1-64 of A-Z a-z 0-9 _ . -. */
 export const ChannelName = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {
-    message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'",
-    description: "A tmux wait-for channel name, as scripts use it: tmux wait-for -S <channel> (1-64 of A-Z a-z 0-9 _ . -)."
+    message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'"
   })
 )
 

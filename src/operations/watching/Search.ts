@@ -19,16 +19,16 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { DisplayText, stripControls } from "../../domain/ControlText.js"
+import { stripControls } from "../../domain/ControlText.js"
 import { Failed, type InvalidInput, type TmuxError } from "../../domain/Errors.js"
-import { PaneId, SessionId, WindowId } from "../../domain/Ids.js"
-import { Int, NonNegativeInt, type Pane } from "../../domain/Model.js"
+import { Int, NonNegativeInt, Pane } from "../../domain/Model.js"
 import { runInBatches } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { noCurrentTargetIsNotFound } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { paginate } from "../bounds/Paging.js"
-import { listPanes, type TreeScope } from "../hierarchy/Hierarchy.js"
+import { PANE_KEY, type PaneField, type Projected, projected } from "../hierarchy/Fields.js"
+import { listPaneFields, type TreeScope } from "../hierarchy/Hierarchy.js"
 import { compileMatcher, type PatternSpec } from "./TextMatcher.js"
 
 export const DEFAULT_HISTORY_LINES = 1000
@@ -51,32 +51,29 @@ const BATCH_LINES = 2000
 /** Room kept in max_bytes for the totals around the panes. */
 const ENVELOPE_BYTES = 512
 
-/** One matching line, with the line number capture_pane would read it at. */
+/**
+ * One matching line, with the line number capture_pane would read it at. What would repeat on every
+ * match is left out where it says nothing: `text_truncated` is there only when the line was cut,
+ * `pattern` only when the search had several patterns.
+ */
 export const SearchMatch = Schema.Struct({
   line: Int.annotations({
     description:
       "capture_pane's line number when searched: 0 is the top visible line, negative numbers are history. Pass it as capture_pane start/end to read around the match (it shifts as the pane prints more)."
   }),
   text: Schema.String.annotations({ description: `The line, trailing spaces dropped, cut at ${MAX_LINE_CHARS} characters.` }),
-  text_truncated: Schema.Boolean,
-  pattern: NonNegativeInt.annotations({ description: "Index in patterns of the first pattern that matched the line." })
+  text_truncated: Schema.optionalWith(Schema.Literal(true), { exact: true }).annotations({
+    description: "Present when the line was cut."
+  }),
+  pattern: Schema.optionalWith(NonNegativeInt, { exact: true }).annotations({
+    description: "With several patterns: the index of the first that matched the line."
+  })
 })
 export type SearchMatch = typeof SearchMatch.Type
 
-/** One pane's matching lines, with the pane's place and what was left out. */
+/** One pane's matching lines, with the pane fields asked for (`pane_id` always) and what was left out. */
 export const PaneMatches = Schema.Struct({
-  pane_id: PaneId,
-  pane_index: NonNegativeInt,
-  window_id: WindowId,
-  window_index: NonNegativeInt,
-  window_name: DisplayText,
-  session_id: SessionId,
-  session_name: DisplayText,
-  command: DisplayText.annotations({ description: "The pane's current foreground command." }),
-  title: DisplayText,
-  is_caller: Schema.NullOr(Schema.Boolean).annotations({
-    description: "True for the pane this MCP server runs in (its own screen may show the patterns); null outside tmux."
-  }),
+  ...projected(Pane, PANE_KEY).fields,
   match_count: NonNegativeInt.annotations({ description: "Lines of the searched range that matched." }),
   matches: Schema.Array(SearchMatch).annotations({ description: "The first matching lines, oldest first." }),
   matches_truncated: Schema.Boolean.annotations({
@@ -119,6 +116,8 @@ export type SearchResult = typeof SearchResult.Type
 /** Where to search, for what, how far back, and the bounds of the answer. */
 export interface SearchOptions {
   readonly scope: TreeScope
+  /** The fields of each pane with matches (`pane_id` always): they are all that is listed of the scope. */
+  readonly fields: ReadonlyArray<PaneField>
   readonly patterns: PatternSpec
   readonly historyLines: number
   readonly offset: number
@@ -223,7 +222,7 @@ const cut = (text: string, max: number): string => {
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
 
 interface PaneFound {
-  readonly pane: Pane
+  readonly pane: Projected<Pane>
   readonly match_count: number
   readonly matches: ReadonlyArray<SearchMatch>
 }
@@ -236,16 +235,7 @@ const fillBudget = (found: ReadonlyArray<PaneFound>, maxBytes: number) => {
   const panes: Array<PaneMatches> = []
   for (const { pane, match_count, matches } of found) {
     const entry: PaneMatches = {
-      pane_id: pane.pane_id,
-      pane_index: pane.pane_index,
-      window_id: pane.window_id,
-      window_index: pane.window_index,
-      window_name: pane.window_name,
-      session_id: pane.session_id,
-      session_name: pane.session_name,
-      command: pane.command,
-      title: pane.title,
-      is_caller: pane.is_caller,
+      ...pane,
       match_count,
       matches: [],
       matches_truncated: true
@@ -283,11 +273,11 @@ export const searchPanes = Effect.fn("Search.searchPanes")((
   Effect.gen(function*() {
     // Compiled first: a bad pattern costs no tmux call.
     const matcher = yield* compileMatcher(options.patterns)
-    const { items } = yield* listPanes(socket, options.scope)
+    const { items } = yield* listPaneFields(socket, options.scope, options.fields)
     const page = paginate(items, { offset: options.offset, limit: options.maxPanes })
     const { texts, closed } = yield* capturePanes(
       socket,
-      page.items.map((pane) => pane.pane_id),
+      page.items.map((pane) => pane.pane_id!),
       options.historyLines
     )
 
@@ -323,7 +313,12 @@ export const searchPanes = Effect.fn("Search.searchPanes")((
         matches: hits.slice(0, options.maxMatchesPerPane).map(({ line, pattern }) => {
           const full = lines[line]!
           const text = cut(full, MAX_LINE_CHARS)
-          return { line: firstLine + line, text, text_truncated: text.length < full.length, pattern }
+          return {
+            line: firstLine + line,
+            text,
+            ...(text.length < full.length ? { text_truncated: true as const } : {}),
+            ...(options.patterns.patterns.length > 1 ? { pattern } : {})
+          }
         })
       })
     }

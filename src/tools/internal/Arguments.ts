@@ -27,7 +27,7 @@ export const CommandArgv = Schema.Array(
 
 export const commandArgument = optional(
   CommandArgv,
-  `argv to run instead of the default shell, e.g. ["htop"] or ["sh","-c","make; read"]: no shell of ours parses it. 1-${MAX_ARGV_ITEMS} items, each at most ${MAX_ARGV_ITEM_BYTES} bytes.`
+  "argv, no shell."
 )
 
 const EnvironmentObject = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -43,51 +43,48 @@ export const EnvironmentValue = Schema.Union(
 
 export const environmentArgument = optional(
   EnvironmentValue,
-  "Environment variables for the new process, as an object of strings (or that object as a JSON string). Values are visible to anyone who can inspect processes or run show-environment: pass references to secrets, not secrets."
+  "Strings, or that object as JSON. Visible to anyone: no secrets."
 )
 
 /** The start directory argument; `fallback` says where the process starts when it is omitted. */
 export const startDirectoryArgument = (fallback: string) =>
   optional(
     Schema.String,
-    `Directory to start in; must exist. \`~\` expands; a relative path resolves against the MCP server's working directory. Default: ${fallback}.`
+    `Default: ${fallback}.`
   )
 
 export const suppressHistoryArgument = optional(
-  Schema.Boolean,
-  "Keep the new shell's history out of its history file (sets HISTFILE empty, fish private mode). Default false."
+  Schema.Boolean
 )
 
-export const generationArgument = optional(
-  Schema.String,
-  "The generation returned earlier (create_session, get_server_info, where_am_i): the call is refused with not_found if the tmux server restarted since, because ids may then name other objects."
-)
+/** What generation means is said once, in the instructions and docs/tools.md. */
+export const generationArgument = optional(Schema.String)
 
 export const forceArgument = optional(
   Schema.Boolean,
-  "Act even on the pane this MCP server runs in. Default false."
+  "Also the caller's pane."
 )
 
 /** The `timeout` argument every waiting tool takes. */
 export const timeoutArgument = optional(
   Schema.Number.pipe(Schema.positive(), Schema.finite()),
-  `Seconds to wait (default ${DEFAULT_WAIT_SECONDS}). Clamped to the server's ceiling (LIBTMUX_MCP_WAIT_MAX_SECONDS, 30 unless the user set it); the value used is returned as effective_timeout.`
+  `Seconds, default ${DEFAULT_WAIT_SECONDS}.`
 )
 
 /** The arguments that describe patterns, shared by every tool that searches or waits for text. */
 export const patternArguments = {
-  regex: optional(Schema.Boolean, "Read the patterns as JavaScript regular expressions. Default false: literal text."),
-  ignore_case: optional(Schema.Boolean, "Match regardless of letter case. Default false.")
+  regex: optional(Schema.Boolean, "Regular expressions."),
+  ignore_case: optional(Schema.Boolean)
 }
 
 /** run_command's output budget. */
 export const budgetArguments = {
   max_lines: optional(
     Int.pipe(Schema.between(2, 10_000)),
-    `At most this many output lines: the first half and the last half are kept, the middle is elided and counted. Default ${DEFAULT_MAX_LINES}.`
+    `Default ${DEFAULT_MAX_LINES}: head and tail kept.`
   ),
   max_bytes: optional(
     Int.pipe(Schema.between(256, 1_048_576)),
-    `At most this many bytes of output (UTF-8), split the same way. Default ${DEFAULT_MAX_BYTES}.`
+    `Default ${DEFAULT_MAX_BYTES}.`
   )
 }

@@ -3,14 +3,13 @@
  * operations/bounds/Paging.ts).
  */
 import * as Schema from "effect/Schema"
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "../../operations/bounds/Paging.js"
+import { MAX_PAGE_LIMIT } from "../../operations/bounds/Paging.js"
 import { Int, NonNegativeInt, optional } from "../Tool.js"
 
 export const pageArguments = {
-  offset: optional(NonNegativeInt, "Items to skip (default 0)."),
+  offset: optional(NonNegativeInt),
   limit: optional(
-    Int.pipe(Schema.between(1, MAX_PAGE_LIMIT)),
-    `Items to return, 1..${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).`
+    Int.pipe(Schema.between(1, MAX_PAGE_LIMIT))
   )
 }
 

@@ -1,0 +1,23 @@
+/**
+ * The `fields` argument of the list tools: a compact default set of fields per item, names to ask
+ * for others, or "all". The item's key is returned whatever is asked; the output schema says which
+ * fields every item has (the key) and which it may have.
+ */
+import * as Schema from "effect/Schema"
+import { withKey } from "../../operations/hierarchy/Fields.js"
+import { optional } from "../Tool.js"
+
+/** The `fields` argument for a model whose fields are `all`. */
+export const fieldsArgument = <K extends string>(all: ReadonlyArray<K>, defaults: ReadonlyArray<K>) =>
+  optional(
+    Schema.Union(Schema.Literal("all"), Schema.Array(Schema.Literal(...(all as [K, ...Array<K>])))),
+    `Default: ${defaults.join(", ")}.`
+  )
+
+/** The fields a call returns: the defaults, every one for "all", or those named; the key always. */
+export const fieldsOf = <K extends string>(
+  requested: "all" | ReadonlyArray<K> | undefined,
+  all: ReadonlyArray<K>,
+  key: ReadonlyArray<K>,
+  defaults: ReadonlyArray<K>
+): Array<K> => withKey(all, key, requested === "all" ? all : requested ?? defaults)
