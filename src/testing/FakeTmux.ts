@@ -25,7 +25,7 @@ import { commandListBytes, TMUX_ARGV_LIMIT } from "../tmux/CommandBatches.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "../tmux/Tmux.js"
 import type { FakePane, FakeServer, FakeWorld } from "./FakeWorld.js"
 import type { Channel, Invocation } from "./internal/Command.js"
-import { runCommand, startsServer } from "./internal/CommandTable.js"
+import { refusedAtParse, runCommand, startsServer } from "./internal/CommandTable.js"
 import { findPane, makeServer, printInto } from "./internal/World.js"
 
 export type {
@@ -161,6 +161,8 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
         }
       }
       return Effect.gen(function*() {
+        const refused = refusedAtParse(commands)
+        if (refused !== undefined) return yield* fail(refused)
         let printed = ""
         for (const command of commands) {
           const outcome = runCommand(invocation, command)

@@ -232,6 +232,11 @@ describe.skipIf(tmuxVersion() !== "3.3a")("FakeTmux against tmux 3.3a", () => {
       ["list-panes", "-t", "%9", "-F", "x"]
     ]
     for (const command of failing) same(both, [command, ["display-message", "-p", "not reached"]])
+    // tmux parses the whole list before it runs any of it: a flag it refuses (3.3a has no
+    // paste-buffer -S) in a later command leaves the buffer of an earlier one unloaded.
+    same(both, [["load-buffer", "-b", "etm.s", "-"], ["paste-buffer", "-S", "-b", "etm.s", "-t", "%0"]], "x")
+    same(both, [["rename-session", "-t", "$0", "renamed"], ["list-panes", "-x"]])
+    same(both, [["list-buffers", "-F", "#{buffer_name}"], ["display-message", "-p", "#{session_name}"]])
     // A failure inside if-shell stops its own list only, and still fails the invocation.
     same(both, [["if-shell", "-F", "1", "\"list-panes\" \"-t\" \"%9\""], ["display-message", "-p", "after"]])
     // A target that does not resolve leaves display-message's fields empty, without an error.

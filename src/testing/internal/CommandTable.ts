@@ -149,12 +149,31 @@ const resolve = (
   return spec.canFail === true ? { found: undefined } : { error: resolution.error }
 }
 
+/** One command as tmux's parser reads it (name, flags, how many arguments), or what it says when it refuses it. */
+const parseCommand = (command: TmuxCommand) => {
+  const entry = findCommand(command[0] ?? "")
+  if ("error" in entry) return entry
+  const args = parseArguments(command.slice(1), entry.template, entry.lower, entry.upper)
+  return "error" in args ? { error: `command ${entry.name}: ${args.error}` } : { entry, args }
+}
+
+/**
+ * What tmux's parser says of the first command of a list it refuses, if any: tmux parses the whole
+ * list before it runs any of it, so such a list runs nothing.
+ */
+export const refusedAtParse = (commands: ReadonlyArray<TmuxCommand>): string | undefined => {
+  for (const command of commands) {
+    const parsed = parseCommand(command)
+    if ("error" in parsed) return parsed.error
+  }
+  return undefined
+}
+
 /** Runs one command of a list; the outcome's error is what tmux would print. */
 export const runCommand = (invocation: Invocation, command: TmuxCommand): Outcome => {
-  const entry = findCommand(command[0] ?? "")
-  if ("error" in entry) return failed(entry.error)
-  const args = parseArguments(command.slice(1), entry.template, entry.lower, entry.upper)
-  if ("error" in args) return failed(`command ${entry.name}: ${args.error}`)
+  const parsed = parseCommand(command)
+  if ("error" in parsed) return failed(parsed.error)
+  const { args, entry } = parsed
   const target = resolve(invocation, entry.target, entry.target === undefined ? undefined : value(args, entry.target.flag))
   if ("error" in target) return failed(target.error)
   const source = resolve(invocation, entry.source, entry.source === undefined ? undefined : value(args, entry.source.flag))
