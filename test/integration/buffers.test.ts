@@ -130,6 +130,16 @@ describe("paste_buffer and delete_buffer", () => {
     expect(bufferNames(w)).toEqual([])
   })
 
+  it("pastes control characters exactly without brackets too (paste-buffer -S on tmux 3.7 and later)", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    const layer = w.layer()
+    const text = "a\x1b[31mb\x07c\x7fd"
+    okResult(await runTool(layer, "load_buffer", { name: "ctl", text }))
+    okResult(await runTool(layer, "paste_buffer", { name: "ctl", pane_id: "%0", bracketed: false }))
+    expect(await rec.received(text)).toBe(text)
+  })
+
   it("refuses the caller's own pane unless force, dead and missing panes", async () => {
     const w = world()
     const rec = await recorder(w)

@@ -11,6 +11,7 @@ import type { TmuxCommand } from "../../src/tmux/Tmux.js"
 import { bufferNames, callerEnv, rawRecorder as recorder, useWorlds, waitFor } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
 import { tappedTmux } from "../support/TappedTmux.js"
+import { tmuxAtLeast } from "../support/tmuxVersion.js"
 
 const { world } = useWorlds()
 
@@ -107,7 +108,9 @@ describe("paste_text: the buffer and the payload", () => {
     expect(paste?.commands.map((command) => command[0])).toEqual(["load-buffer", "paste-buffer", "send-keys"])
     const buffer = paste!.commands[0]![2]!
     expect(buffer).toMatch(/^etm\.paste\.[0-9a-f]{16}$/)
-    expect(paste!.commands[1]).toEqual(["paste-buffer", "-d", "-p", "-b", buffer, "-t", "%0"])
+    // -S on tmux 3.7 and later, whose paste-buffer escapes control characters without it; older ones refuse the flag.
+    const unescaped = tmuxAtLeast("3.7") ? ["-S"] : []
+    expect(paste!.commands[1]).toEqual(["paste-buffer", "-d", "-p", ...unescaped, "-b", buffer, "-t", "%0"])
   })
 
   it("removes its buffer when the paste fails (the pane is killed after the check)", async () => {

@@ -206,6 +206,29 @@ describe("buffers", () => {
       ).toMatchObject({ _tag: "Conflict", kind: "dead" })
     }))
 
+  it.effect("asks for an unescaped paste as the server's version needs: no -S to 3.3a; -S tried, then without, where the version cannot be placed", () =>
+    Effect.gen(function*() {
+      const pasteFlags = (fake: ReturnType<typeof fakeOperations>) =>
+        fake.state.invocations.flatMap((i) => i.commands.filter((c) => c[0] === "paste-buffer").map((c) => c.includes("-S")))
+      const w = world()
+      const fake = fakeOperations(w)
+      yield* fake.run((socket) => pasteText(socket, "%1", { text: "\x1b[31mred", bracketed: true, enter: false }))
+      yield* fake.run((socket) => pasteBuffer(socket, "notes", "%0", { bracketed: false, deleteAfter: false }))
+      expect(pasteFlags(fake)).toEqual([false, false])
+      // A build that names no release (FakeTmux refuses -S as 3.3a does): one refused try, nothing run by it, then the paste.
+      const master = world()
+      serverOf(master).version = "master"
+      const probing = fakeOperations(master)
+      yield* probing.run((socket) => pasteText(socket, "%1", { text: "\x1b[31mred", bracketed: true, enter: false }))
+      yield* probing.run((socket) => pasteBuffer(socket, "notes", "%0", { bracketed: false, deleteAfter: false }))
+      expect(pasteFlags(probing)).toEqual([true, false, true, false])
+      expect(paneOf(master, "%1").input).toBe("\x1b[200~\x1b[31mred\x1b[201~")
+      expect(paneOf(master, "%0").input).toBe("line one\rline two\r")
+      expect(serverOf(master).buffers.map((b) => b.name).sort()).toEqual(["buffer0001", "etm.notes", "etm.paste.0123456789abcdef"])
+      // No delete-buffer was needed: the refused list loaded nothing.
+      expect(probing.state.invocations.flatMap((i) => i.commands.map((c) => c[0]))).not.toContain("delete-buffer")
+    }))
+
   it.effect("deletes ours by name, a missing one being no error, and never another program's", () =>
     Effect.gen(function*() {
       const w = world()

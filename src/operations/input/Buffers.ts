@@ -21,6 +21,7 @@ import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { typablePane } from "./Input.js"
 import { refusePasteEnd } from "./internal/BracketedPaste.js"
+import { runExactPaste, unescapedPaste } from "./internal/ExactPaste.js"
 
 /** What every buffer of this server's tools starts with in tmux. */
 export const BUFFER_PREFIX = "etm."
@@ -200,23 +201,23 @@ const privateBufferName = (): string => `${BUFFER_PREFIX}paste.${randomBytes(8).
 /**
  * Pastes `text` through a buffer of its own: `load-buffer` from the client's stdin, `paste-buffer
  * -d`, then `after` (e.g. an Enter), in one invocation. The buffer is removed on every path: `-d`
- * removes it after a paste, and any failure or interruption deletes it explicitly.
+ * removes it after a paste, and any failure or interruption deletes it explicitly. `serverVersion`
+ * (the server's `#{version}`) says whether the paste needs -S to arrive exactly.
  */
 export const pasteThroughPrivateBuffer = (
   socket: ResolvedSocket,
   paneId: string,
   text: string,
-  options: { readonly bracketed: boolean; readonly after?: ReadonlyArray<TmuxCommand> }
+  options: { readonly bracketed: boolean; readonly serverVersion: string; readonly after?: ReadonlyArray<TmuxCommand> }
 ): Effect.Effect<void, TmuxError, Tmux> =>
   Effect.gen(function*() {
     const buffer = privateBufferName()
-    const tmux = yield* Tmux
-    const commands = [
+    const commands = (unescaped: boolean) => [
       ["load-buffer", "-b", buffer, "-"],
-      pasteCommand(buffer, paneId, { bracketed: options.bracketed, deleteAfter: true }),
+      pasteCommand(buffer, paneId, { bracketed: options.bracketed, deleteAfter: true, unescaped }),
       ...(options.after ?? [])
     ]
-    yield* tmux.run(socket, commands, { stdin: text }).pipe(
+    yield* runExactPaste(socket, unescapedPaste(options.serverVersion), commands, { stdin: text }).pipe(
       // The paste may not have happened (pane gone, server busy, the call cancelled): then -d did not run.
       Effect.onError(() => Effect.ignore(deleteTmuxBuffer(socket, buffer)))
     )
@@ -239,10 +240,11 @@ export const pasteBuffer = Effect.fn("Buffers.pasteBuffer")((
     const pane = yield* typablePane(socket, paneId, "pasted")
     const result = { name, pane_id: paneId, bracketed: options.bracketed, deleted: options.deleteAfter, pane_in_mode: pane.in_mode }
     if (!options.bracketed) {
-      const tmux = yield* Tmux
-      yield* tmux
-        .run(socket, [pasteCommand(tmuxBufferName(name), paneId, options)])
-        .pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name))))
+      yield* runExactPaste(
+        socket,
+        unescapedPaste(pane.server_version),
+        (unescaped) => [pasteCommand(tmuxBufferName(name), paneId, { ...options, unescaped })]
+      ).pipe(Effect.catchIf(isMissingBuffer, () => Effect.fail(missingBuffer(name))))
       return result
     }
     const text = yield* readBufferText(socket, name)
@@ -256,17 +258,25 @@ export const pasteBuffer = Effect.fn("Buffers.pasteBuffer")((
       )
     }
     yield* refusePasteEnd(text, `buffer ${name}`)
-    yield* pasteThroughPrivateBuffer(socket, paneId, text, { bracketed: true })
+    yield* pasteThroughPrivateBuffer(socket, paneId, text, { bracketed: true, serverVersion: pane.server_version })
     if (options.deleteAfter) yield* deleteTmuxBuffer(socket, tmuxBufferName(name))
     return result
   })
 )
 
-/** paste-buffer as this module runs it (newlines become carriage returns, as a terminal paste sends them). */
-export const pasteCommand = (buffer: string, paneId: string, options: PasteOptions): Array<string> => [
+/**
+ * paste-buffer as this module runs it (newlines become carriage returns, as a terminal paste sends
+ * them); `unescaped` adds -S, which tmux 3.7 and later need to paste the bytes as they are.
+ */
+export const pasteCommand = (
+  buffer: string,
+  paneId: string,
+  options: PasteOptions & { readonly unescaped: boolean }
+): Array<string> => [
   "paste-buffer",
   ...(options.deleteAfter ? ["-d"] : []),
   ...(options.bracketed ? ["-p"] : []),
+  ...(options.unescaped ? ["-S"] : []),
   "-b",
   buffer,
   "-t",

@@ -139,7 +139,9 @@ export type KeysSent = typeof KeysSent.Type
 const paneStateRecord = Format.record("pst", {
   pane_id: Format.string("pane_id"),
   dead: Format.bool("pane_dead"),
-  in_mode: Format.bool("pane_in_mode")
+  in_mode: Format.bool("pane_in_mode"),
+  // Read with the pane, at no extra round trip: a paste's flags depend on it (internal/ExactPaste.ts).
+  server_version: Format.string("version")
 })
 
 /** A pane that can receive input: it exists and its program is alive. */
@@ -147,6 +149,8 @@ export interface TypablePane {
   readonly pane_id: string
   /** In copy mode or another tmux mode: keys go to that mode, not to the program. */
   readonly in_mode: boolean
+  /** The server's `#{version}` (e.g. "3.3a", "next-3.9"). */
+  readonly server_version: string
 }
 
 /**
@@ -170,7 +174,7 @@ export const typablePane = (
         new Conflict({ kind: "dead", reason: `pane ${paneId} is dead (its program exited): nothing ${sent} there would arrive.` })
       )
     }
-    return { pane_id: pane.pane_id, in_mode: pane.in_mode }
+    return { pane_id: pane.pane_id, in_mode: pane.in_mode, server_version: pane.server_version }
   })
 
 /** What one send-keys request becomes, checked before anything is sent. */

@@ -68,6 +68,7 @@ export const pasteText = Effect.fn("Paste.pasteText")((
     }
     yield* pasteThroughPrivateBuffer(socket, paneId, request.text, {
       bracketed: request.bracketed,
+      serverVersion: pane.server_version,
       after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
     })
     return { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
