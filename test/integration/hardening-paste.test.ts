@@ -4,7 +4,7 @@
  * the caller asked for the text not to be run (`enter: false`). Real tmux, real bash.
  */
 import { randomBytes } from "node:crypto"
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { bufferNames, rawRecorder as recorder, useWorlds, waitFor } from "../support/liveTmux.js"
@@ -83,7 +83,8 @@ describe("bracketed paste cannot be ended by the text", () => {
     const rec = await recorder(w, { bracketed: true })
     const file = join(w.tmpdir, "binary")
     // A lone 0x9b is C1 CSI to a program reading 8-bit controls; as UTF-8 it is no character at all.
-    writeFileSync(file, Buffer.from([0x61, 0x9b, 0x32, 0x30, 0x31, 0x7e, 0x62]))
+    const bytes = Buffer.from([0x61, 0x9b, 0x32, 0x30, 0x31, 0x7e, 0x62])
+    writeFileSync(file, bytes)
     w.tmuxOk("load-buffer", "-b", "etm.bin", file)
     const layer = w.layer()
     const refused = errorMeta(await runTool(layer, "paste_buffer", { name: "bin", pane_id: "%0" }))
@@ -92,6 +93,8 @@ describe("bracketed paste cannot be ended by the text", () => {
     expect(rec.read()).toBe("")
     okResult(await runTool(layer, "paste_buffer", { name: "bin", pane_id: "%0", bracketed: false }))
     await waitFor("the raw bytes", () => rec.read().length > 0)
+    // Byte for byte, on tmux 3.7 and later too (where paste-buffer -S keeps vis(3) from escaping 0x9b).
+    expect(readFileSync(join(w.tmpdir, "received"))).toEqual(bytes)
     expect(bufferNames(w)).toEqual(["etm.bin"])
   })
 

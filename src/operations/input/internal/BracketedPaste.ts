@@ -1,10 +1,9 @@
 /**
  * What a bracketed paste must never carry. tmux wraps the text in ESC [ 2 0 0 ~ … ESC [ 2 0 1 ~ when
- * the program asked for bracketed paste, and before 3.7 passes the text through unchanged: a paste-end
- * sequence inside the text ends the paste early, and a shell runs what follows its next newline
- * although nobody pressed Enter. (tmux 3.7 escapes control characters in pastes unless `-S`; older
- * servers, 3.3a among them, do not.) The 8-bit form, C1 CSI (U+009B) then `201~`, is refused too: a
- * program reading 8-bit controls takes it for the same thing.
+ * the program asked for bracketed paste, and passes the text through unchanged (3.7 and later are
+ * sent `-S` for that, ExactPaste.ts): a paste-end sequence inside the text ends the paste early, and
+ * a shell runs what follows its next newline although nobody pressed Enter. The 8-bit form, C1 CSI
+ * (U+009B) then `201~`, is refused too: a program reading 8-bit controls takes it for the same thing.
  */
 import * as Effect from "effect/Effect"
 import { InvalidInput } from "../../../domain/Errors.js"
