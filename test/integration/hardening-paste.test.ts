@@ -64,19 +64,16 @@ describe("bracketed paste cannot be ended by the text", () => {
   })
 
   // On tmux 3.7 and later too, where the paste goes with -S (else ESC would arrive as "^[").
-  it(
-    "the 8-bit form (C1 CSI, U+009B) is refused too; without bracketed the text is typed as given",
-    async () => {
-      const w = world()
-      const rec = await recorder(w, { bracketed: true })
-      const layer = w.layer()
-      const c1 = errorMeta(await runTool(layer, "paste_text", { pane_id: "%0", text: "a\u009b201~b" }))
-      expect(c1.code).toBe("invalid_input")
-      // bracketed: false adds no brackets, so there is no paste to end: the caller types what it gives.
-      okResult(await runTool(layer, "paste_text", { pane_id: "%0", text: `x${END}y`, bracketed: false }))
-      expect(await rec.received(`x${END}y`)).toBe(`x${END}y`)
-    }
-  )
+  it("the 8-bit form (C1 CSI, U+009B) is refused too; without bracketed the text is typed as given", async () => {
+    const w = world()
+    const rec = await recorder(w, { bracketed: true })
+    const layer = w.layer()
+    const c1 = errorMeta(await runTool(layer, "paste_text", { pane_id: "%0", text: "a\u009b201~b" }))
+    expect(c1.code).toBe("invalid_input")
+    // bracketed: false adds no brackets, so there is no paste to end: the caller types what it gives.
+    okResult(await runTool(layer, "paste_text", { pane_id: "%0", text: `x${END}y`, bracketed: false }))
+    expect(await rec.received(`x${END}y`)).toBe(`x${END}y`)
+  })
 
   it("paste_buffer refuses a bracketed paste of bytes it cannot check exactly (not UTF-8); bracketed: false pastes them", async () => {
     const w = world()
@@ -98,23 +95,20 @@ describe("bracketed paste cannot be ended by the text", () => {
     expect(bufferNames(w)).toEqual(["etm.bin"])
   })
 
-  it(
-    "a clean buffer is still pasted exactly, bracketed, and delete_after removes it; no private copy is left",
-    async () => {
-      const w = world()
-      const rec = await recorder(w, { bracketed: true })
-      const layer = w.layer()
-      const text = `a;b\nc ${START}nested start is harmless\x1b[31m`
-      okResult(await runTool(layer, "load_buffer", { name: "p", text }))
-      const pasted = okResult(await runTool(layer, "paste_buffer", { name: "p", pane_id: "%0" }))
-      expect(pasted).toEqual({ name: "p", pane_id: "%0", bracketed: true, deleted: false, pane_in_mode: false })
-      const once = `${START}${text.replace(/\n/g, "\r")}${END}`
-      expect(await rec.received(once)).toBe(once)
-      expect(bufferNames(w)).toEqual(["etm.p"])
-      okResult(await runTool(layer, "paste_buffer", { name: "p", pane_id: "%0", delete_after: true }))
-      expect(await rec.received(once + once)).toBe(once + once)
-      expect(bufferNames(w)).toEqual([])
-      expect(errorMeta(await runTool(layer, "paste_buffer", { name: "p", pane_id: "%0" })).code).toBe("invalid_input")
-    }
-  )
+  it("a clean buffer is still pasted exactly, bracketed, and delete_after removes it; no private copy is left", async () => {
+    const w = world()
+    const rec = await recorder(w, { bracketed: true })
+    const layer = w.layer()
+    const text = `a;b\nc ${START}nested start is harmless\x1b[31m`
+    okResult(await runTool(layer, "load_buffer", { name: "p", text }))
+    const pasted = okResult(await runTool(layer, "paste_buffer", { name: "p", pane_id: "%0" }))
+    expect(pasted).toEqual({ name: "p", pane_id: "%0", bracketed: true, deleted: false, pane_in_mode: false })
+    const once = `${START}${text.replace(/\n/g, "\r")}${END}`
+    expect(await rec.received(once)).toBe(once)
+    expect(bufferNames(w)).toEqual(["etm.p"])
+    okResult(await runTool(layer, "paste_buffer", { name: "p", pane_id: "%0", delete_after: true }))
+    expect(await rec.received(once + once)).toBe(once + once)
+    expect(bufferNames(w)).toEqual([])
+    expect(errorMeta(await runTool(layer, "paste_buffer", { name: "p", pane_id: "%0" })).code).toBe("invalid_input")
+  })
 })
