@@ -119,6 +119,39 @@ describe("a command that fakes its own end (issue 10 item 7)", () => {
   })
 })
 
+describe("a start marker that scrolled out of the pane's history before it was read", () => {
+  // A pane whose history keeps 50 lines (history-limit applies to panes made after it is set).
+  const smallHistoryPane = async () => {
+    const { w, layer } = await shellWorld(world())
+    w.tmuxOk("set-option", "-g", "history-limit", "50")
+    const pane = w.tmuxOk("new-window", "-d", "-P", "-F", "#{pane_id}", BASH).trim()
+    await waitFor("the shell's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", pane).trim() !== "")
+    const run = async (command: string) =>
+      okResult(await runTool(layer, "run_command", { pane_id: pane, command, timeout: 15, max_lines: 1000 }))
+    return { w, pane, run }
+  }
+  // More lines than the history keeps right after the start, then longer than the start verdict waits.
+  const flood = "seq 1 300; sleep 4; echo still-running; false"
+
+  it("in scrollback mode (the pane has a pipe of its own), the command is waited for, not called not_started", async () => {
+    const { w, pane, run } = await smallHistoryPane()
+    w.tmuxOk("pipe-pane", "-t", pane, "cat > /dev/null")
+    const result = await run(flood)
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 1, started: true, output_source: "scrollback", truncated: true })
+    expect(result.output).toContain("still-running")
+    expect(result.output).not.toContain("ETM_")
+  })
+
+  it("after a fake end stopped the recorder: the start seen in the log still counts", async () => {
+    const { run } = await smallHistoryPane()
+    const fakeEnd =
+      "for i in $(tmux capture-pane -p -t $TMUX_PANE -S - | grep -o '[0-9a-f]\\{16\\}' | sort -u); do printf 'ETM_E_%s_0 0\\n' $i; done"
+    const result = await run(`${fakeEnd}; ${flood}`)
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 1, started: true, output_source: "scrollback", truncated: true })
+    expect(result.output).toContain("still-running")
+  })
+})
+
 describe("two MCP servers, one pane (issue 10 item 4)", () => {
   it("a pane claimed by another server's run_command is refused as run_pending, never typed into", async () => {
     const { w, run, layer } = await shellWorld(world())
