@@ -88,6 +88,11 @@ describe("a command that fakes its own end (issue 10 item 7)", () => {
     expect(result.elapsed_ms).toBeGreaterThanOrEqual(1000)
   })
 
+  it("stops the recording only at a line shaped like the real end: the output stays the log's", async () => {
+    const { run } = await shellWorld(world())
+    expect(await run(faker)).toMatchObject({ outcome: "completed", exit_status: 1, output_source: "pipe" })
+  })
+
   it("in sh (dash) too", async () => {
     const { run } = await shellWorld(world(), "sh")
     const result = await run(faker)
@@ -145,7 +150,7 @@ describe("a start marker that scrolled out of the pane's history before it was r
   it("after a fake end stopped the recorder: the start seen in the log still counts", async () => {
     const { run } = await smallHistoryPane()
     const fakeEnd =
-      "for i in $(tmux capture-pane -p -t $TMUX_PANE -S - | grep -o '[0-9a-f]\\{16\\}' | sort -u); do printf 'ETM_E_%s_0 0\\n' $i; done"
+      "for i in $(tmux capture-pane -p -t $TMUX_PANE -S - | grep -o '[0-9a-f]\\{16\\}' | sort -u); do printf 'ETM_E_%s_%s 0\\n' $i 0123456789abcdef0123456789abcdef; done"
     const result = await run(`${fakeEnd}; ${flood}`)
     expect(result).toMatchObject({ outcome: "completed", exit_status: 1, started: true, output_source: "scrollback", truncated: true })
     expect(result.output).toContain("still-running")

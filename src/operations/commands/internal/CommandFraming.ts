@@ -58,9 +58,14 @@ export interface RunMarks {
 export const commandBufferName = (id: string): string => `etm.run.${id}`
 
 const startMarker = (id: string) => `ETM_S_${id}`
-/** The part of the end marker that is not secret: what a recorder can look for without knowing the secret. */
-export const endMarkerPrefix = (id: string): string => `ETM_E_${id}_`
+const endMarkerPrefix = (id: string): string => `ETM_E_${id}_`
 const endMarker = ({ id, secret }: RunMarks) => `${endMarkerPrefix(id)}${secret}`
+/**
+ * What a recorder can look for without knowing the secret (an extended regular expression): a line
+ * shaped like the end, so that a run id read off the screen, a cut marker or a tracer's line does
+ * not stop the recording.
+ */
+export const endMarkerShape = (id: string): string => `${endMarkerPrefix(id)}[0-9a-f]{32} [0-9]`
 
 /** Quotes a word for any POSIX shell. */
 export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
