@@ -88,6 +88,11 @@ describe("a command that fakes its own end (issue 10 item 7)", () => {
     expect(result.elapsed_ms).toBeGreaterThanOrEqual(1000)
   })
 
+  it("stops the recording only at a line shaped like the real end: the output stays the log's", async () => {
+    const { run } = await shellWorld(world())
+    expect(await run(faker)).toMatchObject({ outcome: "completed", exit_status: 1, output_source: "pipe" })
+  })
+
   it("in sh (dash) too", async () => {
     const { run } = await shellWorld(world(), "sh")
     const result = await run(faker)
@@ -116,6 +121,39 @@ describe("a command that fakes its own end (issue 10 item 7)", () => {
       expect(result).toMatchObject({ outcome: "completed", exit_status: 2 })
       expect(await run("echo after")).toMatchObject({ output: "after", exit_status: 0 })
     }
+  })
+})
+
+describe("a start marker that scrolled out of the pane's history before it was read", () => {
+  // A pane whose history keeps 50 lines (history-limit applies to panes made after it is set).
+  const smallHistoryPane = async () => {
+    const { w, layer } = await shellWorld(world())
+    w.tmuxOk("set-option", "-g", "history-limit", "50")
+    const pane = w.tmuxOk("new-window", "-d", "-P", "-F", "#{pane_id}", BASH).trim()
+    await waitFor("the shell's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", pane).trim() !== "")
+    const run = async (command: string) =>
+      okResult(await runTool(layer, "run_command", { pane_id: pane, command, timeout: 15, max_lines: 1000 }))
+    return { w, pane, run }
+  }
+  // More lines than the history keeps right after the start, then longer than the start verdict waits.
+  const flood = "seq 1 300; sleep 4; echo still-running; false"
+
+  it("in scrollback mode (the pane has a pipe of its own), the command is waited for, not called not_started", async () => {
+    const { w, pane, run } = await smallHistoryPane()
+    w.tmuxOk("pipe-pane", "-t", pane, "cat > /dev/null")
+    const result = await run(flood)
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 1, started: true, output_source: "scrollback", truncated: true })
+    expect(result.output).toContain("still-running")
+    expect(result.output).not.toContain("ETM_")
+  })
+
+  it("after a fake end stopped the recorder: the start seen in the log still counts", async () => {
+    const { run } = await smallHistoryPane()
+    const fakeEnd =
+      "for i in $(tmux capture-pane -p -t $TMUX_PANE -S - | grep -o '[0-9a-f]\\{16\\}' | sort -u); do printf 'ETM_E_%s_%s 0\\n' $i 0123456789abcdef0123456789abcdef; done"
+    const result = await run(`${fakeEnd}; ${flood}`)
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 1, started: true, output_source: "scrollback", truncated: true })
+    expect(result.output).toContain("still-running")
   })
 })
 

@@ -81,6 +81,41 @@ describe("FramedOutput", () => {
     expect(output.budget.result().lines).toEqual(["y", "z"])
   })
 
+  it("a start known from before (the log, a handle) outlives a rescan whose history lost the start marker", () => {
+    const output = new FramedOutput({ id: ID, secret: SECRET }, () => new HeadTail(), false, { started: true, offset: 0 })
+    output.rescan(stream("41\n42\n"), 0)
+    expect(output.state).toMatchObject({ started: true, ended: false })
+    expect(output.budget.result().lines).toEqual(["41", "42"])
+    expect(output.startLost).toBe(true)
+  })
+
+  it("an end found without its start in the history keeps the lines before it as output, flagged lost", () => {
+    const output = framed()
+    output.rescan(stream(`41\n42\n${END} 3\n`), 0)
+    expect(output.state).toEqual({ started: true, ended: true, exitStatus: 3 })
+    expect(output.budget.result().lines).toEqual(["41", "42"])
+    expect(output.startLost).toBe(true)
+  })
+
+  it("a history that holds its start loses nothing", () => {
+    const output = framed()
+    output.rescan(stream(`$ line etm.run.${ID}\nETM_S_${ID}\nx\n${END} 0\n`), 0)
+    expect(output.budget.result().lines).toEqual(["x"])
+    expect(output.startLost).toBe(false)
+    expect(output.typedLineSeen).toBe(true)
+  })
+
+  it("assumeStarted rereads the last history as output when neither the typed line nor the start is in it", () => {
+    const output = framed()
+    output.rescan(stream("41\n42\n"), 0)
+    expect(output.state.started).toBe(false)
+    expect(output.typedLineSeen).toBe(false)
+    output.assumeStarted()
+    expect(output.state.started).toBe(true)
+    expect(output.budget.result().lines).toEqual(["41", "42"])
+    expect(output.startLost).toBe(true)
+  })
+
   it("keeps escapes when asked", () => {
     const output = framed(true)
     output.feed(stream(`ETM_S_${ID}\r\n\x1b[31mred\x1b[0m\r\n${END} 0\r\n`))

@@ -151,6 +151,6 @@ describe("the recorder", () => {
     expect(expanded).toContain("'/tmp/50%#dir/x.log'")
     expect(expanded).toContain("'-t' '%3'")
     expect(expanded).toContain("#{==:#{@etm-pipe},0123456789abcdef}")
-    expect(expanded).toContain(`grep -q -F 'ETM_E_${ID}_'`)
+    expect(expanded).toContain(`grep -q -E 'ETM_E_${ID}_[0-9a-f]{32} [0-9]'`)
   })
 })

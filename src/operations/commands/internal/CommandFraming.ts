@@ -58,9 +58,14 @@ export interface RunMarks {
 export const commandBufferName = (id: string): string => `etm.run.${id}`
 
 const startMarker = (id: string) => `ETM_S_${id}`
-/** The part of the end marker that is not secret: what a recorder can look for without knowing the secret. */
-export const endMarkerPrefix = (id: string): string => `ETM_E_${id}_`
+const endMarkerPrefix = (id: string): string => `ETM_E_${id}_`
 const endMarker = ({ id, secret }: RunMarks) => `${endMarkerPrefix(id)}${secret}`
+/**
+ * What a recorder can look for without knowing the secret (an extended regular expression): a line
+ * shaped like the end, so that a run id read off the screen, a cut marker or a tracer's line does
+ * not stop the recording.
+ */
+export const endMarkerShape = (id: string): string => `${endMarkerPrefix(id)}[0-9a-f]{32} [0-9]`
 
 /** Quotes a word for any POSIX shell. */
 export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
@@ -130,6 +135,12 @@ export class FramedOutput {
   private pending: Buffer = Buffer.alloc(0)
   private consumed: number
   private startedFlag: boolean
+  /** The start was seen once (in the log, an earlier capture, a handle): a history that lost it cannot undo that. */
+  private knownStarted: boolean
+  private startMarkerSeen = false
+  private typedSeen = false
+  private lost = false
+  private lastCapture: { readonly bytes: Buffer; readonly skipLines: number } | undefined
   private endedFlag = false
   private status: number | null = null
   private toSkip: number
@@ -145,6 +156,7 @@ export class FramedOutput {
     state: { readonly started: boolean; readonly offset: number; readonly skipLines?: number }
   ) {
     this.startedFlag = state.started
+    this.knownStarted = state.started
     this.consumed = state.offset
     this.toSkip = state.skipLines ?? 0
     this.current = makeBudget()
@@ -153,7 +165,26 @@ export class FramedOutput {
   }
 
   get state(): FrameState {
-    return { started: this.startedFlag, ended: this.endedFlag, exitStatus: this.status }
+    return { started: this.startedFlag || this.knownStarted, ended: this.endedFlag, exitStatus: this.status }
+  }
+
+  /**
+   * The last capture read did not hold the command's start though it ran: lines scrolled out of the
+   * pane's history before they were read, so the output holds what was left from its top on.
+   */
+  get startLost(): boolean {
+    return this.lost
+  }
+
+  /** The line typed into the pane (it names the run's buffer) was in the stream before any start. */
+  get typedLineSeen(): boolean {
+    return this.typedSeen
+  }
+
+  /** The command is taken as started though its start was not seen; the last capture is read again so. */
+  assumeStarted(): void {
+    this.knownStarted = true
+    if (this.lastCapture !== undefined && !this.startedFlag) this.rescan(this.lastCapture.bytes, this.lastCapture.skipLines)
   }
 
   get budget(): HeadTail {
@@ -196,9 +227,23 @@ export class FramedOutput {
    * skipping as many output lines as before.
    */
   rescan(bytes: Buffer, skipLines: number): void {
+    this.lastCapture = { bytes, skipLines }
+    // The start seen in the log before the recorder stopped counts as much as one in the history.
+    this.knownStarted ||= this.startedFlag
+    this.scan(bytes, skipLines, false)
+    // A run that did start (or whose end is here) but whose start is not: the start scrolled out,
+    // and every line the history still holds came after it.
+    this.lost = !this.startMarkerSeen && (this.knownStarted || this.endedFlag)
+    if (this.lost) this.scan(bytes, skipLines, true)
+    this.knownStarted ||= this.startedFlag
+  }
+
+  private scan(bytes: Buffer, skipLines: number, fromStart: boolean): void {
     this.pending = Buffer.alloc(0)
     this.consumed = 0
-    this.startedFlag = false
+    this.startedFlag = fromStart
+    this.startMarkerSeen = false
+    this.typedSeen = false
     this.endedFlag = false
     this.status = null
     this.toSkip = skipLines
@@ -221,8 +266,11 @@ export class FramedOutput {
       return
     }
     if (!this.startedFlag) {
-      if (plain.includes(startMarker(this.marks.id))) this.startedFlag = true
-      else {
+      if (plain.includes(startMarker(this.marks.id))) {
+        this.startedFlag = true
+        this.startMarkerSeen = true
+      } else {
+        if (plain.includes(commandBufferName(this.marks.id))) this.typedSeen = true
         this.before.push(plain)
         if (this.before.length > PREAMBLE_LINES) this.before.shift()
       }

@@ -52,7 +52,9 @@ const liveRecord = Format.record("liv", {
   dead: Format.bool("pane_dead"),
   command: Format.string("pane_current_command"),
   claim: Format.string("@etm-run"),
-  stopped: Format.string("@etm-stopped")
+  stopped: Format.string("@etm-stopped"),
+  history: Format.int("history_size"),
+  historyLimit: Format.int("history_limit")
 })
 
 /** The pane as it is now: alive with the run's pid, or gone (dead, respawned, closed, its server gone). */
@@ -102,8 +104,25 @@ type Ending = "ended" | "died" | "not_started" | "taken_over"
 const withdraw = (run: Run) =>
   deleteTmuxBuffer(run.socket, commandBufferName(run.handle.id)).pipe(Effect.catchAll(() => Effect.succeed(false)))
 
-/** Until the start marker shows: whether the shell took the line (see START_GRACE_MS, FETCH_GRACE_MS). */
-const startVerdict = (run: Run) =>
+/**
+ * tmux drops a tenth of a full history at a time, so a history this full may have dropped lines
+ * since the line was typed.
+ */
+const HISTORY_FULL_SHARE = 0.9
+
+/**
+ * Whether the pane's history may have lost the typed line and the start marker after it: then their
+ * absence proves nothing. The log of a recorder holds everything, so only a history read can.
+ */
+const startMayBeLost = (run: Run, pane: { readonly history: number; readonly historyLimit: number }) =>
+  run.handle.source === "scrollback" && !run.framed.typedLineSeen && pane.history >= pane.historyLimit * HISTORY_FULL_SHARE
+
+/**
+ * Until the start marker shows: whether the shell took the line (see START_GRACE_MS, FETCH_GRACE_MS).
+ * not_started only when that is established: the line withdrawn unfetched, or fetched with the
+ * start still missing from a stream that would hold it.
+ */
+const startVerdict = (run: Run, pane: { readonly history: number; readonly historyLimit: number }) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     if (run.handle.fetched_by === null) {
@@ -112,7 +131,11 @@ const startVerdict = (run: Run) =>
       run.handle = { ...run.handle, fetched_by: now }
       return Option.none<Ending>()
     }
-    return now - run.handle.fetched_by >= FETCH_GRACE_MS ? Option.some<Ending>("not_started") : Option.none<Ending>()
+    if (now - run.handle.fetched_by < FETCH_GRACE_MS) return Option.none<Ending>()
+    if (!startMayBeLost(run, pane)) return Option.some<Ending>("not_started")
+    // The line was fetched and whatever it printed may have scrolled away: it ran, as far as can be told.
+    run.framed.assumeStarted()
+    return Option.none<Ending>()
   })
 
 /** Polls until the command ends, the pane dies, the line proves not to run, or the time is up (none). */
@@ -154,7 +177,7 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
           const takenOver = pane.stopped === run.handle.id || (pane.claim !== "" && pane.claim !== run.handle.id)
           return takenOver ? Option.some<Ending>("taken_over") : Option.none<Ending>()
         }
-        return yield* startVerdict(run)
+        return yield* startVerdict(run, pane)
       }),
       // A log is a local file, cheap to look at often; a history capture is a tmux process each time.
       run.handle.source === "pipe"
@@ -235,7 +258,8 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
       lines_total: bounded.lines_total,
       elided_lines: bounded.elided_lines,
       elided_after_line: bounded.elided_after_line,
-      truncated: bounded.truncated,
+      // Output that scrolled out of the pane's history before it was read is left out too.
+      truncated: bounded.truncated || (outcome !== "not_started" && run.framed.startLost),
       cut_lines: bounded.cut_lines,
       earlier_lines: run.handle.returned_lines,
       started: state.started,

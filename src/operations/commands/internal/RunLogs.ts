@@ -8,11 +8,12 @@
  * it, and so does a cancel. (A command read from the pane's history gets an empty log, for that.)
  *
  * The recorder needs no one to stop it. `tee` copies what the pane prints into the log at once (no
- * buffering) and on to `grep`, which watches for the end marker's id; when it shows, the recorder
- * closes its own pipe through tmux, with everything up to the end already in the log, and releases
- * the pane's run claim (see PaneClaim). The id is no secret, so a command can show a line that looks
- * like its end and stop the recording early: the wait then reads the rest from the pane's history,
- * and only the real end (with the secret) ends it. A log never grows past LOG_LIMIT_BLOCKS (the
+ * buffering) and on to `grep`, which watches for a line shaped like the end marker (its id and 32
+ * hex digits, see endMarkerShape); when it shows, the recorder closes its own pipe through tmux,
+ * with everything up to the end already in the log, and releases the pane's run claim (see
+ * PaneClaim). The id is no secret, so a command can show a line shaped like its end (with a made-up
+ * secret) and stop the recording early: the wait then reads the rest from the pane's history, and
+ * only the real end (with the secret) ends it. A log never grows past LOG_LIMIT_BLOCKS (the
  * recorder's file-size limit; tee goes on feeding grep). When the recorder stops for any reason, it
  * renames the log `<id>.log.ended`; ended logs untouched for an hour, and the empty logs of
  * history-read commands untouched for a day, are swept the next time a command runs.
@@ -23,7 +24,7 @@ import { join } from "node:path"
 import { Failed } from "../../../domain/Errors.js"
 import { commandLine } from "../../../tmux/ControlProtocol.js"
 import { literalizeFormat } from "../../../tmux/Literal.js"
-import { endMarkerPrefix, isRunId, shellQuote } from "./CommandFraming.js"
+import { endMarkerShape, isRunId, shellQuote } from "./CommandFraming.js"
 import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
 
 /** Bytes read from a log per poll, so one poll never holds a huge file in memory. */
@@ -119,8 +120,8 @@ export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: Re
     // Past the size limit, writes to the log fail (and tee carries on for grep) instead of killing tee.
     "trap '' XFSZ",
     `ulimit -f ${LOG_LIMIT_BLOCKS} 2>/dev/null`,
-    `tee -a ${shellQuote(log)} | { if LC_ALL=C grep -q -F ${
-      shellQuote(endMarkerPrefix(id))
+    `tee -a ${shellQuote(log)} | { if LC_ALL=C grep -q -E ${
+      shellQuote(endMarkerShape(id))
     }; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`,
     `mv -f ${shellQuote(log)} ${shellQuote(`${log}${ENDED}`)} 2>/dev/null`
   ].join("; ")
