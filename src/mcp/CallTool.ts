@@ -13,6 +13,7 @@ import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
+import { encodeOutput } from "./internal/OutputEncoder.js"
 import { renderResultText } from "./internal/ResultText.js"
 
 /** The `_meta` key that carries `{ code, kind?, hint, retryable, effects }` on error results. */
@@ -119,8 +120,8 @@ export const callTool = (
       yield* checkArguments(tool, args)
       const input = yield* decodeArguments(tool, args)
       const output = yield* tool.handler(input)
-      // Encoding checks the handler kept its promise (a broken promise is a bug, hence orDie).
-      return yield* Effect.orDie(Schema.encode(tool.output)(output))
+      // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
+      return encodeOutput(tool.output, output)
     }).pipe(Effect.either)
     const result = Either.match(outcome, {
       onLeft: (error) => errorResult(tool, error),

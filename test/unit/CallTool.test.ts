@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { callTool } from "../../src/mcp/CallTool.js"
 import { renderResultText } from "../../src/mcp/internal/ResultText.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
+import { defineTool } from "../../src/tools/Tool.js"
 import { call, fakeLayer, fakeState, resultText, socketPathFor } from "../support/fakeWorld.js"
 import { errorMeta, okResult } from "../support/runTool.js"
 
@@ -86,5 +89,24 @@ describe("callTool over FakeTmux", () => {
       }
       expect(okResult(yield* call(layer, "capture_pane", { pane_id: "%0" })).content).toBe("hello")
       expect(resultText(yield* call(layer, "capture_pane", { pane_id: "%0" }))).toContain("content: hello")
+    }))
+
+  it.effect("a handler that breaks its output schema's promise is a defect result, not a sent value", () =>
+    Effect.gen(function*() {
+      const broken = defineTool({
+        name: "broken_promise",
+        title: "Broken",
+        description: "Returns what its schema refuses.",
+        tier: "readonly",
+        group: "read",
+        hints: { idempotent: true },
+        input: Schema.Struct({}),
+        output: Schema.Struct({ count: Schema.Number.pipe(Schema.int()) }),
+        handler: () => Effect.succeed({ count: 1.5 })
+      })
+      const result = yield* callTool(broken, {}).pipe(Effect.provide(fakeLayer(live())))
+      expect(result.isError).toBe(true)
+      expect(resultText(result)).toContain("Internal error in broken_promise")
+      expect(result.structuredContent).toBeUndefined()
     }))
 })

@@ -42,10 +42,13 @@ const lineCount = (text: string): number => text.split("\n").length
 const renderTable = (name: string, items: ReadonlyArray<JsonObject>, indent: string, out: Array<string>): void => {
   const columns: Array<string> = []
   const nested: Array<string> = []
+  // A key's place is decided by its first item; a set keeps 500 items × their keys linear.
+  const placed = new Set<string>()
   for (const item of items) {
-    for (const [key, value] of Object.entries(item)) {
-      const list = isTable(value) ? nested : columns
-      if (!columns.includes(key) && !nested.includes(key)) list.push(key)
+    for (const key of Object.keys(item)) {
+      if (placed.has(key)) continue
+      placed.add(key)
+      ;(isTable(item[key]) ? nested : columns).push(key)
     }
   }
   out.push(`${indent}${name} (${items.length}): ${columns.join(" ")}`)

@@ -31,10 +31,11 @@ export const withKey = <K extends string>(all: ReadonlyArray<K>, key: ReadonlyAr
   all.filter((field) => key.includes(field) || fields.includes(field))
 
 /** The item with only these fields, in this order. */
-export const project = <A extends object>(item: A, fields: ReadonlyArray<string>): Projected<A> =>
-  Object.fromEntries(
-    fields.filter((field) => field in item).map((field) => [field, (item as Record<string, unknown>)[field]])
-  ) as Projected<A>
+export const project = <A extends object>(item: A, fields: ReadonlyArray<string>): Projected<A> => {
+  const projected: Record<string, unknown> = {}
+  for (const field of fields) if (field in item) projected[field] = (item as Record<string, unknown>)[field]
+  return projected as Projected<A>
+}
 
 /** The model's struct with every field but the key optional: an item of a projected listing. */
 export const projected = <F extends Record<string, Schema.Schema.All>>(
