@@ -26,7 +26,7 @@ import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { Failed } from "../domain/Errors.js"
 import { classifyFailure, timedOut } from "./Classify.js"
-import { hostSpeaksEveryVersion } from "./internal/ClientProtocol.js"
+import { hostSpeaksEveryVersion, prepareIdentity } from "./internal/ClientProtocol.js"
 import { listArgv, markList, readAnswer } from "./internal/CommandList.js"
 import { runOverSocket, type SocketOutcome } from "./internal/SocketClient.js"
 import { describeCommands, Tmux, type TmuxShape, type TransportInUse } from "./Tmux.js"
@@ -65,6 +65,12 @@ export const makeTmuxSocket = Effect.gen(function*() {
   const config = yield* TmuxMcpConfig
   const exec = yield* TmuxExec.make
   const fallbacks = new Map<string, Fallback>()
+  // The same for every connection: encoded once, not per call.
+  const identity = prepareIdentity({
+    environment: config.tmuxEnvironment,
+    cwd: workingDirectory(config.tmuxEnvironment.HOME),
+    pid: process.pid
+  })
 
   /** Why exec serves this socket now, or undefined for the socket protocol. */
   const fallbackFor = (socket: ResolvedSocket): string | undefined => {
@@ -84,7 +90,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
       const close = runOverSocket(
         {
           path: socket.path,
-          identity: { environment: config.tmuxEnvironment, cwd: workingDirectory(config.tmuxEnvironment.HOME), pid: process.pid },
+          identity,
           argv,
           stdin
         },

@@ -9,7 +9,7 @@ import { constants } from "node:os"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { frame, Message } from "../../src/tmux/internal/ClientProtocol.js"
+import { frame, Message, prepareIdentity } from "../../src/tmux/internal/ClientProtocol.js"
 import { runOverSocket, type SocketOutcome, type SocketRequest } from "../../src/tmux/internal/SocketClient.js"
 import { type FakeConnection, type FakeTmuxServer, fakeTmuxServer, ints } from "../support/FakeTmuxServer.js"
 
@@ -32,7 +32,7 @@ const serve = async (script: (connection: FakeConnection) => void | Promise<void
 
 const request = (path: string, extra: Partial<SocketRequest> = {}): SocketRequest => ({
   path,
-  identity: { environment: { PATH: "/bin", TERM: "dumb" }, cwd: "/tmp", pid: 4321 },
+  identity: prepareIdentity({ environment: { PATH: "/bin", TERM: "dumb" }, cwd: "/tmp", pid: 4321 }),
   argv: ["display-message", "-p", "x"],
   ...extra
 })

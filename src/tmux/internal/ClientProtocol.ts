@@ -100,6 +100,14 @@ export interface Identity {
  * treats a spawned CLI with stdin on /dev/null. The tty name is sent, empty: tmux 3.3a reads it
  * unchecked once identifying is done. A variable too long for one frame is left out, as the CLI does.
  */
+/** An identity with its messages encoded once: the same for every connection of a layer. */
+export interface PreparedIdentity {
+  readonly pid: number
+  readonly messages: Buffer
+}
+
+export const prepareIdentity = (identity: Identity): PreparedIdentity => ({ pid: identity.pid, messages: identifyMessages(identity) })
+
 export const identifyMessages = (identity: Identity): Buffer => {
   const messages = [
     frame(Message.IDENTIFY_FLAGS, int32(CLIENT_UTF8), identity.pid),

@@ -23,9 +23,8 @@ import {
   exitStatus,
   type Frame,
   FrameReader,
-  identifyMessages,
-  type Identity,
   Message,
+  type PreparedIdentity,
   PROTOCOL_VERSION,
   readOpen,
   readReply,
@@ -50,7 +49,8 @@ export type SocketOutcome =
 
 export interface SocketRequest {
   readonly path: string
-  readonly identity: Identity
+  /** The client's identify messages (prepareIdentity), sent before the command. */
+  readonly identity: PreparedIdentity
   /** The command list's argv, `;` separators included, as the CLI sends it. */
   readonly argv: ReadonlyArray<string>
   /** The payload a `load-buffer -` of the list reads. */
@@ -182,7 +182,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
   socket.on("connect", () => {
     connected = true
   })
-  socket.write(Buffer.concat([identifyMessages(request.identity), command]))
+  socket.write(Buffer.concat([request.identity.messages, command]))
   socket.on("data", (chunk: Buffer) => {
     let frames: Array<Frame>
     try {
