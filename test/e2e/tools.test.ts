@@ -86,13 +86,13 @@ describe("every tool is described and every read tool's result validates against
     world?.dispose()
   })
 
-  it("each listed tool has a title, annotations, an object inputSchema without additional properties, and an object outputSchema", () => {
+  it("each listed tool has a title, annotations, an object inputSchema whose root is not closed (28 B a tool), and an object outputSchema", () => {
     expect(server.tools.length).toBe(allTools.length)
     for (const tool of server.tools) {
       expect(tool.title, tool.name).toMatch(/\S/)
       expect(tool.description, tool.name).toMatch(/\S/)
       expect(tool.inputSchema.type, tool.name).toBe("object")
-      expect((tool.inputSchema as Record<string, unknown>).additionalProperties, tool.name).toBe(false)
+      expect(tool.inputSchema, tool.name).not.toHaveProperty("additionalProperties")
       expect(tool.outputSchema?.type, tool.name).toBe("object")
       expect(tool.outputSchema?.properties, tool.name).toBeDefined()
       const annotations = tool.annotations!

@@ -7,6 +7,10 @@
  * - The ids' own descriptions (what a pane id looks like, where it comes from) repeat on every id
  *   argument; the instructions and docs/tools.md say it once, the pattern stays.
  * - A union of bare types is written as a type list (`["integer", "null"]`), as JSON Schema allows.
+ * - The arguments object itself is not closed (`additionalProperties: false` at the root, 28 B on
+ *   every tool): the server refuses an unknown argument by name anyway (CallTool decodes with
+ *   `onExcessProperty: "error"`), and the properties listed say what is taken. Nested objects an
+ *   agent builds (batch steps, …) stay closed, where a misspelt key is easier to make.
  * - Output schemas keep their structure and types (properties, items, type lists, enums) but no
  *   prose, no value constraints, no closing and no required lists: what an agent reads a result by,
  *   not what checks our own output.
@@ -97,7 +101,7 @@ const clean = (node: unknown, side: Side): unknown => {
  * `side` says whether it describes a tool's arguments or its result.
  */
 export const toolJsonSchema = (schema: Schema.Schema.Any, side: Side = "input"): { type: "object"; [key: string]: unknown } => {
-  const json = clean(JSONSchema.make(schema, { target: "jsonSchema2020-12" }), side) as JsonObject
+  const { additionalProperties: _, ...json } = clean(JSONSchema.make(schema, { target: "jsonSchema2020-12" }), side) as JsonObject
   if (json.type !== "object") throw new Error("tool schemas must be objects")
   return json as { type: "object"; [key: string]: unknown }
 }
