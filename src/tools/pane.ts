@@ -12,6 +12,7 @@ import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/C
 import { callerPane } from "./internal/CallerTarget.js"
 import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
+import { besideOf, itemFilterOf, whereArgument } from "./internal/Where.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 /**
@@ -44,6 +45,7 @@ export const listPanesTool = defineTool({
     session_id: optional(SessionId),
     window_id: optional(WindowId),
     fields: fieldsArgument(PANE_FIELDS, DEFAULT_PANE_FIELDS),
+    where: whereArgument(Pane.fields, { neighbours: true }, "Also left_of, right_of, above or below: a pane id, for the panes beside it."),
     ...socketArguments,
     ...pageArguments
   }),
@@ -53,9 +55,17 @@ export const listPanesTool = defineTool({
       if (input.session_id !== undefined && input.window_id !== undefined) {
         return yield* Effect.fail(new InvalidInput({ reason: "Pass session_id or window_id, not both." }))
       }
+      const beside = besideOf(input.where)
+      if (beside.length > 1) return yield* Effect.fail(new InvalidInput({ reason: "where takes one of left_of, right_of, above, below." }))
+      if (beside.length > 0 && (input.session_id !== undefined || input.window_id !== undefined)) {
+        return yield* Effect.fail(
+          new InvalidInput({ reason: "A neighbour key lists the pane's own window: pass it without session_id or window_id." })
+        )
+      }
       const socket = yield* resolveSocket(input)
       const fields = fieldsOf(input.fields, PANE_FIELDS, PANE_KEY, DEFAULT_PANE_FIELDS)
-      const { items } = yield* listPaneFields(socket, { session_id: input.session_id, window_id: input.window_id }, fields)
+      const filter = { ...itemFilterOf<PaneField>(input.where), beside: beside[0] }
+      const { items } = yield* listPaneFields(socket, { session_id: input.session_id, window_id: input.window_id }, fields, filter)
       return paginate(items, input)
     })
 })

@@ -11,6 +11,7 @@ import { getSession, listSessionFields } from "../operations/hierarchy/Hierarchy
 import { callerPaneId } from "./internal/CallerTarget.js"
 import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
+import { itemFilterOf, whereArgument } from "./internal/Where.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 /** What list_sessions returns per session unless asked (not the creation time or active ids). */
@@ -23,12 +24,18 @@ export const listSessionsTool = defineTool({
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
-  input: Schema.Struct({ fields: fieldsArgument(SESSION_FIELDS, DEFAULT_SESSION_FIELDS), ...socketArguments, ...pageArguments }),
+  input: Schema.Struct({
+    fields: fieldsArgument(SESSION_FIELDS, DEFAULT_SESSION_FIELDS),
+    where: whereArgument(Session.fields),
+    ...socketArguments,
+    ...pageArguments
+  }),
   output: Page(projected(Session, SESSION_KEY)),
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
-      const { items } = yield* listSessionFields(socket, fieldsOf(input.fields, SESSION_FIELDS, SESSION_KEY, DEFAULT_SESSION_FIELDS))
+      const fields = fieldsOf(input.fields, SESSION_FIELDS, SESSION_KEY, DEFAULT_SESSION_FIELDS)
+      const { items } = yield* listSessionFields(socket, fields, itemFilterOf(input.where))
       return paginate(items, input)
     })
 })

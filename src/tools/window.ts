@@ -10,6 +10,7 @@ import { getPaneWindow, getWindow, listWindowFields } from "../operations/hierar
 import { callerPaneId } from "./internal/CallerTarget.js"
 import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
+import { itemFilterOf, whereArgument } from "./internal/Where.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
 /** What list_windows returns per window unless asked (not the layout string, sizes or zoom). */
@@ -32,6 +33,7 @@ export const listWindowsTool = defineTool({
   input: Schema.Struct({
     session_id: optional(SessionId),
     fields: fieldsArgument(WINDOW_FIELDS, DEFAULT_WINDOW_FIELDS),
+    where: whereArgument(Window.fields),
     ...socketArguments,
     ...pageArguments
   }),
@@ -40,7 +42,7 @@ export const listWindowsTool = defineTool({
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const fields = fieldsOf(input.fields, WINDOW_FIELDS, WINDOW_KEY, DEFAULT_WINDOW_FIELDS)
-      const { items } = yield* listWindowFields(socket, { session_id: input.session_id }, fields)
+      const { items } = yield* listWindowFields(socket, { session_id: input.session_id }, fields, itemFilterOf(input.where))
       return paginate(items, input)
     })
 })

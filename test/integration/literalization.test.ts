@@ -273,7 +273,60 @@ const NOWHERE = { session_id: "$999999", window_id: "@999999", pane_id: "%999999
 
 let bufferCount = 0
 
+/**
+ * `where` of a list tool: the object is named by the text through a tool of ours (which stores it
+ * literally), then the filter with the text as its value must find it; the text as a key, as a
+ * regex or as a neighbour's pane id may be refused, never run.
+ */
+const whereVariants = (
+  field: string,
+  name: (ctx: Ctx, text: string) => Promise<{ readonly id: string; readonly key: string } | undefined>,
+  extra: ReadonlyArray<Variant> = []
+): Readonly<Record<string, ReadonlyArray<Variant>>> => ({
+  where: [
+    {
+      label: `${field} named by the text`,
+      args: async (ctx, text) => {
+        const named = await name(ctx, text)
+        return named === undefined ? undefined : { where: { [field]: text }, limit: 1000, _id: named.id, _key: named.key }
+      },
+      readBack: (_ctx, _text, result, args) =>
+        result.items.some((item: any) => item[args._key as string] === args._id)
+          ? undefined
+          : `where.${field} did not find ${args._id as string} named by the text`,
+      mustAccept: () => true
+    },
+    { label: `${field} as a regex`, args: (_ctx, text) => ({ where: { [field]: text, regex: true } }) },
+    { label: "key", args: (_ctx, text) => ({ where: { [text]: "x" } }) },
+    ...extra
+  ]
+})
+
+/** Names a scratch object with one of our tools; undefined when the tool refuses the text (its own rules). */
+const namedBy = async (ctx: Ctx, tool: string, args: Args, id: string, key: string) => {
+  const result = await ctx.call(tool, args)
+  return result.isError === true ? undefined : { id, key }
+}
+
 const CASES: Readonly<Record<string, ToolCase>> = {
+  list_sessions: {
+    strings: whereVariants("session_name", async (ctx, text) => {
+      const { session_id } = await ctx.scratch()
+      return namedBy(ctx, "rename_session", { session_id, name: text }, session_id, "session_id")
+    })
+  },
+  list_windows: {
+    strings: whereVariants("window_name", async (ctx, text) => {
+      const { window_id } = await ctx.scratch()
+      return namedBy(ctx, "rename_window", { window_id, name: text }, window_id, "window_id")
+    })
+  },
+  list_panes: {
+    strings: whereVariants("title", async (ctx, text) => {
+      const { pane_id } = await ctx.scratch()
+      return namedBy(ctx, "set_pane_title", { pane_id, title: text }, pane_id, "pane_id")
+    }, [{ label: "neighbour pane id", args: (_ctx, text) => ({ where: { right_of: text } }), allow: ["not_found"] }])
+  },
   list_servers: {
     strings: {
       extra_socket_paths: [
@@ -586,6 +639,8 @@ const stringNodes = (schema: Json): Array<Json> => {
     visit(n.additionalProperties)
     if (n.propertyNames !== undefined) nodes.push({ type: "string", ...n.propertyNames })
     if (n.type === "object" && n.additionalProperties !== undefined && n.propertyNames === undefined) nodes.push({ type: "string" })
+    // An object listed open (the list tools' `where`): its keys and values may be strings.
+    if (n.type === "object" && n.properties === undefined && n.additionalProperties === undefined) nodes.push({ type: "string" })
   }
   visit(schema)
   return nodes

@@ -147,10 +147,12 @@ const READS: ReadonlyArray<Case> = [
   { tool: "list_servers", variant: "one server", args: () => ({}), names: [SERVER] },
   { tool: "get_server_info", variant: "live server", args: () => ({}), names: [ALL_PANES.slice(0, 2)] },
   { tool: "list_sessions", variant: "all", args: () => ({}), names: [SESSIONS] },
+  { tool: "list_sessions", variant: "where", args: () => ({ where: { session_name: "m", regex: true } }), names: [SESSIONS] },
   { tool: "get_session_info", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [SESSIONS] },
   { tool: "get_session_info", variant: "session_name", args: (t) => ({ session_name: t.session_name }), names: [SESSIONS] },
   { tool: "get_session_info", variant: "caller's session", args: () => ({}), caller: true, names: [[PANE_LOOKUP, ...SESSIONS]] },
   { tool: "list_windows", variant: "server", args: () => ({}), names: [ALL_WINDOWS] },
+  { tool: "list_windows", variant: "where", args: () => ({ where: { layout: "x", active: true } }), names: [ALL_WINDOWS] },
   {
     tool: "list_windows",
     variant: "session_id",
@@ -162,6 +164,15 @@ const READS: ReadonlyArray<Case> = [
   { tool: "list_panes", variant: "server", args: () => ({}), names: [ALL_PANES] },
   { tool: "list_panes", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [PANES] },
   { tool: "list_panes", variant: "window_id", args: (t) => ({ window_id: t.window_id }), names: [PANES] },
+  // Filtered in this process: the filter's fields are read in the same listing.
+  { tool: "list_panes", variant: "where", args: () => ({ where: { command: "sh", cwd: "/" } }), names: [ALL_PANES] },
+  // The pane's window and its layout, in one command list.
+  {
+    tool: "list_panes",
+    variant: "where right_of",
+    args: (t) => ({ where: { right_of: t.pane_id } }),
+    names: [[...PANES.slice(0, 2), "display-message", CLIENTS]]
+  },
   { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [PANES] },
   { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [PANES] },
   { tool: "capture_pane", variant: "screen", args: (t) => ({ pane_id: t.pane_id }), names: [["capture-pane"]] },

@@ -8,8 +8,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { describe, expect, it } from "vitest"
 import { loadConfig, TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
+import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/bounds/TextMatcher.js"
 import { effectiveTimeout, pollUntil } from "../../src/operations/bounds/Waiting.js"
-import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/watching/TextMatcher.js"
 import { Progress, type ProgressReport } from "../../src/services/Progress.js"
 
 const configWith = (waitMax: string) => {

@@ -6,9 +6,9 @@
 import * as Effect from "effect/Effect"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { type Failed, NotFound, type TmuxError } from "../../domain/Errors.js"
+import { type Failed, type InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { byNumericId } from "../../domain/Ids.js"
-import type { Pane, PaneDetail, ServerIdentity, Session, Window } from "../../domain/Model.js"
+import { Pane, type PaneDetail, type ServerIdentity, Session, Window } from "../../domain/Model.js"
 import { commandLine } from "../../tmux/ControlProtocol.js"
 import type * as Format from "../../tmux/Format.js"
 import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
@@ -31,6 +31,8 @@ import {
   type WindowField,
   withKey
 } from "./Fields.js"
+import { type ItemFilter, selectItems, textFields, withFilterFields } from "./Filters.js"
+import { type Beside, decodeLayout, layoutCommand, layoutRects, panesBeside } from "./Neighbours.js"
 
 /** A list and the server that answered it, read in the same round trip. */
 export interface Listing<A> {
@@ -134,18 +136,28 @@ export const decodeSessions = (
       .sort(byNumericId("session_id"))
   })
 
-/** Every session of the server, in id order, with the fields asked for (`session_id` always; default all). */
+/**
+ * Every session of the server that passes the filter, in id order, with the fields asked for
+ * (`session_id` always; default all).
+ */
 export const listSessionFields = Effect.fn("Hierarchy.listSessions")((
   socket: ResolvedSocket,
-  fields: ReadonlyArray<SessionField>
-): Effect.Effect<Listing<Projected<Session>>, TmuxError, Tmux> =>
+  fields: ReadonlyArray<SessionField>,
+  filter: ItemFilter<SessionField> = {}
+): Effect.Effect<Listing<Projected<Session>>, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function*() {
-    const output = yield* query(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m, fields)])
+    const read = withFilterFields(fields, filter)
+    const output = yield* query(socket, (m) => [serverIdentityCommand(m), ...sessionsCommands(m, read)])
     const server = yield* decodeServerIdentity(output)
     const returned = withKey(SESSION_FIELDS, SESSION_KEY, fields)
-    return { server, items: (yield* decodeSessions(output, fields)).map((session) => project(session, returned)) }
+    const sessions = (yield* decodeSessions(output, read)).map((session) => project(session, withKey(SESSION_FIELDS, SESSION_KEY, read)))
+    return { server, items: yield* selectItems(sessions, filter, SESSION_TEXT, returned) }
   })
 )
+
+const SESSION_TEXT = textFields(Session.fields)
+const WINDOW_TEXT = textFields(Window.fields)
+const PANE_TEXT = textFields(Pane.fields)
 
 /** Every session of the server, in id order. */
 export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Session>, TmuxError, Tmux> =>
@@ -158,23 +170,23 @@ export const listSessions = (socket: ResolvedSocket): Effect.Effect<Listing<Sess
 export const listWindowFields = Effect.fn("Hierarchy.listWindows")((
   socket: ResolvedSocket,
   scope: Pick<TreeScope, "session_id">,
-  fields: ReadonlyArray<WindowField>
-): Effect.Effect<Listing<Projected<Window>>, TmuxError, Tmux> =>
+  fields: ReadonlyArray<WindowField>,
+  filter: ItemFilter<WindowField> = {}
+): Effect.Effect<Listing<Projected<Window>>, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function*() {
     const target = scopeTarget(scope)
-    const codec = windowCodec(fields)
+    const read = withFilterFields(fields, filter)
+    const codec = windowCodec(read)
     const output = yield* target === undefined
       ? query(socket, (m) => [serverIdentityCommand(m), allWindowsCommand(codec, m)])
       : queryTree(socket, (m) => [serverIdentityCommand(m), ["list-windows", "-t", target.id, "-F", codec.format(m)]], target)
     const server = yield* decodeServerIdentity(output)
     const rows = (yield* decode(codec, output)) as Array<Window>
     const returned = withKey(WINDOW_FIELDS, WINDOW_KEY, fields)
-    return {
-      server,
-      items: rows
-        .sort((a, b) => byNumericId("window_id")(a, b) || byNumericId("session_id")(a, b))
-        .map((window) => project(window, returned))
-    }
+    const windows = rows
+      .sort((a, b) => byNumericId("window_id")(a, b) || byNumericId("session_id")(a, b))
+      .map((window) => project(window, withKey(WINDOW_FIELDS, WINDOW_KEY, read)))
+    return { server, items: yield* selectItems(windows, filter, WINDOW_TEXT, returned) }
   })
 )
 
@@ -231,18 +243,45 @@ export const toPanes = (
 ): Effect.Effect<Array<Pane>, TmuxError, InvocationContext> =>
   toPaneFields(socket, server, output, PANE_FIELDS) as Effect.Effect<Array<Pane>, TmuxError, InvocationContext>
 
+/** A pane filter: conditions on the fields, and optionally only the panes beside a pane. */
+export interface PaneFilter extends ItemFilter<PaneField> {
+  /** Lists the panes beside this one in its window, most shared border first, instead of a scope. */
+  readonly beside?: Beside | undefined
+}
+
 /**
- * Panes in pane-id order with the fields asked for (`pane_id` always); a pane of a linked window is
- * listed once (its first session). tmux is asked only for what those fields need.
+ * Panes that pass the filter, in pane-id order (beside a pane: most shared border first), with the
+ * fields asked for (`pane_id` always); a pane of a linked window is listed once (its first
+ * session). tmux is asked only for what those fields and the filter need.
  */
 export const listPaneFields = Effect.fn("Hierarchy.listPanes")((
   socket: ResolvedSocket,
   scope: TreeScope,
-  fields: ReadonlyArray<PaneField>
-): Effect.Effect<Listing<Projected<Pane>>, TmuxError, Tmux | InvocationContext> =>
+  fields: ReadonlyArray<PaneField>,
+  filter: PaneFilter = {}
+): Effect.Effect<Listing<Projected<Pane>>, TmuxError | InvalidInput, Tmux | InvocationContext> =>
   Effect.gen(function*() {
+    const read = withFilterFields(fields, filter)
+    const codec = paneCodec(read)
+    const beside = filter.beside
+    if (beside !== undefined) {
+      // `list-panes -t %N` lists the pane's window and fails when the pane is missing, before the layout is read.
+      const output = yield* queryTree(
+        socket,
+        (m) => [
+          serverIdentityCommand(m),
+          ["list-panes", "-t", beside.pane_id, "-F", codec.format(m)],
+          layoutCommand(beside.pane_id, m),
+          clientsCommand(m)
+        ],
+        { kind: "pane", id: beside.pane_id }
+      )
+      const server = yield* decodeServerIdentity(output)
+      const panes = new Map((yield* toPaneFields(socket, server, output, read)).map((pane) => [pane.pane_id, pane]))
+      const besides = panesBeside(layoutRects(yield* decodeLayout(output)), beside).flatMap((id) => panes.get(id) ?? [])
+      return { server, items: yield* selectItems(besides, filter, PANE_TEXT, withKey(PANE_FIELDS, PANE_KEY, fields)) }
+    }
     const target = scopeTarget(scope)
-    const codec = paneCodec(fields)
     const output = yield* target === undefined
       ? query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(codec, m), clientsCommand(m)])
       : queryTree(
@@ -256,7 +295,15 @@ export const listPaneFields = Effect.fn("Hierarchy.listPanes")((
         target
       )
     const server = yield* decodeServerIdentity(output)
-    return { server, items: yield* toPaneFields(socket, server, output, fields) }
+    return {
+      server,
+      items: yield* selectItems(
+        yield* toPaneFields(socket, server, output, read),
+        filter,
+        PANE_TEXT,
+        withKey(PANE_FIELDS, PANE_KEY, fields)
+      )
+    }
   })
 )
 

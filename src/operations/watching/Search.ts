@@ -27,9 +27,9 @@ import * as Format from "../../tmux/Format.js"
 import { noCurrentTargetIsNotFound } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { paginate } from "../bounds/Paging.js"
+import { compileMatcher, type PatternSpec } from "../bounds/TextMatcher.js"
 import { PANE_KEY, type PaneField, type Projected, projected } from "../hierarchy/Fields.js"
 import { listPaneFields, type TreeScope } from "../hierarchy/Hierarchy.js"
-import { compileMatcher, type PatternSpec } from "./TextMatcher.js"
 
 export const DEFAULT_HISTORY_LINES = 1000
 export const MAX_HISTORY_LINES = 100_000

@@ -17,6 +17,7 @@ import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import type { Tmux } from "../../tmux/Tmux.js"
+import { compileMatcher, type Matcher } from "../bounds/TextMatcher.js"
 import { type EffectiveTimeout, pollUntil, timeoutFields } from "../bounds/Waiting.js"
 import {
   boundedTextFields,
@@ -30,7 +31,6 @@ import {
   screenRows
 } from "./PaneCursor.js"
 import type { PaneView } from "./Snapshot.js"
-import { compileMatcher, type Matcher } from "./TextMatcher.js"
 
 export const DEFAULT_WAIT_TAIL_LINES = 50
 /** Matching lines reported at most. */
