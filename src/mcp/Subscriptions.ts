@@ -12,6 +12,7 @@ import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
 import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput, NotFound, type ToolError } from "../domain/Errors.js"
+import { contentLines } from "../operations/watching/Capture.js"
 import { capturePanes } from "../operations/watching/Search.js"
 import type { ToolServices } from "../tools/Tool.js"
 import { parseResourceUri } from "./internal/ResourceUri.js"
@@ -24,7 +25,7 @@ export const POLL_INTERVAL_MS = 250
 interface Subscription {
   readonly socket: ResolvedSocket
   readonly paneId: string
-  /** The screen's text at the last read: a change is any difference. */
+  /** The screen's text at the last read: a change is any difference in it. */
   screen: string
 }
 
@@ -38,7 +39,8 @@ const capReached = new InvalidInput({
   reason: `at most ${MAX_SUBSCRIPTIONS} subscriptions at once; resources/unsubscribe one first`
 })
 
-const screenOf = (rows: ReadonlyArray<string>): string => rows.join("\n")
+/** The screen as the resource reads it (capture_pane's content), so an update means the read differs. */
+const screenOf = (rows: ReadonlyArray<string>): string => contentLines(rows).join("\n")
 
 /** Reads the screens of panes on one server; `undefined` for a pane that is gone. */
 const readScreens = (socket: ResolvedSocket, paneIds: ReadonlyArray<string>) =>
