@@ -102,6 +102,19 @@ const defectResult = (tool: AnyTool, defect: unknown): ToolResult => ({
 })
 
 /**
+ * A tool's value as JSON, as tools/call computes it: the argument bounds, decoding, the handler and
+ * encoding. No tier check and no audit: tools/call adds them; resource reads use only readonly tools.
+ */
+export const toolValue = (tool: AnyTool, args: unknown): Effect.Effect<unknown, ToolError, ToolServices> =>
+  Effect.gen(function*() {
+    yield* checkArguments(tool, args)
+    const input = yield* decodeArguments(tool, args)
+    const output = yield* tool.handler(input)
+    // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
+    return encodeOutput(tool.output, output)
+  })
+
+/**
  * Runs one tool as the MCP server's tools/call does: the safety tier, the argument bounds, decoding,
  * the handler, encoding and one audit record; every ordinary failure (and a defect) is an error
  * result, so the Effect never fails.
@@ -117,11 +130,7 @@ export const callTool = (
     const audit = yield* Audit
     const outcome = yield* Effect.gen(function*() {
       yield* policy.check(tool)
-      yield* checkArguments(tool, args)
-      const input = yield* decodeArguments(tool, args)
-      const output = yield* tool.handler(input)
-      // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
-      return encodeOutput(tool.output, output)
+      return yield* toolValue(tool, args)
     }).pipe(Effect.either)
     const result = Either.match(outcome, {
       onLeft: (error) => errorResult(tool, error),

@@ -10,10 +10,15 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
-  type RequestId
+  type RequestId,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import * as Deferred from "effect/Deferred"
@@ -27,7 +32,7 @@ import type * as Scope from "effect/Scope"
 import { InvocationContext, type InvocationContextShape } from "../context/InvocationContext.js"
 import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
-import { hint } from "../domain/Errors.js"
+import { errorCode, hint, type ToolError } from "../domain/Errors.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import type { Audit } from "../services/Audit.js"
 import type { Policy } from "../services/Policy.js"
@@ -38,7 +43,9 @@ import { callTool } from "./CallTool.js"
 import { buildInstructions } from "./Instructions.js"
 import { withProtoKey } from "./internal/ArgumentGuard.js"
 import { BoundedStdioServerTransport } from "./internal/StdioTransport.js"
-import { readResource, resources } from "./Resources.js"
+import { getPrompt, listedPrompts } from "./Prompts.js"
+import { readResource, resources, resourceTemplates } from "./Resources.js"
+import { makeSubscriptions, type Subscriptions } from "./Subscriptions.js"
 import { describeTool } from "./ToolList.js"
 
 export type ServerServices = ToolServices | Policy | Audit
@@ -61,7 +68,26 @@ const noJsonSchemaValidator: jsonSchemaValidator = {
  * into its own message, and the client adds the same prefix to what it receives, so the caller
  * read it twice.
  */
-const jsonRpcError = (code: ErrorCode, message: string): Error => Object.assign(new Error(message), { code })
+const jsonRpcError = (code: ErrorCode, message: string, data?: unknown): Error =>
+  Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
+
+/** MCP's code for a resource that does not exist (the spec's "Resource not found"). */
+const RESOURCE_NOT_FOUND = -32002
+
+/**
+ * A resource request's failure: bad input is invalid params, a missing object "resource not
+ * found", the rest internal; the message and hint as a tool's, our error code in `data`.
+ */
+const resourceError = (error: ToolError): Error =>
+  jsonRpcError(
+    error._tag === "InvalidInput"
+      ? ErrorCode.InvalidParams
+      : error._tag === "NotFound"
+      ? RESOURCE_NOT_FOUND as ErrorCode
+      : ErrorCode.InternalError,
+    `${error.message}\nHint: ${hint(error)}`,
+    { code: errorCode(error) }
+  )
 
 /** Runs one request's effect on the server's services; aborting the signal (a client's cancel) interrupts it. */
 type RunRequest = <A, E>(effect: Effect.Effect<A, E, ServerServices>, signal: AbortSignal) => Promise<A>
@@ -93,13 +119,21 @@ export const makeMcpServer = (
           else reject(Runtime.makeFiberFailure(exit.cause))
         })
       })
-    return serverFor(tools, hadProtoKey, run, { config, context, effective })
+    // The server is built after the subscriptions it notifies through.
+    const built: { server?: Server } = {}
+    const subscriptions = yield* makeSubscriptions((uri) => {
+      // A client gone meanwhile: nothing to tell.
+      built.server?.sendResourceUpdated({ uri }).catch(() => undefined)
+    })
+    built.server = serverFor(tools, hadProtoKey, run, subscriptions, { config, context, effective })
+    return built.server
   })
 
 const serverFor = (
   tools: ReadonlyArray<AnyTool>,
   hadProtoKey: (id: RequestId) => boolean,
   run: RunRequest,
+  subscriptions: Subscriptions,
   { config, context, effective }: {
     readonly config: TmuxMcpConfigShape
     readonly context: InvocationContextShape
@@ -114,7 +148,7 @@ const serverFor = (
   const server = new Server(
     { name: SERVER_NAME, version: VERSION, title: "tmux (effect-tmux-mcp)" },
     {
-      capabilities: { tools: { listChanged: false }, resources: {} },
+      capabilities: { tools: { listChanged: false }, resources: { subscribe: true }, prompts: {} },
       instructions: buildInstructions(config, context, effective),
       jsonSchemaValidator: noJsonSchemaValidator
     }
@@ -150,13 +184,28 @@ const serverFor = (
     )
   })
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources] }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...resourceTemplates] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const outcome = await run(Effect.either(readResource(request.params.uri, tools)), extra.signal)
-    if (Either.isLeft(outcome)) {
-      throw jsonRpcError(ErrorCode.InternalError, `${outcome.left.message}\nHint: ${hint(outcome.left)}`)
-    }
+    if (Either.isLeft(outcome)) throw resourceError(outcome.left)
     if (outcome.right === undefined) throw jsonRpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`)
     return outcome.right
+  })
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    const outcome = await run(Effect.either(subscriptions.subscribe(request.params.uri)), extra.signal)
+    if (Either.isLeft(outcome)) throw resourceError(outcome.left)
+    return {}
+  })
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+    await run(subscriptions.unsubscribe(request.params.uri), extra.signal)
+    return {}
+  })
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...listedPrompts] }))
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const prompt = getPrompt(request.params.name, request.params.arguments)
+    if (prompt === undefined) throw jsonRpcError(ErrorCode.InvalidParams, "Unknown prompt. prompts/list shows the prompts.")
+    if (typeof prompt === "string") throw jsonRpcError(ErrorCode.InvalidParams, prompt)
+    return prompt
   })
   return server
 }

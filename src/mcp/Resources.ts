@@ -1,13 +1,24 @@
 /**
- * Resources: `tmux://self`, the where_am_i payload, for clients that read context as a resource.
+ * Resources: `tmux://self` (the where_am_i payload) and the tree as resource templates — the
+ * sessions, a session with its windows, a window with its panes, a pane, and a pane's screen. Each
+ * read is the matching readonly tool's value (same bounds, same errors); URIs: internal/ResourceUri.ts.
  */
-import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js"
+import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
-import type { ToolError } from "../domain/Errors.js"
+import { InvalidInput, type ToolError } from "../domain/Errors.js"
 import { whereAmIWithTools } from "../tools/context.js"
+import { capturePaneTool, getPaneInfoTool, listPanesTool } from "../tools/pane.js"
+import { getSessionInfoTool, listSessionsTool } from "../tools/session.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { getWindowInfoTool, listWindowsTool } from "../tools/window.js"
+import { toolValue } from "./CallTool.js"
+import { parseResourceUri, type ResourceTarget } from "./internal/ResourceUri.js"
 
 export const SELF_URI = "tmux://self"
+export const SESSIONS_URI = "tmux://sessions"
+
+const JSON_TYPE = "application/json"
+const SOCKET_QUERY = "{?socket_name,socket_path}"
 
 export const resources: ReadonlyArray<Resource> = [
   {
@@ -15,17 +26,94 @@ export const resources: ReadonlyArray<Resource> = [
     name: "self",
     title: "Where am I (tmux)",
     description: "The where_am_i payload: caller pane, effective socket, server liveness, safety level, tools enabled.",
-    mimeType: "application/json"
+    mimeType: JSON_TYPE
+  },
+  { uri: SESSIONS_URI, name: "sessions", title: "tmux sessions", description: "list_sessions' first page.", mimeType: JSON_TYPE }
+]
+
+/** The templates; the query names a socket other than the effective one. */
+export const resourceTemplates: ReadonlyArray<ResourceTemplate> = [
+  {
+    uriTemplate: `tmux://sessions${SOCKET_QUERY}`,
+    name: "sessions",
+    description: "list_sessions' first page.",
+    mimeType: JSON_TYPE
+  },
+  {
+    uriTemplate: `tmux://session/{session_id}${SOCKET_QUERY}`,
+    name: "session",
+    description: "get_session_info, with list_windows' first page of it as windows.",
+    mimeType: JSON_TYPE
+  },
+  {
+    uriTemplate: `tmux://window/{window_id}${SOCKET_QUERY}`,
+    name: "window",
+    description: "get_window_info, with list_panes' first page of it as panes.",
+    mimeType: JSON_TYPE
+  },
+  {
+    uriTemplate: `tmux://pane/{pane_id}${SOCKET_QUERY}`,
+    name: "pane",
+    description: "get_pane_info.",
+    mimeType: JSON_TYPE
+  },
+  {
+    uriTemplate: `tmux://pane/{pane_id}/screen${SOCKET_QUERY}`,
+    name: "screen",
+    description: "The screen's text (capture_pane's defaults). Subscribable: resources/updated when it changes.",
+    mimeType: "text/plain"
   }
 ]
+
+const json = (uri: string, value: unknown): ReadResourceResult => ({
+  contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }]
+})
+
+const asRecord = (value: unknown): Record<string, unknown> => value as Record<string, unknown>
+
+const readTarget = (
+  uri: string,
+  target: Exclude<ResourceTarget, { readonly kind: "self" }>
+): Effect.Effect<ReadResourceResult, ToolError, ToolServices> => {
+  const { socket } = target
+  switch (target.kind) {
+    case "sessions":
+      return Effect.map(toolValue(listSessionsTool, socket), (page) => json(uri, page))
+    case "session":
+      return Effect.gen(function*() {
+        const session = yield* toolValue(getSessionInfoTool, { session_id: target.session_id, ...socket })
+        const windows = yield* toolValue(listWindowsTool, { session_id: target.session_id, ...socket })
+        return json(uri, { ...asRecord(session), windows })
+      })
+    case "window":
+      return Effect.gen(function*() {
+        const window = yield* toolValue(getWindowInfoTool, { window_id: target.window_id, ...socket })
+        const panes = yield* toolValue(listPanesTool, { window_id: target.window_id, ...socket })
+        return json(uri, { ...asRecord(window), panes })
+      })
+    case "pane":
+      return Effect.map(toolValue(getPaneInfoTool, { pane_id: target.pane_id, ...socket }), (pane) => json(uri, pane))
+    case "screen":
+      return Effect.map(toolValue(capturePaneTool, { pane_id: target.pane_id, ...socket }), (capture) => ({
+        contents: [{ uri, mimeType: "text/plain", text: String(asRecord(capture).content) }]
+      }))
+  }
+}
 
 /** Reads a resource (`tools`: every tool served, of which the payload names those enabled); `undefined` when the URI is not ours. */
 export const readResource = (
   uri: string,
   tools: ReadonlyArray<AnyTool>
-): Effect.Effect<ReadResourceResult | undefined, ToolError, ToolServices> =>
-  uri === SELF_URI
-    ? Effect.map(whereAmIWithTools(tools), (payload) => ({
-      contents: [{ uri, mimeType: "application/json", text: JSON.stringify(payload) }]
-    }))
-    : Effect.succeed(undefined)
+): Effect.Effect<ReadResourceResult | undefined, ToolError, ToolServices> => {
+  const parsed = parseResourceUri(uri)
+  switch (parsed._tag) {
+    case "Unknown":
+      return Effect.succeed(undefined)
+    case "Malformed":
+      return Effect.fail(new InvalidInput({ reason: parsed.reason }))
+    case "Target":
+      return parsed.target.kind === "self"
+        ? Effect.map(whereAmIWithTools(tools), (payload) => json(uri, payload))
+        : readTarget(uri, parsed.target)
+  }
+}

@@ -159,6 +159,24 @@ describe("a socket with no server (LIBTMUX_SOCKET set, nothing running)", () => 
     expect(server.protocolErrors).toEqual([])
   })
 
+  it("every resource template read, and a screen subscription, on the dead socket is a no_server error (the tools' message and hint), never a defect or a server start", async () => {
+    const uris = ["tmux://sessions", "tmux://session/%240", "tmux://window/%400", "tmux://pane/%250", "tmux://pane/%250/screen"]
+    const attempts = [
+      ...uris.map((uri) => () => server.client.readResource({ uri })),
+      () => server.client.subscribeResource({ uri: "tmux://pane/%250/screen" })
+    ]
+    for (const attempt of attempts) {
+      const error = await attempt().then(
+        () => undefined,
+        (e: unknown) => e as { message: string; data?: { code?: string } }
+      )
+      expect(error?.data?.code).toBe("no_server")
+      expect(error?.message).toMatch(/No tmux server is running on socket[\s\S]*Hint: Call list_servers/)
+    }
+    expect(server.stderr()).not.toMatch(/defect|^\s+at /m)
+    expect(world.socketFiles()).toEqual([])
+  })
+
   it("seed 003 test 4 (start_server instead of create_session(allow_server_start=true)): start_server on the dead socket reports started true; then where_am_i says server_running true", async () => {
     const started = ok(await server.call("start_server"))
     expect(started.started).toBe(true)

@@ -85,6 +85,29 @@ describe("zero spawn over the default transport", () => {
     expect([...seen]).toEqual([])
   }, 60_000)
 
+  it("resource reads of every template, and a screen subscription while it polls, run no tmux and have no child process", async () => {
+    const uris = [
+      "tmux://self",
+      "tmux://sessions",
+      "tmux://session/%240",
+      "tmux://window/%400",
+      "tmux://pane/%250",
+      "tmux://pane/%250/screen"
+    ]
+    const screen = "tmux://pane/%251/screen"
+    const seen = await sampling(async () => {
+      for (let round = 0; round < 3; round++) {
+        for (const uri of uris) expect((await server.client.readResource({ uri })).contents).toHaveLength(1)
+      }
+      await server.client.subscribeResource({ uri: screen })
+      // Several poll periods.
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      await server.client.unsubscribeResource({ uri: screen })
+    })
+    expect(runs()).toEqual([])
+    expect([...seen]).toEqual([])
+  }, 60_000)
+
   it("the counters count: start_server (a new server) runs tmux, seen in the log and among the children", async () => {
     const seen = await sampling(async () => void ok(await server.call("start_server", { socket_name: `${world.socketName}-new` })))
     expect(runs().length).toBeGreaterThan(0)

@@ -27,6 +27,16 @@ export interface CaptureOptions {
 export const DEFAULT_CAPTURE_MAX_LINES = 500
 
 /**
+ * Captured rows as capture_pane returns them. -J keeps trailing spaces; they carry no meaning for a
+ * reader, and blank rows below the last output are screen, not content.
+ */
+export const contentLines = (rows: ReadonlyArray<string>): Array<string> => {
+  const lines = rows.map((row) => row.trimEnd())
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+/**
  * The text a pane shows, or a history range of it, control characters stripped; the newest
  * `maxLines` lines are kept and the rest counted.
  */
@@ -41,10 +51,7 @@ export const capturePane = Effect.fn("Capture.capturePane")((
     if (options.end !== undefined) command.push("-E", String(options.end))
     if (options.joinWrapped) command.push("-J")
     const output = yield* runTree(socket, [command], { kind: "pane", id: paneId })
-    // -J keeps trailing spaces; they carry no meaning for a reader, and blank rows below the
-    // last output are screen, not content.
-    const lines = output.split("\n").map((line) => stripControls(line).trimEnd())
-    while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop()
+    const lines = contentLines(output.split("\n").map((line) => stripControls(line)))
     const kept = lines.length > options.maxLines ? lines.slice(lines.length - options.maxLines) : lines
     return {
       pane_id: paneId,

@@ -133,7 +133,7 @@ const captureHeader = Format.record("cap", {
   height: Format.int("pane_height")
 })
 
-interface PaneText {
+export interface PaneText {
   readonly pane_id: string
   readonly height: number
   /** Every captured row, oldest first; the last `height` rows are the visible screen. */
@@ -188,7 +188,7 @@ const parseCaptures = (
  * closed since the listing; that pane is dropped and the rest captured again, so every retry has
  * fewer panes and the loop ends.
  */
-const capturePanes = (
+export const capturePanes = (
   socket: ResolvedSocket,
   paneIds: ReadonlyArray<string>,
   historyLines: number

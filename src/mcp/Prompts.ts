@@ -1,0 +1,126 @@
+/**
+ * Prompts (prompts/list, prompts/get): short recipes for the workflows agents get wrong without
+ * help, each naming the tools and arguments to use. Every `tool_name(argument, …)` in a prompt's
+ * text is checked against the registry by test/unit/Prompts.test.ts.
+ */
+import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js"
+import * as Schema from "effect/Schema"
+import { PaneId } from "../domain/Ids.js"
+
+type Arguments = Readonly<Record<string, string | undefined>>
+
+interface PromptDefinition extends Prompt {
+  readonly text: (args: Arguments) => string
+}
+
+const isPaneId = Schema.is(PaneId)
+
+/** A pane given, or how to choose one. */
+const paneOr = (paneId: string | undefined, choose: string): string => paneId ?? choose
+
+const lines = (...text: ReadonlyArray<string>): string => text.join("\n")
+
+export const prompts: ReadonlyArray<PromptDefinition> = [
+  {
+    name: "run_and_read",
+    title: "Run a command and read only its result",
+    description: "run_command, not send_keys plus capture_pane.",
+    arguments: [
+      { name: "command", description: "The shell command line.", required: true },
+      { name: "pane_id", description: "The pane (%N); default: choose one." }
+    ],
+    text: (args) =>
+      lines(
+        `Run this command and read only its result: ${args.command}`,
+        `Pane: ${paneOr(args.pane_id, "choose one with list_panes(), not one with is_caller true (your own terminal)")}.`,
+        "1. run_command(pane_id, command) waits for the command to end and returns exit_status and its own output, nothing else of the screen.",
+        "2. If timed_out is true, call wait_for_command(handle) with the handle it returned until exit_status is set.",
+        "Do not use send_keys() and then capture_pane(): the screen mixes the prompt, the echo and older output, and does not say when the command ended."
+      )
+  },
+  {
+    name: "watch_job",
+    title: "Watch a long job until it is ready",
+    description: "A capture_since cursor, then wait_for_text from it.",
+    arguments: [
+      { name: "pane_id", description: "The pane the job runs in (%N).", required: true },
+      { name: "ready", description: "Text that means ready, e.g. 'listening on'.", required: true },
+      { name: "failed", description: "Text that means it failed, e.g. 'Error'." }
+    ],
+    text: (args) =>
+      lines(
+        `Watch pane ${args.pane_id} until the job is ready.`,
+        "1. capture_since(pane_id) without a cursor returns a cursor for now; keep it.",
+        `2. wait_for_text(pane_id, patterns=${JSON.stringify([args.ready])}${
+          args.failed === undefined ? "" : `, stop_patterns=${JSON.stringify([args.failed])}`
+        }, since=cursor, timeout) returns when a new line matches; a stop pattern means it failed. On timeout, call it again with the same since.`,
+        "3. capture_since(pane_id, cursor) returns only the lines printed since and the next cursor.",
+        "Do not call capture_pane() in a loop: it rereads the whole screen and cannot tell old text from new."
+      )
+  },
+  {
+    name: "find_error",
+    title: "Find which pane shows an error",
+    description: "search_panes over every pane, then capture_pane around the match.",
+    arguments: [{ name: "pattern", description: "What to look for; default: error, failed, panic, Traceback." }],
+    text: (args) =>
+      lines(
+        `1. search_panes(patterns=${
+          JSON.stringify([args.pattern ?? "error|failed|panic|Traceback"])
+        }, regex=true, ignore_case=true) searches the screen and scrollback of every pane (session_id or window_id narrow it); each match has its pane and a line number.`,
+        "2. capture_pane(pane_id, start, end) with start a few lines before the match's line and end after it reads its context.",
+        "Do not capture_pane() every pane one by one."
+      )
+  },
+  {
+    name: "build_workspace",
+    title: "Build a workspace",
+    description: "create_session and split_window with argv commands.",
+    arguments: [
+      { name: "session_name", description: "The new session's name.", required: true },
+      { name: "commands", description: "One command per line, each in its own pane." }
+    ],
+    text: (args) =>
+      lines(
+        `Build a tmux workspace named ${args.session_name}${
+          args.commands === undefined ? "" : ` running, one per pane:\n${args.commands}`
+        }`,
+        "1. create_session(session_name, command) creates it; command is argv, an array such as [\"npm\", \"run\", \"dev\"], not a shell string (a shell line: [\"sh\", \"-c\", \"…\"]); omit it for a shell. Add allow_server_start=true if no server runs. Keep the pane_id it returns.",
+        "2. split_window(pane_id, direction, command) adds a pane, again with argv; create_window(session_id, window_name, command) adds a window.",
+        "3. list_panes(session_id) shows the result; select_layout(window_id, layout) tidies it."
+      )
+  },
+  {
+    name: "stop_hung_command",
+    title: "Stop a hung command safely",
+    description: "C-c, check, and never the caller's own pane.",
+    arguments: [{ name: "pane_id", description: "The pane with the hung command (%N).", required: true }],
+    text: (args) =>
+      lines(
+        `Stop the hung command in pane ${args.pane_id}.`,
+        "1. get_pane_info(pane_id): if is_caller is true, stop here: it is your own terminal. Note its command.",
+        "2. send_keys(pane_id, keys=\"C-c\") sends Ctrl-C (a key name: no Enter follows).",
+        "3. wait_for_text(pane_id, patterns=null, timeout=2) then get_pane_info(pane_id): the command should be the shell again.",
+        "4. Still running: send_keys(pane_id, keys=\"C-c\") once more. Only if the user agrees, respawn_pane(pane_id) restarts the pane (the job is lost). Never kill_pane() or kill_server() for this."
+      )
+  }
+]
+
+/** What prompts/list shows: everything but the text. */
+export const listedPrompts: ReadonlyArray<Prompt> = prompts.map(({ text: _text, ...prompt }) => prompt)
+
+/** A prompt filled in; a string says why not (never echoing a value); `undefined`: no such prompt. */
+export const getPrompt = (name: string, args: Arguments = {}): GetPromptResult | string | undefined => {
+  const prompt = prompts.find((candidate) => candidate.name === name)
+  if (prompt === undefined) return undefined
+  const known = prompt.arguments ?? []
+  const unknown = Object.keys(args).filter((key) => !known.some((argument) => argument.name === key))
+  if (unknown.length > 0) return `${name} takes only ${known.map((argument) => argument.name).join(", ")}`
+  const missing = known.filter((argument) => argument.required === true && (args[argument.name] ?? "") === "")
+  if (missing.length > 0) return `${name} needs ${missing.map((argument) => argument.name).join(", ")}`
+  if (args.pane_id !== undefined && !isPaneId(args.pane_id)) return "pane_id must be a pane id such as %3"
+  return {
+    description: prompt.description,
+    messages: [{ role: "user", content: { type: "text", text: prompt.text(args) } }]
+  }
+}
