@@ -13,6 +13,7 @@ import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
+import { lenientArguments } from "./internal/LenientArguments.js"
 import { encodeOutput } from "./internal/OutputEncoder.js"
 import { renderResultText } from "./internal/ResultText.js"
 
@@ -118,7 +119,10 @@ export const callTool = (
     const outcome = yield* Effect.gen(function*() {
       yield* policy.check(tool)
       yield* checkArguments(tool, args)
-      const input = yield* decodeArguments(tool, args)
+      // Strings some clients send for numbers, flags, objects and arrays; what they decode to is guarded too.
+      const lenient = lenientArguments(tool.input, args)
+      if (lenient !== args) yield* checkArguments(tool, lenient)
+      const input = yield* decodeArguments(tool, lenient)
       const output = yield* tool.handler(input)
       // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
       return encodeOutput(tool.output, output)
