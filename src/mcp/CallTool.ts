@@ -8,11 +8,16 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { type Denied, errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
 import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
+import { type OperationOutcome, ToolCalls } from "../tools/batch.js"
+import { allTools } from "../tools/registry.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { selectedTools } from "../tools/ToolSets.js"
 import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
+import { lenientArguments } from "./internal/LenientArguments.js"
 import { encodeOutput } from "./internal/OutputEncoder.js"
 import { renderResultText } from "./internal/ResultText.js"
 
@@ -115,22 +120,76 @@ export const toolValue = (tool: AnyTool, args: unknown): Effect.Effect<unknown, 
   })
 
 /**
+ * The checks before a handler runs: the safety tier, the argument bounds, lenient strings (the
+ * decoded value bounded again), decoding. Nothing reaches tmux before they pass.
+ */
+const checkedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput | Denied, Policy> =>
+  Effect.gen(function*() {
+    yield* (yield* Policy).check(tool)
+    yield* checkArguments(tool, args)
+    // Strings some clients send for numbers, flags, objects and arrays; what they decode to is guarded too.
+    const lenient = lenientArguments(tool.input, args)
+    if (lenient !== args) yield* checkArguments(tool, lenient)
+    return yield* decodeArguments(tool, lenient)
+  })
+
+/** An operation's outcome read back from its result: run_batch reports each as its own call would. */
+const operationOutcome = (result: ToolResult): OperationOutcome => {
+  if (result.isError !== true) return { ok: true, result: result.structuredContent }
+  const meta = result._meta?.[ERROR_META_KEY] as { readonly code: string; readonly hint: string }
+  const text = result.content[0]?.text ?? ""
+  const cut = text.lastIndexOf("\nHint: ")
+  return { ok: false, error: { code: meta.code, message: cut < 0 ? text : text.slice(0, cut), hint: meta.hint } }
+}
+
+/**
+ * run_batch's view of tools/call: an operation's tool must be one of `tools` (the server's tool
+ * set) and pass the checks above; it then runs as a call of its own.
+ */
+const toolCallsOf = (
+  tools: ReadonlyMap<string, AnyTool> | undefined
+): Effect.Effect<typeof ToolCalls.Service, never, Policy | Audit | TmuxMcpConfig> =>
+  Effect.gen(function*() {
+    const services = yield* Effect.context<Policy | Audit>()
+    const config = yield* TmuxMcpConfig
+    let known = tools
+    return {
+      prepare: (name, args) => {
+        known ??= new Map(selectedTools(allTools, config.toolSelection).map((tool) => [tool.name, tool]))
+        const tool = known.get(name)
+        if (tool === undefined) {
+          return Effect.fail(new InvalidInput({ reason: "tool: names no tool of this server's tool set (tools/list shows them)." }))
+        }
+        return checkedInput(tool, args).pipe(
+          Effect.as(callTool(tool, args, known).pipe(Effect.map(operationOutcome), Effect.provide(services))),
+          Effect.mapError((error) => error._tag === "InvalidInput" ? new InvalidInput({ reason: `${tool.name}: ${error.reason}` }) : error),
+          Effect.provide(services)
+        )
+      }
+    }
+  })
+
+/**
  * Runs one tool as the MCP server's tools/call does: the safety tier, the argument bounds, decoding,
  * the handler, encoding and one audit record; every ordinary failure (and a defect) is an error
- * result, so the Effect never fails.
+ * result, so the Effect never fails. `tools` is the server's tool set, for run_batch's operations
+ * (by default the registry's, less what LIBTMUX_MCP_TOOLS leaves out).
  */
 export const callTool = (
   tool: AnyTool,
-  args: unknown
+  args: unknown,
+  tools?: ReadonlyMap<string, AnyTool>
 ): Effect.Effect<ToolResult, never, ToolServices | Policy | Audit> =>
   Effect.gen(function*() {
     // Wall-clock on purpose: the audit says how long the call really took (to 0.01 ms); no wait depends on it.
     const started = performance.now()
-    const policy = yield* Policy
     const audit = yield* Audit
     const outcome = yield* Effect.gen(function*() {
-      yield* policy.check(tool)
-      return yield* toolValue(tool, args)
+      const input = yield* checkedInput(tool, args)
+      const calls = yield* toolCallsOf(tools)
+      const output = yield* Effect.provideService(tool.handler(input), ToolCalls, calls)
+      // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
+      return encodeOutput(tool.output, output)
     }).pipe(Effect.either)
     const result = Either.match(outcome, {
       onLeft: (error) => errorResult(tool, error),

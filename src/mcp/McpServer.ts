@@ -162,7 +162,7 @@ const serverFor = (
     }
     const progressToken = request.params._meta?.progressToken
     const args = hadProtoKey(extra.requestId) ? withProtoKey(request.params.arguments) : request.params.arguments
-    const call = callTool(tool, args)
+    const call = callTool(tool, args, byName)
     return run(
       progressToken === undefined
         ? call

@@ -15,7 +15,7 @@ export const describeTool = (tool: AnyTool): McpTool => ({
   inputSchema: toolJsonSchema(tool.input),
   outputSchema: toolJsonSchema(tool.output, "output"),
   annotations: {
-    readOnlyHint: tool.tier === "readonly",
+    readOnlyHint: tool.hints.readOnly ?? tool.tier === "readonly",
     destructiveHint: tool.hints.destructive ?? tool.tier === "destructive",
     idempotentHint: tool.hints.idempotent,
     openWorldHint: tool.hints.openWorld ?? false

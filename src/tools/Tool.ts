@@ -30,6 +30,8 @@ export type ToolServices = Tmux | TmuxMcpConfig | SocketResolver | InvocationCon
 
 /** What a tool's MCP annotations say beyond its tier. */
 export interface ToolHints {
+  /** The tool changes nothing (defaults to tier === "readonly"; run_batch is readonly but runs other tools). */
+  readonly readOnly?: boolean
   /** The same call twice has the same effect as once. */
   readonly idempotent: boolean
   /** The tool may destroy or overwrite something (defaults to tier === "destructive"). */

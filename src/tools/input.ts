@@ -55,13 +55,15 @@ export const sendKeysTool = defineTool({
 export const sendKeysBatchTool = defineTool({
   name: "send_keys_batch",
   title: "Send a Sequence of Keys to tmux Pane",
-  description: "Several send_keys steps to one pane in order, checked first, in few round trips. Returns each step's status.",
+  description: "Several send_keys steps in order, checked first, in few round trips. Returns each step's status.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    operations: Schema.Array(Schema.Struct({ keys: keysArgument, literal: literalArgument, enter: enterArgument }))
+    operations: Schema.Array(
+      Schema.Struct({ pane_id: optional(PaneId), keys: keysArgument, literal: literalArgument, enter: enterArgument })
+    )
       .pipe(Schema.minItems(1), Schema.maxItems(MAX_BATCH_OPERATIONS)),
     delay_ms: optional(Int.pipe(Schema.between(0, MAX_BATCH_DELAY_MS))),
     stop_on_error: optional(Schema.Boolean, "Default true."),
@@ -86,9 +88,13 @@ export const sendKeysBatchTool = defineTool({
         )
       }
       const socket = yield* resolveSocket(input)
-      yield* refuseCallerPaneUnlessForced(socket, input, "type into", "typing into your own terminal")
+      // Every pane the batch types into is guarded before anything is sent.
+      const panes = new Set(input.operations.map((operation) => operation.pane_id ?? input.pane_id))
+      for (const pane_id of panes) {
+        yield* refuseCallerPaneUnlessForced(socket, { pane_id, force: input.force }, "type into", "typing into your own terminal")
+      }
       return yield* sendKeysBatch(socket, input.pane_id, {
-        operations: input.operations,
+        operations: input.operations.map(({ pane_id, ...operation }) => ({ ...operation, paneId: pane_id })),
         delayMs,
         stopOnError: input.stop_on_error ?? true,
         generation: input.generation

@@ -1,3 +1,4 @@
+import { batchTools } from "./batch.js"
 import { bufferTools } from "./buffers.js"
 import { channelTools } from "./channels.js"
 import { commandTools } from "./command.js"
@@ -21,6 +22,7 @@ export const allTools: ReadonlyArray<AnyTool> = [
   makeWhereAmITool(() => allTools),
   listServersTool,
   getServerInfoTool,
+  ...batchTools,
   startServerTool,
   killServerTool,
   listSessionsTool,

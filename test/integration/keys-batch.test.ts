@@ -143,3 +143,44 @@ describe("send_keys_batch", () => {
     expect(failed).toMatchObject({ code: "not_found", effects: "possible" })
   })
 })
+
+describe("send_keys_batch on several panes (issue 14 item 4)", () => {
+  it("sends each operation to the pane it names (else the batch's), packed in one invocation; each result says its pane", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    w.tmuxOk("new-window", "-d", "-t", "rec:", "cat")
+    const sent = okResult(
+      await runTool(w.layer(), "send_keys_batch", {
+        pane_id: "%0",
+        operations: [{ keys: "a", enter: false }, { pane_id: "%1", keys: "to-one" }, { keys: "b", enter: false }]
+      })
+    )
+    expect(await rec.received("ab")).toBe("ab")
+    await waitFor("the second pane's program to echo", () => w.tmuxOk("capture-pane", "-p", "-t", "%1").includes("to-one"))
+    expect(sent.results.map((r: any) => [r.pane_id, r.status])).toEqual([["%0", "sent"], ["%1", "sent"], ["%0", "sent"]])
+    expect(sent).toMatchObject({ pane_id: "%0", operations_sent: 3, invocations: 1 })
+  })
+
+  it("checks every pane before anything is sent: a missing one is not_found, the caller's is denied unless force", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    w.tmuxOk("new-window", "-d", "-t", "rec:", "cat")
+    const missing = errorMeta(
+      await runTool(w.layer(), "send_keys_batch", {
+        pane_id: "%0",
+        operations: [{ keys: "x", enter: false }, { pane_id: "%9", keys: "y" }]
+      })
+    )
+    expect(missing).toMatchObject({ code: "not_found" })
+    const inside = w.layer({ env: callerEnv(w, "%1") })
+    const operations = [{ keys: "x", enter: false }, { pane_id: "%1", keys: "y" }]
+    const denied = errorMeta(await runTool(inside, "send_keys_batch", { pane_id: "%0", operations }))
+    expect(denied).toMatchObject({ code: "denied", effects: "none" })
+    expect(denied.text).toContain("%1")
+    // The caller's pane as the batch's default is not guarded when every operation names another.
+    okResult(await runTool(inside, "send_keys_batch", { pane_id: "%1", operations: [{ pane_id: "%0", keys: "z", enter: false }] }))
+    expect(await rec.received("z")).toBe("z")
+    okResult(await runTool(inside, "send_keys_batch", { pane_id: "%0", operations, force: true }))
+    expect(await rec.received("zx")).toBe("zx")
+  })
+})

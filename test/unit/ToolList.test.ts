@@ -34,9 +34,10 @@ describe("tools/list", () => {
       for (const key of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
         expect(typeof annotations[key], key).toBe("boolean")
       }
-      expect(annotations.readOnlyHint).toBe(tool.tier === "readonly")
+      expect(annotations.readOnlyHint).toBe(tool.tier === "readonly" && tool.name !== "run_batch")
       if (tool.tier === "destructive") expect(annotations.destructiveHint).toBe(true)
-      if (tool.tier === "readonly") expect(annotations.destructiveHint).toBe(false)
+      // run_batch is listed at readonly but runs whatever tools the tier allows: it says so (issue 14 item 4).
+      if (tool.tier === "readonly" && tool.name !== "run_batch") expect(annotations.destructiveHint).toBe(false)
       for (const argument of Object.keys(listed.inputSchema.properties ?? {})) expect(argument).toMatch(SNAKE)
       // Every nested object in the input is closed, and no $schema noise is sent.
       for (const node of nodes(listed.inputSchema)) {
@@ -53,8 +54,8 @@ describe("tools/list", () => {
         expect(node).not.toHaveProperty("$schema")
       }
       const properties = Object.keys(listed.inputSchema.properties ?? {})
-      // list_servers looks at every socket; wait_for_command's socket is the one in its handle.
-      if (tool.name === "list_servers" || tool.name === "wait_for_command") {
+      // list_servers looks at every socket; wait_for_command's socket is the one in its handle; run_batch's operations name their own.
+      if (tool.name === "list_servers" || tool.name === "wait_for_command" || tool.name === "run_batch") {
         expect(properties).not.toContain("socket_name")
       } else {
         expect(properties).toContain("socket_name")

@@ -60,6 +60,8 @@ type Side = "input" | "output"
 
 const dropped = (key: string, value: unknown, side: Side): boolean =>
   key === "$schema" || key === "title" ||
+  // Any value at all is the empty schema; the marker Effect adds names nothing a client resolves.
+  (key === "$id" && (value === "/schemas/unknown" || value === "/schemas/any")) ||
   // A JSON string alternative says it in its description; the content keywords only annotate.
   key === "contentMediaType" || key === "contentSchema" ||
   (key === "properties" && isObject(value) && Object.keys(value).length === 0) ||

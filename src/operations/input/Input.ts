@@ -281,6 +281,7 @@ export const batchSteps = (plans: ReadonlyArray<KeysPlan>, packed: boolean): Arr
 /** One operation of a batch: sent, failed or skipped. */
 export const BatchOperationResult = Schema.Struct({
   index: NonNegativeInt,
+  pane_id: PaneId,
   status: Schema.Literal("sent", "failed", "skipped").annotations({
     description:
       "sent; failed (tmux refused the invocation that carried it: it may have been sent in part); skipped (not attempted after an earlier failure, stop_on_error)."
@@ -303,9 +304,9 @@ export type BatchOperationResult = typeof BatchOperationResult.Type
 
 /** What `sendKeysBatch` did: per-operation results, counts and the round trips it took. */
 export const KeysBatchSent = Schema.Struct({
-  pane_id: PaneId,
+  pane_id: PaneId.annotations({ description: "The batch's own pane; each result names the pane it went to." }),
   pane_in_mode: Schema.Boolean.annotations({
-    description: "The pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
+    description: "A pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
   }),
   operations_total: NonNegativeInt,
   operations_sent: NonNegativeInt,
@@ -316,9 +317,14 @@ export const KeysBatchSent = Schema.Struct({
 })
 export type KeysBatchSent = typeof KeysBatchSent.Type
 
-/** Several send-keys requests to one pane, in order. */
+/** One operation of a batch: send_keys' request, to its own pane or the batch's. */
+export interface BatchKeysRequest extends SendKeysRequest {
+  readonly paneId?: string | undefined
+}
+
+/** Several send-keys requests, in order, each to its own pane or the batch's. */
 export interface SendKeysBatchRequest extends GenerationCheck {
-  readonly operations: ReadonlyArray<SendKeysRequest>
+  readonly operations: ReadonlyArray<BatchKeysRequest>
   /** Pause between operations; 0 packs them into as few invocations as possible. */
   readonly delayMs: number
   /** Skip the remaining operations after one fails. */
@@ -326,8 +332,8 @@ export interface SendKeysBatchRequest extends GenerationCheck {
 }
 
 /**
- * Several send-keys requests to one pane, in order: every operation is checked and the pane looked
- * up once before anything is sent. Each operation reports its own outcome; the call as a whole fails
+ * Several send-keys requests in order, each to its own pane or to `paneId`: every operation is
+ * checked and each pane looked up once before anything is sent. Each operation reports its own outcome; the call as a whole fails
  * only when nothing at all was sent, with the first error.
  */
 export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
@@ -342,8 +348,9 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
       return yield* Effect.fail(new InvalidInput({ reason: `operations must hold 1 to ${MAX_BATCH_OPERATIONS} entries.` }))
     }
     const plans: Array<KeysPlan> = []
+    const targets = operations.map((operation) => operation.paneId ?? paneId)
     for (const [index, operation] of operations.entries()) {
-      const plan = planKeys(paneId, operation)
+      const plan = planKeys(targets[index]!, operation)
       if (Either.isLeft(plan)) {
         return yield* Effect.fail(new InvalidInput({ reason: `operations[${index}]: ${plan.left} Nothing was sent.` }))
       }
@@ -353,10 +360,12 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
     if (total > MAX_KEYS_BYTES) {
       return yield* Effect.fail(new InvalidInput({ reason: `the operations' keys must be at most ${MAX_KEYS_BYTES} bytes together.` }))
     }
-    const pane = yield* typablePane(socket, paneId)
+    let inMode = false
+    for (const target of new Set(targets)) inMode = (yield* typablePane(socket, target)).in_mode || inMode
     const tmux = yield* Tmux
     const results: Array<BatchOperationResult> = plans.map((plan, index) => ({
       index,
+      pane_id: targets[index]!,
       status: "skipped",
       ok: false,
       literal: plan.literal,
@@ -388,7 +397,7 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
     if (count("sent") === 0 && firstError !== undefined) return yield* Effect.fail(firstError)
     return {
       pane_id: paneId,
-      pane_in_mode: pane.in_mode,
+      pane_in_mode: inMode,
       operations_total: results.length,
       operations_sent: count("sent"),
       operations_failed: count("failed"),
