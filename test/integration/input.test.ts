@@ -9,11 +9,11 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
-import { callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
-const { world } = useWorlds()
+const { world, defer } = useWorlds()
 
 /** A session whose pane %0 records its input bytes in a file; resolves once raw mode is on. */
 const recorder = async (w: PrivateTmux) => {
@@ -54,7 +54,8 @@ describe("send_keys: what reaches the program", () => {
       key: null,
       enter_sent: true,
       keys_length: 13,
-      pane_in_mode: false
+      pane_in_mode: false,
+      left_mode: false
     })
   })
 
@@ -197,6 +198,35 @@ describe("send_keys refusals", () => {
     expect(sent.pane_in_mode).toBe(true)
     // copy mode read the q and left.
     await waitFor("copy mode to end", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_in_mode}").trim() === "0")
+  })
+
+  it("exit_mode leaves copy mode first, so the keys reach the program; a pane a person watches needs force", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    const inMode = () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_in_mode}").trim() === "1"
+    w.tmuxOk("copy-mode", "-t", "%0")
+    expect(inMode()).toBe(true)
+    const sent = await rec.expectBytes({ keys: "Ctrl+C", exit_mode: true }, "\x03")
+    expect(sent).toMatchObject({ key: "C-c", left_mode: true, pane_in_mode: false })
+    expect(inMode()).toBe(false)
+    // Only leaving: empty keys send nothing, not even an Enter.
+    w.tmuxOk("copy-mode", "-t", "%0")
+    const left = okResult(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true }))
+    expect(left).toMatchObject({ left_mode: true, enter_sent: false, keys_length: 0 })
+    expect(inMode()).toBe(false)
+    // Not in a mode: nothing to leave.
+    expect(okResult(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true })).left_mode).toBe(false)
+
+    const client = await attachTerminalClient(w, "rec")
+    defer(client.close)
+    w.tmuxOk("copy-mode", "-t", "%0")
+    const watched = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true }))
+    expect(watched).toMatchObject({ code: "denied", effects: "none" })
+    expect(inMode()).toBe(true)
+    okResult(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true, force: true }))
+    expect(inMode()).toBe(false)
+    // Nothing but the keys ever reached the program.
+    await rec.expectBytes({ keys: "z", literal: true, enter: false }, "z")
   })
 
   it("refuses NUL in keys without echoing them, and a stale generation before sending", async () => {

@@ -44,7 +44,8 @@ describe("sendKeys", () => {
         key: null,
         enter_sent: true,
         keys_length: 6,
-        pane_in_mode: false
+        pane_in_mode: false,
+        left_mode: false
       })
       expect(yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "C-c" }))).toMatchObject({
         special_key: true,

@@ -73,7 +73,8 @@ export const KeysSent = Schema.Struct({
   }),
   pane_in_mode: Schema.Boolean.annotations({
     description: "The pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
-  })
+  }),
+  left_mode: Schema.Boolean.annotations({ description: "exit_mode took the pane out of copy mode (or another tmux mode) first." })
 })
 export type KeysSent = typeof KeysSent.Type
 
@@ -156,6 +157,15 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
   return Either.right({ literal, special, key, enter, length: [...keys].length, bytes, invocations })
 }
 
+/** A send_keys request that may first take the pane out of copy mode. */
+export interface SendKeysOnceRequest extends SendKeysRequest, GenerationCheck {
+  /**
+   * Leave copy mode (or another tmux mode) first, so the keys reach the program; with empty keys
+   * and no `enter`, only that. Default false.
+   */
+  readonly exitMode?: boolean | undefined
+}
+
 /**
  * Sends keys, then Enter as a key of its own. A dead pane is refused before anything is sent (tmux
  * would drop the keys without a word). Text longer than one tmux command allows goes in pieces,
@@ -164,14 +174,23 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
 export const sendKeys = Effect.fn("Input.sendKeys")((
   socket: ResolvedSocket,
   paneId: string,
-  request: SendKeysRequest & GenerationCheck
+  request: SendKeysOnceRequest
 ): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
-    const plan = yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
+    const exitMode = request.exitMode === true
+    const exitOnly = exitMode && request.keys === "" && request.enter !== true
+    const plan = exitOnly
+      ? { literal: false, special: false, key: null, enter: false, length: 0, invocations: [] }
+      : yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const pane = yield* typablePane(socket, paneId)
+    const leftMode = exitMode && pane.in_mode
+    const [first = [], ...rest] = plan.invocations
     const tmux = yield* Tmux
-    for (const commands of plan.invocations) yield* tmux.run(socket, commands)
+    // `copy-mode -q` leaves every mode of the pane (tmux 3.3a on), in the keys' own round trip.
+    for (const commands of [leftMode ? [["copy-mode", "-q", "-t", paneId], ...first] : first, ...rest]) {
+      if (commands.length > 0) yield* tmux.run(socket, commands)
+    }
     return {
       pane_id: paneId,
       literal: plan.literal,
@@ -179,7 +198,8 @@ export const sendKeys = Effect.fn("Input.sendKeys")((
       key: plan.key,
       enter_sent: plan.enter,
       keys_length: plan.length,
-      pane_in_mode: pane.in_mode
+      pane_in_mode: pane.in_mode && !leftMode,
+      left_mode: leftMode
     }
   })
 )
