@@ -32,6 +32,16 @@ const INVISIBLE_BUT_ESC = /[\x00-\x08\x0a-\x1a\x1c-\x1f\x7f-\x9f]/g
 export const stripControls = (row: string, keepEscape = false): string => row.replace(keepEscape ? INVISIBLE_BUT_ESC : INVISIBLE, "")
 
 /**
+ * What `capture-pane -e` writes around a row's text: SGR sequences (`ESC [ … m`) and, from tmux
+ * 3.4, OSC 8 hyperlinks (`ESC ] 8 ; … ST`). Zero cells wide.
+ */
+// eslint-disable-next-line no-control-regex
+export const CAPTURE_ESCAPE = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g
+
+/** A row of `capture-pane -e` as the plain capture reads it. */
+export const withoutCaptureEscapes = (row: string): string => (row.includes("\x1b") ? row.replace(CAPTURE_ESCAPE, "") : row)
+
+/**
  * A string field of an output that programs control: the operations see it exactly, and it is
  * encoded (sent) with its controls escaped.
  */

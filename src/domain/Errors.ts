@@ -181,7 +181,7 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
         case "run_pending":
           return "Wait for the earlier run_command to end (or continue it with wait_for_command and its handle), then retry; or use another pane."
         case "copy_mode":
-          return "Leave the mode first (send_keys with keys q), then retry."
+          return "Leave the mode first (send_keys with exit_mode: true and keys \"\"), then retry."
         case "full_screen":
           return "Drive the program with send_keys, or quit it and retry once the shell's prompt is back; or use another pane."
         case "dead":

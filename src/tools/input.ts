@@ -8,7 +8,7 @@ import { PaneId } from "../domain/Ids.js"
 import { KeysBatchSent, KeysSent, MAX_BATCH_DELAY_MS, MAX_BATCH_OPERATIONS, sendKeys, sendKeysBatch } from "../operations/input/Input.js"
 import { pasteText, TextPasted } from "../operations/input/Paste.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
-import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
+import { refuseCallerPaneUnlessForced, refuseWatchedPaneUnlessForced } from "./internal/PaneGuard.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const keysArgument = Schema.String.annotations({
@@ -32,6 +32,7 @@ export const sendKeysTool = defineTool({
     keys: keysArgument,
     literal: literalArgument,
     enter: enterArgument,
+    exit_mode: optional(Schema.Boolean, "Leave copy mode first; keys may be \"\"."),
     force: forceArgument,
     generation: generationArgument,
     ...socketArguments
@@ -43,10 +44,13 @@ export const sendKeysTool = defineTool({
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "type into", "typing into your own terminal")
+      // A person's copy mode is theirs: leaving it in a pane they watch needs force, as run_command does.
+      if (input.exit_mode === true) yield* refuseWatchedPaneUnlessForced(socket, input, "take out of copy mode")
       return yield* sendKeys(socket, input.pane_id, {
         keys: input.keys,
         literal: input.literal,
         enter: input.enter,
+        exitMode: input.exit_mode,
         generation: input.generation
       })
     })

@@ -104,6 +104,7 @@ export const capturePaneTool = defineTool({
     end: optional(CaptureLine),
     max_lines: optional(Int.pipe(Schema.between(1, 100_000))),
     join_wrapped: optional(Schema.Boolean),
+    escapes: optional(Schema.Boolean),
     ...socketArguments
   }),
   output: Capture,
@@ -114,7 +115,8 @@ export const capturePaneTool = defineTool({
         start: input.start,
         end: input.end,
         maxLines: input.max_lines ?? DEFAULT_CAPTURE_MAX_LINES,
-        joinWrapped: input.join_wrapped ?? false
+        joinWrapped: input.join_wrapped ?? false,
+        escapes: input.escapes
       })
     })
 })

@@ -44,6 +44,7 @@ export const captureSinceTool = defineTool({
     cursor: optional(Schema.String, "Omit to start."),
     include_current: optional(Schema.Boolean),
     max_lines: maxLinesArgument(DEFAULT_SINCE_MAX_LINES),
+    escapes: optional(Schema.Boolean),
     ...socketArguments
   }),
   output: CapturedSince,
@@ -53,7 +54,8 @@ export const captureSinceTool = defineTool({
       return yield* captureSince(socket, input.pane_id, {
         cursor: input.cursor,
         includeCurrent: input.include_current,
-        maxLines: input.max_lines ?? DEFAULT_SINCE_MAX_LINES
+        maxLines: input.max_lines ?? DEFAULT_SINCE_MAX_LINES,
+        escapes: input.escapes
       })
     })
 })

@@ -310,7 +310,7 @@ describe("refusals about the pane's state are conflicts (issue 10 item 19)", () 
     expect(dead.hint).toContain("respawn_pane")
     const copy = errorMeta(await runTool(layer, "run_command", { pane_id: pane("copy"), command: "true" }))
     expect(copy.code).toBe("conflict")
-    expect(copy.hint).toContain("send_keys")
+    expect(copy.hint).toContain("send_keys with exit_mode: true")
     // The other tools that type refuse a dead pane the same way.
     for (
       const [tool, args] of [

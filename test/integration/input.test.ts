@@ -9,11 +9,11 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
-import { callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
-const { world } = useWorlds()
+const { world, defer } = useWorlds()
 
 /** A session whose pane %0 records its input bytes in a file; resolves once raw mode is on. */
 const recorder = async (w: PrivateTmux) => {
@@ -47,7 +47,16 @@ describe("send_keys: what reaches the program", () => {
   it("types text and presses Enter by default", async () => {
     const rec = await recorder(world())
     const sent = await rec.expectBytes({ keys: "echo one  two" }, "echo one  two\r")
-    expect(sent).toEqual({ pane_id: "%0", literal: false, special_key: false, enter_sent: true, keys_length: 13, pane_in_mode: false })
+    expect(sent).toEqual({
+      pane_id: "%0",
+      literal: false,
+      special_key: false,
+      key: null,
+      enter_sent: true,
+      keys_length: 13,
+      pane_in_mode: false,
+      left_mode: false
+    })
   })
 
   it("sends a lone control or special key without Enter, unless enter is given explicitly", async () => {
@@ -66,6 +75,38 @@ describe("send_keys: what reaches the program", () => {
     await rec.expectBytes({ keys: "echo x", enter: false }, "echo x")
     // A lone printable character is text: Enter follows (answering a y/N prompt).
     await rec.expectBytes({ keys: "y" }, "y\r")
+  })
+
+  it("sends keys in tmux's spelling or a common one as those keys, and says what was sent", async () => {
+    const rec = await recorder(world())
+    // tmux 3.3a types "S-Tab" as five letters, 3.5a and 3.8 send a plain Tab: BTab is sent instead.
+    expect(await rec.expectBytes({ keys: "S-Tab" }, "\x1b[Z")).toMatchObject({ special_key: true, key: "BTab", enter_sent: false })
+    expect(await rec.expectBytes({ keys: "Shift+Tab" }, "\x1b[Z")).toMatchObject({ key: "BTab" })
+    expect(await rec.expectBytes({ keys: "Ctrl+C" }, "\x03")).toMatchObject({ key: "C-c", enter_sent: false })
+    expect(await rec.expectBytes({ keys: "ctrl-d" }, "\x04")).toMatchObject({ key: "C-d" })
+    expect(await rec.expectBytes({ keys: "Esc" }, "\x1b")).toMatchObject({ key: "Escape" })
+    expect(await rec.expectBytes({ keys: "Return" }, "\r")).toMatchObject({ key: "Enter" })
+    expect(await rec.expectBytes({ keys: "Alt+x" }, "\x1bx")).toMatchObject({ key: "M-x" })
+    expect(await rec.expectBytes({ keys: "Ctrl+Shift+a" }, "\x01")).toMatchObject({ key: "C-a" })
+    await rec.expectBytes({ keys: "Del" }, "\x1b[3~")
+    await rec.expectBytes({ keys: "PgUp" }, "\x1b[5~")
+    await rec.expectBytes({ keys: "C-S-Up" }, "\x1b[1;6A")
+    await rec.expectBytes({ keys: "[ETX]" }, "\x03")
+    // Words tmux would read as a name but not send as text stay text: "Any" sends nothing on 3.5a and 3.8 without -l.
+    expect(await rec.expectBytes({ keys: "Any", enter: false }, "Any")).toMatchObject({ special_key: false, key: null })
+    await rec.expectBytes({ keys: "Enter the code", enter: false }, "Enter the code")
+  })
+
+  it("refuses a key-like string tmux would not send as meant, before anything is sent", async () => {
+    const rec = await recorder(world())
+    for (const keys of ["C-Foo", "Ctrl+Shift+Banana", "Shift+Enter", "C-Tab"]) {
+      const refused = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys }))
+      expect({ keys, code: refused.code, effects: refused.effects }).toEqual({ keys, code: "invalid_input", effects: "none" })
+      expect(refused.text).toContain("literal: true")
+    }
+    expect(errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "Shift+Enter" })).text).toContain("send Enter.")
+    // Nothing arrived: the next bytes are the first ones.
+    await rec.expectBytes({ keys: "C-Foo", literal: true, enter: false }, "C-Foo")
   })
 
   it("literal types key names, quotes, ;, $ and backslashes exactly, as one piece", async () => {
@@ -157,6 +198,35 @@ describe("send_keys refusals", () => {
     expect(sent.pane_in_mode).toBe(true)
     // copy mode read the q and left.
     await waitFor("copy mode to end", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_in_mode}").trim() === "0")
+  })
+
+  it("exit_mode leaves copy mode first, so the keys reach the program; a pane a person watches needs force", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    const inMode = () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_in_mode}").trim() === "1"
+    w.tmuxOk("copy-mode", "-t", "%0")
+    expect(inMode()).toBe(true)
+    const sent = await rec.expectBytes({ keys: "Ctrl+C", exit_mode: true }, "\x03")
+    expect(sent).toMatchObject({ key: "C-c", left_mode: true, pane_in_mode: false })
+    expect(inMode()).toBe(false)
+    // Only leaving: empty keys send nothing, not even an Enter.
+    w.tmuxOk("copy-mode", "-t", "%0")
+    const left = okResult(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true }))
+    expect(left).toMatchObject({ left_mode: true, enter_sent: false, keys_length: 0 })
+    expect(inMode()).toBe(false)
+    // Not in a mode: nothing to leave.
+    expect(okResult(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true })).left_mode).toBe(false)
+
+    const client = await attachTerminalClient(w, "rec")
+    defer(client.close)
+    w.tmuxOk("copy-mode", "-t", "%0")
+    const watched = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true }))
+    expect(watched).toMatchObject({ code: "denied", effects: "none" })
+    expect(inMode()).toBe(true)
+    okResult(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "", exit_mode: true, force: true }))
+    expect(inMode()).toBe(false)
+    // Nothing but the keys ever reached the program.
+    await rec.expectBytes({ keys: "z", literal: true, enter: false }, "z")
   })
 
   it("refuses NUL in keys without echoing them, and a stale generation before sending", async () => {

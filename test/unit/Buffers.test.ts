@@ -60,7 +60,8 @@ describe("batchSteps", () => {
         operations: [0, 1, 2],
         invocations: [
           [
-            ["send-keys", "-t", "%1", "--", "ls"],
+            // Text goes with -l, so tmux never reads it as a key name.
+            ["send-keys", "-t", "%1", "-l", "--", "ls"],
             ["send-keys", "-t", "%1", "Enter"],
             ["send-keys", "-t", "%1", "--", "C-c"],
             ["send-keys", "-t", "%1", "Enter"]

@@ -41,11 +41,17 @@ describe("sendKeys", () => {
         pane_id: "%0",
         literal: false,
         special_key: false,
+        key: null,
         enter_sent: true,
         keys_length: 6,
-        pane_in_mode: false
+        pane_in_mode: false,
+        left_mode: false
       })
-      expect(yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "C-c" }))).toMatchObject({ special_key: true, enter_sent: false })
+      expect(yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "C-c" }))).toMatchObject({
+        special_key: true,
+        key: "C-c",
+        enter_sent: false
+      })
       yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "Up", literal: true, enter: false }))
       yield* fake.run((socket) => sendKeys(socket, "%0", { keys: "Escape" }))
       expect(paneOf(w, "%0").input).toBe("ls -la\r\x03Up\x1b")

@@ -41,17 +41,18 @@ describe("isSpecialKey", () => {
         "KP5",
         "C-Space",
         "M-é",
-        "C--",
-        "C-?"
+        "C-?",
+        // tmux's hex spelling of a key: C-c.
+        "0x03"
       ]
     ) {
       expect({ keys, special: isSpecialKey(keys) }).toEqual({ keys, special: true })
     }
   })
 
-  it("is false for text, lone characters, half-formed names and C- with a character tmux types as text", () => {
+  it("is false for text, lone characters, half-formed names and C- with a character that has no control code (refused)", () => {
     for (
-      const keys of ["y", "ls -la", "echo hi", "C-c C-c", "C-", "^", "S-", "--", "-", "F13", "Upx", "0x03", "None", "C-~", "é", "", " "]
+      const keys of ["y", "ls -la", "echo hi", "C-c C-c", "C-", "^", "S-", "--", "-", "F13", "Upx", "None", "C-~", "C--", "é", "", " "]
     ) {
       expect({ keys, special: isSpecialKey(keys) }).toEqual({ keys, special: false })
     }

@@ -2,8 +2,9 @@
  * Typing into a pane with `send-keys`. The caller's keys reach tmux as one argv element, after
  * `--`, so they are never split on spaces, never read as flags and never parsed by a shell.
  *
- * Without `literal`, tmux first looks the whole string up as a key name (case-insensitively: "C-c",
- * "Up", "end", "F5", "^C", "0x41"); anything else is typed as text. With `literal` it is always text.
+ * Without `literal`, the string is read once (KeyNames.ts): one key is sent in the spelling tmux
+ * delivers ("Shift+Tab" as BTab), a key-like string tmux would not deliver is refused, and text is
+ * sent with `-l`, so tmux never reads it as a key name. With `literal` it is always text.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -17,74 +18,13 @@ import * as Format from "../../tmux/Format.js"
 import { decode, queryTree } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
-
-/** tmux's named keys (key-string.c), compared case-insensitively as tmux does. */
-const NAMED_KEYS = new Set(
-  [
-    ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
-    "IC",
-    "Insert",
-    "DC",
-    "Delete",
-    "Home",
-    "End",
-    "NPage",
-    "PageDown",
-    "PgDn",
-    "PPage",
-    "PageUp",
-    "PgUp",
-    "Tab",
-    "BTab",
-    "Space",
-    "BSpace",
-    "Enter",
-    "Escape",
-    "Up",
-    "Down",
-    "Left",
-    "Right",
-    "KP/",
-    "KP*",
-    "KP-",
-    "KP+",
-    "KP.",
-    "KPEnter",
-    ...Array.from({ length: 10 }, (_, i) => `KP${i}`)
-  ].map((name) => name.toLowerCase())
-)
-
-/** ASCII keys that keep a Ctrl modifier as it is (key-string.c). */
-const CTRL_KEEPS = "!#()+,-.0123456789:;<=>'\r\t"
+import { readKeys } from "./KeyNames.js"
 
 /**
- * Whether tmux would read `keys` as one special key: a named key (Escape, Up, F5, Enter, Tab, …)
- * or any key with a modifier (C-c, M-x, S-Up, ^D). A lone printable character ("y") is text.
- * This decides the default of `enter`: after a special key an Enter is never what was meant.
+ * Whether `keys` (without `literal`) is one key (see KeyNames.ts: C-c, Escape, Up, Shift+Tab, …).
+ * This decides the default of `enter`: after a key an Enter is never what was meant.
  */
-export const isSpecialKey = (keys: string): boolean => {
-  let rest = keys
-  let ctrl = false
-  let modified = false
-  if (rest.length > 1 && rest.startsWith("^")) {
-    ctrl = modified = true
-    rest = rest.slice(1)
-  }
-  while (rest.length > 2 && rest[1] === "-" && "CcMmSs".includes(rest[0]!)) {
-    if ("Cc".includes(rest[0]!)) ctrl = true
-    modified = true
-    rest = rest.slice(2)
-  }
-  if (rest === "") return false
-  if ([...rest].length > 1) return NAMED_KEYS.has(rest.toLowerCase())
-  const code = rest.codePointAt(0)!
-  if (!modified || code < 0x20) return false
-  // tmux turns C-<ASCII> into a control character only for these; other C-<ASCII> are typed as text.
-  if (ctrl && code <= 0x7f && !CTRL_KEEPS.includes(rest)) {
-    return (code >= 97 && code <= 122) || (code >= 64 && code <= 95) || code === 32 || code === 63
-  }
-  return true
-}
+export const isSpecialKey = (keys: string): boolean => readKeys(keys)._tag === "Key"
 
 /** tmux refuses a command line over about 16 KiB; longer text goes in pieces of this size. */
 const CHUNK_BYTES = 8192
@@ -126,13 +66,15 @@ export const KeysSent = Schema.Struct({
   special_key: Schema.Boolean.annotations({
     description: "The keys were one special key (C-c, Escape, Up, F5, …), which is why Enter defaulted to false."
   }),
+  key: Schema.NullOr(Schema.String).annotations({ description: "The key sent, in tmux's spelling (BTab for Shift+Tab); null for text." }),
   enter_sent: Schema.Boolean,
   keys_length: NonNegativeInt.annotations({
     description: "Characters sent before the Enter (the keys themselves are not returned)."
   }),
   pane_in_mode: Schema.Boolean.annotations({
     description: "The pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
-  })
+  }),
+  left_mode: Schema.Boolean.annotations({ description: "exit_mode took the pane out of copy mode (or another tmux mode) first." })
 })
 export type KeysSent = typeof KeysSent.Type
 
@@ -181,6 +123,8 @@ export const typablePane = (
 export interface KeysPlan {
   readonly literal: boolean
   readonly special: boolean
+  /** The key sent, in tmux's spelling, when the keys are one key. */
+  readonly key: string | null
   readonly enter: boolean
   /** Characters typed before the Enter. */
   readonly length: number
@@ -198,16 +142,28 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
   if (keys.includes("\0")) return Either.left("keys must not contain NUL characters.")
   const bytes = Buffer.byteLength(keys, "utf8")
   if (bytes > MAX_KEYS_BYTES) return Either.left(`keys must be at most ${MAX_KEYS_BYTES} bytes.`)
-  const special = !literal && isSpecialKey(keys)
+  const reading = literal ? undefined : readKeys(keys)
+  if (reading?._tag === "Refused") return Either.left(reading.reason)
+  const key = reading?._tag === "Key" ? reading.key : null
+  const special = key !== null
   const enter = request.enter ?? !special
   if (keys === "" && !enter) return Either.left("nothing to send: keys is empty and enter is false.")
   const invocations: Array<Array<TmuxCommand>> = keys === ""
     ? [[]]
-    : bytes <= CHUNK_BYTES
-    ? [[["send-keys", "-t", paneId, ...(literal ? ["-l"] : []), "--", keys]]]
+    : key !== null
+    ? [[["send-keys", "-t", paneId, "--", key]]]
     : chunksOf(keys, CHUNK_BYTES).map((chunk) => [["send-keys", "-t", paneId, "-l", "--", chunk]])
   if (enter) invocations[invocations.length - 1]!.push(["send-keys", "-t", paneId, "Enter"])
-  return Either.right({ literal, special, enter, length: [...keys].length, bytes, invocations })
+  return Either.right({ literal, special, key, enter, length: [...keys].length, bytes, invocations })
+}
+
+/** A send_keys request that may first take the pane out of copy mode. */
+export interface SendKeysOnceRequest extends SendKeysRequest, GenerationCheck {
+  /**
+   * Leave copy mode (or another tmux mode) first, so the keys reach the program; with empty keys
+   * and no `enter`, only that. Default false.
+   */
+  readonly exitMode?: boolean | undefined
 }
 
 /**
@@ -218,21 +174,32 @@ export const planKeys = (paneId: string, request: SendKeysRequest): Either.Eithe
 export const sendKeys = Effect.fn("Input.sendKeys")((
   socket: ResolvedSocket,
   paneId: string,
-  request: SendKeysRequest & GenerationCheck
+  request: SendKeysOnceRequest
 ): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
-    const plan = yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
+    const exitMode = request.exitMode === true
+    const exitOnly = exitMode && request.keys === "" && request.enter !== true
+    const plan = exitOnly
+      ? { literal: false, special: false, key: null, enter: false, length: 0, invocations: [] }
+      : yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const pane = yield* typablePane(socket, paneId)
+    const leftMode = exitMode && pane.in_mode
+    const [first = [], ...rest] = plan.invocations
     const tmux = yield* Tmux
-    for (const commands of plan.invocations) yield* tmux.run(socket, commands)
+    // `copy-mode -q` leaves every mode of the pane (tmux 3.3a on), in the keys' own round trip.
+    for (const commands of [leftMode ? [["copy-mode", "-q", "-t", paneId], ...first] : first, ...rest]) {
+      if (commands.length > 0) yield* tmux.run(socket, commands)
+    }
     return {
       pane_id: paneId,
       literal: plan.literal,
       special_key: plan.special,
+      key: plan.key,
       enter_sent: plan.enter,
       keys_length: plan.length,
-      pane_in_mode: pane.in_mode
+      pane_in_mode: pane.in_mode && !leftMode,
+      left_mode: leftMode
     }
   })
 )
@@ -289,6 +256,7 @@ export const BatchOperationResult = Schema.Struct({
   ok: Schema.Boolean.annotations({ description: "status is sent." }),
   literal: Schema.Boolean,
   special_key: Schema.Boolean,
+  key: Schema.NullOr(Schema.String),
   enter_sent: Schema.Boolean.annotations({ description: "An Enter followed this operation's keys (only when sent)." }),
   keys_length: NonNegativeInt,
   error: Schema.NullOr(
@@ -370,6 +338,7 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
       ok: false,
       literal: plan.literal,
       special_key: plan.special,
+      key: plan.key,
       enter_sent: false,
       keys_length: plan.length,
       error: null

@@ -44,6 +44,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { CAPTURE_ESCAPE, withoutCaptureEscapes } from "../../domain/ControlText.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { Int, NonNegativeInt } from "../../domain/Model.js"
@@ -142,17 +143,34 @@ const cellsOf = (character: string): number => {
   return isWide(character.codePointAt(0)!) ? 2 : 1
 }
 
-/** Splits a row's text at a cell column: [text before the column, text from it on]. */
+const ESCAPE_HERE = new RegExp(CAPTURE_ESCAPE.source, "y")
+
+/**
+ * Splits a row's text at a cell column: [text before the column, text from it on]. The colour
+ * sequences of a `capture-pane -e` row take no cells; those before the column are repeated at the
+ * start of the second part, so it keeps the colours it had.
+ */
 export const splitAtColumn = (row: string, column: number): readonly [string, string] => {
   let cells = 0
   let at = 0
-  for (const character of row) {
+  let carried = ""
+  while (at < row.length) {
+    if (row[at] === "\x1b") {
+      ESCAPE_HERE.lastIndex = at
+      const escape = ESCAPE_HERE.exec(row)?.[0]
+      if (escape !== undefined) {
+        carried += escape
+        at += escape.length
+        continue
+      }
+    }
+    const character = String.fromCodePoint(row.codePointAt(at)!)
     const width = cellsOf(character)
     if (cells + width > column && width > 0) break
     cells += width
     at += character.length
   }
-  return [row.slice(0, at), row.slice(at)]
+  return [row.slice(0, at), carried + row.slice(at)]
 }
 
 // ---- anchors ------------------------------------------------------------------------------------
@@ -366,7 +384,8 @@ export const readSince = (
   socket: ResolvedSocket,
   paneId: string,
   cursor: Cursor,
-  knownHistory = cursor.h
+  knownHistory = cursor.h,
+  escapes = false
 ): Effect.Effect<Since, TmuxError | CursorMismatch, Tmux> =>
   Effect.gen(function*() {
     const span = spanOf(cursor)
@@ -375,13 +394,15 @@ export const readSince = (
     let plan = cursor.a ? { start: -MAX_CONTEXT_SPAN, windows: [] } : planRead(cursor, guess, cursor.r - span - MARGIN_ROWS)
     for (let reads = 1;; reads++) {
       if (reads > WINDOWED_READS) plan = WHOLE
-      const view = yield* readPaneView(socket, paneId, plan.start, false, plan.windows)
+      // With escapes, the rows are found by their plain text (as the cursor hashes it) and returned as read.
+      const read = yield* readPaneView(socket, paneId, plan.start, escapes, plan.windows)
+      const view = escapes ? plainView(read) : read
       const wrong = mismatch(cursor, view.state)
       if (wrong !== undefined) return yield* Effect.fail(new CursorMismatch({ reason: wrong }))
 
       const screenOnly = (missed: boolean, next: Cursor): Since => ({
         view,
-        rows: screenRows(view),
+        rows: screenRows(read),
         fromRow: view.state.history_size,
         anchor: undefined,
         continues: false,
@@ -404,17 +425,18 @@ export const readSince = (
           plan = WHOLE
           continue
         }
-        return { view, rows: view.rows, fromRow: view.firstRow, anchor, continues: false, missed: true, next: cursorOf(view) }
+        return { view, rows: read.rows, fromRow: view.firstRow, anchor, continues: false, missed: true, next: cursorOf(view) }
       }
       if (anchor.index < 0) {
         // Higher up than the rows read: read from there down.
         plan = planRead(cursor, facts, view.firstRow + anchor.index - span)
         continue
       }
-      const [before, after] = splitAtColumn(view.rows[anchor.index]!, cursor.x)
+      const [before] = splitAtColumn(view.rows[anchor.index]!, cursor.x)
+      const row = read.rows[anchor.index]!
       return {
         view,
-        rows: [anchor.prefixKept ? after : before + after, ...view.rows.slice(anchor.index + 1)],
+        rows: [anchor.prefixKept ? splitAtColumn(row, cursor.x)[1] : row, ...read.rows.slice(anchor.index + 1)],
         fromRow: view.firstRow + anchor.index,
         anchor,
         continues: anchor.prefixKept && before.trimEnd() !== "",
@@ -424,9 +446,16 @@ export const readSince = (
     }
   })
 
+/** A `capture-pane -e` view as the plain capture reads it. */
+const plainView = (view: PaneView): PaneView => ({
+  ...view,
+  rows: view.rows.map(withoutCaptureEscapes),
+  ...(view.windows === undefined ? {} : { windows: view.windows.map((w) => ({ ...w, rows: w.rows.map(withoutCaptureEscapes) })) })
+})
+
 /** Looks once at the pane, for a cursor at its cursor position now (with rows above to tell its context apart in). */
-export const readForCursor = (socket: ResolvedSocket, paneId: string): Effect.Effect<PaneView, TmuxError, Tmux> =>
-  readPaneView(socket, paneId, -MARGIN_ROWS)
+export const readForCursor = (socket: ResolvedSocket, paneId: string, escapes = false): Effect.Effect<PaneView, TmuxError, Tmux> =>
+  readPaneView(socket, paneId, -MARGIN_ROWS, escapes)
 
 // ---- capture_since ------------------------------------------------------------------------------
 
@@ -481,6 +510,8 @@ export interface CaptureSinceOptions {
   /** Without a cursor: return the visible screen too. */
   readonly includeCurrent?: boolean | undefined
   readonly maxLines: number
+  /** Keep colours and attributes as escape sequences in `content` (capture-pane -e). Default false. */
+  readonly escapes?: boolean | undefined
 }
 
 /** Checks a caller's cursor before anything is sent: it must decode and name this pane. */
@@ -501,8 +532,10 @@ export const captureSince = Effect.fn("PaneCursor.captureSince")((
 ): Effect.Effect<CapturedSince, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function*() {
     if (options.cursor === undefined) {
-      const view = yield* readForCursor(socket, paneId)
-      const rows = options.includeCurrent === true ? trimTrailingBlank(screenRows(view)) : []
+      const escapes = options.escapes === true && options.includeCurrent === true
+      const read = yield* readForCursor(socket, paneId, escapes)
+      const view = escapes ? plainView(read) : read
+      const rows = options.includeCurrent === true ? trimTrailingBlank(screenRows(read)) : []
       return {
         pane_id: paneId,
         ...keepNewest(rows, options.maxLines),
@@ -514,7 +547,7 @@ export const captureSince = Effect.fn("PaneCursor.captureSince")((
       }
     }
     const cursor = yield* parseCursorFor(options.cursor, paneId)
-    const since = yield* readSince(socket, paneId, cursor).pipe(
+    const since = yield* readSince(socket, paneId, cursor, cursor.h, options.escapes === true).pipe(
       Effect.catchTag("CursorMismatch", (e) => Effect.fail(new InvalidInput({ reason: `cursor does not fit: ${e.reason} ${startOver}` })))
     )
     const rows = trimTrailingBlank(since.rows)

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { DisplayText, stripControls } from "../../domain/ControlText.js"
+import { DisplayText, stripControls, withoutCaptureEscapes } from "../../domain/ControlText.js"
 import { Failed, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { Generation, generationOf, NonNegativeInt } from "../../domain/Model.js"
@@ -167,10 +167,10 @@ export const readPaneView = (
   )
 }
 
-/** Drops the blank rows at the end: screen below the output, not content. */
+/** Drops the blank rows at the end (rows of colour sequences only included): screen below the output, not content. */
 export const trimTrailingBlank = (rows: ReadonlyArray<string>): Array<string> => {
   let end = rows.length
-  while (end > 0 && rows[end - 1] === "") end--
+  while (end > 0 && withoutCaptureEscapes(rows[end - 1]!) === "") end--
   return rows.slice(0, end)
 }
 

@@ -5,8 +5,10 @@
 import * as Effect from "effect/Effect"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { Denied } from "../../domain/Errors.js"
+import { Denied, type TmuxError } from "../../domain/Errors.js"
 import { refuseCallerPane } from "../../operations/hierarchy/Guards.js"
+import { getPane } from "../../operations/hierarchy/Hierarchy.js"
+import type { Tmux } from "../../tmux/Tmux.js"
 
 export const refuseCallerPaneUnlessForced = (
   socket: ResolvedSocket,
@@ -23,3 +25,21 @@ export const refuseCallerPaneUnlessForced = (
         new Denied({ kind: denied.kind, reason: `${denied.reason} Pass force: true if ${intended} is intended.` })
       )
     )
+
+/**
+ * The guard of the tools that change what a person may be looking at (leaving their copy mode,
+ * clearing a screen): also a pane a person's tmux client shows (`is_attended`) is refused unless
+ * `force`, as run_command refuses it.
+ */
+export const refuseWatchedPaneUnlessForced = (
+  socket: ResolvedSocket,
+  input: { readonly pane_id: string; readonly force?: boolean | undefined },
+  /** What the tool would do, as in "Refusing to clear %3". */
+  action: string
+): Effect.Effect<void, Denied | TmuxError, InvocationContext | Tmux> =>
+  input.force === true ? Effect.void : Effect.flatMap(getPane(socket, input.pane_id), (pane) =>
+    pane.is_attended
+      ? Effect.fail(
+        new Denied({ kind: "watched", reason: `Refusing to ${action} ${input.pane_id}: a person's tmux client shows that pane right now.` })
+      )
+      : Effect.void)
