@@ -71,7 +71,10 @@ const RUNS_OR_EXPANDS =
 export const refusalOf = (name: string): string | undefined => {
   if (Object.hasOwn(ALLOWED_OPTIONS, name)) return undefined
   if (name.startsWith("@")) return "user @options are refused: any format can expand one with #{E:@name}, so its value could run #(…)."
-  if (RUNS_OR_EXPANDS.test(name)) return "this option holds a command, shell or format that tmux runs or expands; it is refused."
+  // An array option's item (`status-format[0]`) is refused as the option is.
+  if (RUNS_OR_EXPANDS.test(name.replace(/\[\d+\]$/, ""))) {
+    return "this option holds a command, shell or format that tmux runs or expands; it is refused."
+  }
   if (HOOK.test(name)) return "hooks are refused: a hook runs commands."
   return `the option is not on set_option's allowlist: ${Object.keys(ALLOWED_OPTIONS).join(", ")}.`
 }

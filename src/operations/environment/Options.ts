@@ -103,11 +103,15 @@ interface Listed {
   readonly inherited?: "global" | "window"
 }
 
-/** First invocation: the names in the scope, inherited ones marked with where they come from. */
+/**
+ * First invocation: the names in the scope, inherited ones marked with where they come from.
+ * `before` runs first in the same command list and must print nothing (set_option's change).
+ */
 const listNames = (
   socket: ResolvedSocket,
   where: OptionsWhere,
-  request: OptionsRequest
+  request: OptionsRequest,
+  before: ReadonlyArray<TmuxCommand> = []
 ): Effect.Effect<Array<Listed>, TmuxError, Tmux> =>
   Effect.gen(function*() {
     const hooks = request.hooks === true
@@ -117,6 +121,7 @@ const listNames = (
     // Printable, so that no version escapes it; random, so that no option name is it.
     const mark = `etm-own-${randomBytes(6).toString("hex")}`
     const commands: Array<TmuxCommand> = [
+      ...before,
       [hooks ? "show-hooks" : "show-options", ...(inheritable ? ["-A"] : []), ...scopeFlags(where)],
       ...(windowOwn ? [markCommand(mark), ["show-options", "-w", "-t", where.target!]] : [])
     ]
@@ -161,10 +166,10 @@ const readValues = (
     return names.map((listed, index) => ({ ...listed, value: values.get(index)! }))
   })
 
-/** The options (or hooks) of a scope, one page of them with their values. */
-export const showOptions = Effect.fn("Options.showOptions")((
+const readOptions = (
   socket: ResolvedSocket,
-  request: OptionsRequest
+  request: OptionsRequest,
+  before: ReadonlyArray<TmuxCommand> = []
 ): Effect.Effect<PageOf<OptionEntry>, TmuxError | InvalidInput, Tmux> =>
   Effect.gen(function*() {
     yield* checkWhere(request)
@@ -180,10 +185,15 @@ export const showOptions = Effect.fn("Options.showOptions")((
     if ((request.offset ?? 0) < 0 || (request.limit ?? 1) < 1 || (request.limit ?? 1) > MAX_PAGE_LIMIT) {
       return yield* Effect.fail(new InvalidInput({ reason: `offset must be 0 or more, limit from 1 to ${MAX_PAGE_LIMIT}.` }))
     }
-    const page = paginate(yield* listNames(socket, request, request), request)
+    const page = paginate(yield* listNames(socket, request, request, before), request)
     return { ...page, items: yield* readValues(socket, request, page.items) }
   })
-)
+
+/** The options (or hooks) of a scope, one page of them with their values. */
+export const showOptions = Effect.fn("Options.showOptions")((
+  socket: ResolvedSocket,
+  request: OptionsRequest
+): Effect.Effect<PageOf<OptionEntry>, TmuxError | InvalidInput, Tmux> => readOptions(socket, request))
 
 /**
  * Sets (or unsets) one allowlisted option, then reads it back. The scope follows the option: a
@@ -229,8 +239,8 @@ export const setOption = Effect.fn("Options.setOption")((
       request.name,
       ...(value === undefined ? [] : [value])
     ]
-    yield* runTree(socket, [command], queryTarget(where))
-    const [entry] = (yield* showOptions(socket, { ...where, name: request.name })).items
+    // The change and the read-back's listing share one invocation: set-option prints nothing.
+    const [entry] = (yield* readOptions(socket, { ...where, name: request.name }, [command])).items
     return {
       name: request.name,
       value: entry?.value ?? "",
