@@ -20,9 +20,9 @@ export type Tier = SafetyLevel
  * The groups a tool set (LIBTMUX_MCP_TOOLS / --tools) can name: every tool is in exactly one.
  * context: where am I, which servers; read: the tree and what panes show; terminal: typing,
  * running and waiting; layout: renaming, selecting, resizing, moving; buffers; environment;
- * lifecycle: starting and killing servers, sessions, windows and panes.
+ * options: tmux options and hooks; lifecycle: starting and killing servers, sessions, windows and panes.
  */
-export const TOOL_GROUPS = ["context", "read", "terminal", "layout", "buffers", "environment", "lifecycle"] as const
+export const TOOL_GROUPS = ["context", "read", "terminal", "layout", "buffers", "environment", "options", "lifecycle"] as const
 export type ToolGroup = (typeof TOOL_GROUPS)[number]
 
 /** The services every tool handler may use; embedders provide these layers. */

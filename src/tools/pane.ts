@@ -8,6 +8,7 @@ import { Capture, Pane } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import { PANE_FIELDS, PANE_KEY, type PaneField, projected } from "../operations/hierarchy/Fields.js"
 import { getPane, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
+import { readVariables } from "../operations/hierarchy/Variables.js"
 import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
 import { callerPane } from "./internal/CallerTarget.js"
 import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
@@ -77,12 +78,27 @@ export const getPaneInfoTool = defineTool({
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
-  input: Schema.Struct({ pane_id: optional(PaneId), ...socketArguments }),
-  output: Pane,
+  input: Schema.Struct({
+    pane_id: optional(PaneId),
+    // Names and count are checked by readVariables: a pattern here would cost every tools/list its bytes.
+    variables: optional(Schema.Array(Schema.String)),
+    ...socketArguments
+  }),
+  output: Schema.extend(
+    Pane,
+    Schema.Struct({
+      variables: optional(
+        Schema.Record({ key: Schema.String, value: Schema.String }),
+        "By name; empty when unset or unknown to this tmux."
+      )
+    })
+  ),
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
-      return input.pane_id === undefined ? yield* callerPane(socket) : yield* getPane(socket, input.pane_id)
+      const pane = input.pane_id === undefined ? yield* callerPane(socket) : yield* getPane(socket, input.pane_id)
+      // A second invocation, only when asked: the pane row's own reading stays as it is.
+      return input.variables === undefined ? pane : { ...pane, variables: yield* readVariables(socket, pane.pane_id, input.variables) }
     })
 })
 

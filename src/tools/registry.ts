@@ -6,6 +6,7 @@ import { makeWhereAmITool } from "./context.js"
 import { createTools } from "./create.js"
 import { environmentTools } from "./environment.js"
 import { inputTools } from "./input.js"
+import { optionTools } from "./options.js"
 import { capturePaneTool, getPaneInfoTool, listPanesTool } from "./pane.js"
 import { searchTools } from "./search.js"
 import { getServerInfoTool, killServerTool, listServersTool, startServerTool } from "./server.js"
@@ -41,5 +42,6 @@ export const allTools: ReadonlyArray<AnyTool> = [
   ...channelTools,
   ...shapeTools,
   ...environmentTools,
+  ...optionTools,
   ...teardownTools
 ]

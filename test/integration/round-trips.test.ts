@@ -175,6 +175,13 @@ const READS: ReadonlyArray<Case> = [
   },
   { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [PANES] },
   { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [PANES] },
+  // Variables are read in an invocation of their own, only when asked (the pane's row stays as it is).
+  {
+    tool: "get_pane_info",
+    variant: "variables",
+    args: (t) => ({ pane_id: t.pane_id, variables: ["pane_tty", "session_path"] }),
+    names: [PANES, ["display-message"]]
+  },
   { tool: "capture_pane", variant: "screen", args: (t) => ({ pane_id: t.pane_id }), names: [["capture-pane"]] },
   {
     tool: "capture_pane",
@@ -237,6 +244,33 @@ const READS: ReadonlyArray<Case> = [
     caller: true,
     names: [[PANE_LOOKUP, "display-message", "show-environment"]]
   },
+  // The names (and inherited marks) first, then one list reading each value of the page with `show-options -v`.
+  {
+    tool: "show_options",
+    variant: "window, one name",
+    args: (t) => ({ scope: "window", target: t.window_id, name: "mode-keys" }),
+    names: [["show-options"], ["display-message", "show-options"]]
+  },
+  {
+    tool: "show_options",
+    variant: "pane, one name",
+    args: (t) => ({ scope: "pane", target: t.pane_id, name: "remain-on-exit" }),
+    // The window's own options tell an inherited value's source: the window or the global options.
+    names: [["show-options", "display-message", "show-options"], ["display-message", "show-options"]]
+  },
+  {
+    tool: "show_options",
+    variant: "global, one name",
+    args: () => ({ scope: "session", global: true, name: "mouse" }),
+    names: [["show-options"], ["display-message", "show-options"]]
+  },
+  {
+    tool: "show_options",
+    variant: "caller's session, one name",
+    args: () => ({ name: "history-limit" }),
+    caller: true,
+    names: [["show-options"], ["display-message", "show-options"]]
+  },
   // The listing, then one list capturing the page: a header record and the capture per pane.
   { tool: "search_panes", variant: "server", args: () => ({ patterns: ["x"], max_panes: 1 }), names: [ALL_PANES, SEARCH_PAGE] },
   {
@@ -257,7 +291,7 @@ const READS: ReadonlyArray<Case> = [
  * Reads that cost two invocations whatever the size of the tree, because the second one's targets
  * come from the first: search_panes lists the panes in scope, then captures one page of them.
  */
-const TWO_INVOCATION_READS: ReadonlySet<string> = new Set(["search_panes"])
+const TWO_INVOCATION_READS: ReadonlySet<string> = new Set(["search_panes", "show_options", "get_pane_info (variables)"])
 
 const generationIn = (w: PrivateTmux) => {
   const { pid, startTime } = serverIdentity(w)
@@ -356,7 +390,8 @@ describe("read tools on a server with no sessions, or none at all", () => {
     { tool: "list_sessions", variant: "no server", args: () => ({}), names: [SESSIONS], error: "no_server" },
     { tool: "list_windows", variant: "no server", args: () => ({}), names: [ALL_WINDOWS], error: "no_server" },
     { tool: "list_panes", variant: "no server", args: () => ({}), names: [ALL_PANES], error: "no_server" },
-    { tool: "show_environment", variant: "no server", args: () => ({ global: true }), names: [["show-environment"]], error: "no_server" }
+    { tool: "show_environment", variant: "no server", args: () => ({ global: true }), names: [["show-environment"]], error: "no_server" },
+    { tool: "show_options", variant: "no server", args: () => ({ scope: "server" }), names: [["show-options"]], error: "no_server" }
   ]
 
   it("every read costs exactly one invocation on an empty server, and at most one on a dead socket", () => {
@@ -765,6 +800,37 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     args: () => ({ session_name: "s0", name: "ETM_X" }),
     names: [SESSIONS, ["set-environment"]]
   },
+  // The change runs first in the read-back's listing; then the value is read with `show-options -v`.
+  {
+    tool: "set_option",
+    variant: "window option, window target",
+    world: "base",
+    generation: true,
+    args: () => ({ name: "mode-keys", value: "vi", target: "@0" }),
+    names: [["set-option", "show-options"], ["display-message", "show-options"]]
+  },
+  {
+    tool: "set_option",
+    variant: "global",
+    world: "base",
+    args: () => ({ name: "mouse", value: "on", global: true }),
+    names: [["set-option", "show-options"], ["display-message", "show-options"]]
+  },
+  {
+    tool: "set_option",
+    variant: "unset a pane option",
+    world: "base",
+    args: () => ({ name: "synchronize-panes", unset: true, target: "%0" }),
+    names: [["set-option", "show-options", "display-message", "show-options"], ["display-message", "show-options"]]
+  },
+  {
+    tool: "set_option",
+    variant: "refused",
+    world: "base",
+    args: () => ({ name: "default-command", value: "x", global: true }),
+    names: [],
+    error: "invalid_input"
+  },
   {
     tool: "kill_session",
     variant: "outside tmux",
@@ -874,7 +940,8 @@ describe("every tool has pinned round trips", () => {
   })
 
   it("every read variant costs exactly one invocation (two for TWO_INVOCATION_READS), in both world sizes", () => {
-    expect(READS.filter((c) => c.names.length !== (TWO_INVOCATION_READS.has(c.tool) ? 2 : 1)).map(title)).toEqual([])
+    const twice = (c: Case) => TWO_INVOCATION_READS.has(c.tool) || TWO_INVOCATION_READS.has(`${c.tool} (${c.variant})`)
+    expect(READS.filter((c) => c.names.length !== (twice(c) ? 2 : 1)).map(title)).toEqual([])
   })
 
   it("every read tool is pinned in both world sizes; every other tool with a fresh world per call", () => {

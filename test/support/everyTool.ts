@@ -17,7 +17,7 @@ export const validCallsOfEveryTool = (handle: string): Record<string, ReadonlyAr
   list_windows: [{}, { session_id: "$0" }, { where: { window_name: "^.", regex: true } }],
   get_window_info: [{ window_id: "@0" }],
   list_panes: [{}, { window_id: "@0" }, { where: { command: "sh", active: true } }, { where: { right_of: "%0" } }],
-  get_pane_info: [{ pane_id: "%0" }],
+  get_pane_info: [{ pane_id: "%0" }, { pane_id: "%0", variables: ["pane_tty", "client_termname"] }],
   capture_pane: [{ pane_id: "%0" }],
   snapshot_pane: [{ pane_id: "%0" }],
   capture_since: [{ pane_id: "%0" }],
@@ -38,6 +38,12 @@ export const validCallsOfEveryTool = (handle: string): Record<string, ReadonlyAr
   set_environment: [{ global: true, name: "A", value: "b" }],
   unset_environment: [{ session_id: "$0", name: "A" }],
   show_environment: [{ global: true }, { session_id: "$0", name: "PATH" }],
+  show_options: [{ scope: "pane", target: "%0" }, { scope: "session", global: true, name: "mouse" }, {
+    scope: "window",
+    target: "@0",
+    hooks: true
+  }],
+  set_option: [{ name: "mode-keys", value: "vi", target: "@0" }, { name: "mouse", unset: true, global: true }],
   rename_session: [{ session_id: "$0", name: "x" }],
   rename_window: [{ window_id: "@0", name: "x" }],
   select_window: [{ window_id: "@0" }],
