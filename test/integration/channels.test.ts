@@ -31,7 +31,21 @@ const waiters = (w: PrivateTmux, channel: string): Array<string> =>
 
 /** No waiter left: a closed connection leaves the server's list when tmux has read its end, soon after. */
 const noWaiters = (w: PrivateTmux, channel: string) =>
-  waitFor(`no waiter on ${channel}`, () => waiters(w, channel).length === 0, 1_000).then(() => waiters(w, channel))
+  waitFor(`no waiter on ${channel}`, () => waiters(w, channel).length === 0, 10_000).then(() => waiters(w, channel))
+
+/**
+ * `count` waits in progress on `channel`, seen for a second on end: the call's probe of the
+ * server closed just before its wait connected, and the server lists a closed connection until it
+ * has read its end (late, on a loaded machine), so a moment's count can be that probe instead.
+ */
+const waitsStarted = async (w: PrivateTmux, channel: string, count: number) => {
+  let since: number | undefined
+  await waitFor(`${count} wait(s) on ${channel} to start`, () => {
+    if (waiters(w, channel).length !== count) since = undefined
+    else since ??= Date.now()
+    return since !== undefined && Date.now() - since >= 1_000
+  }, 20_000)
+}
 
 const withSession = (w: PrivateTmux) => {
   w.tmuxOk("new-session", "-d", "-s", "s", "-x", "80", "-y", "24", "cat")
@@ -43,7 +57,7 @@ describe("wait_for_channel", () => {
     const w = world()
     const layer = withSession(w)
     const waiting = runTool(layer, "wait_for_channel", { channel: "build-done", timeout: 20 })
-    await waitFor("the wait to start", () => waiters(w, "build-done").length === 1)
+    await waitsStarted(w, "build-done", 1)
     // The pane's own tmux finds the server through $TMUX, as a user's script would.
     w.tmuxOk("new-window", "-d", "-t", "s:", "sh -c 'tmux wait-for -S build-done'")
     const result = okResult(await waiting)
@@ -74,7 +88,7 @@ describe("wait_for_channel", () => {
     const w = world()
     const layer = withSession(w)
     const fiber = Effect.runFork(callTool(toolNamed("wait_for_channel"), { channel: "cancelled", timeout: 20 }).pipe(Effect.provide(layer)))
-    await waitFor("the wait to start", () => waiters(w, "cancelled").length === 1)
+    await waitsStarted(w, "cancelled", 1)
     await Effect.runPromise(Fiber.interrupt(fiber))
     expect(await noWaiters(w, "cancelled")).toEqual([])
   })
@@ -110,7 +124,7 @@ describe("wait_for_channel", () => {
       const w = world()
       const layer = withSession(w)
       const waiting = runTool(layer, "wait_for_channel", { channel: "doomed", timeout: 20 })
-      await waitFor("the wait to start", () => waiters(w, "doomed").length === 1)
+      await waitsStarted(w, "doomed", 1)
       if (end === "kill-server") w.tmuxOk("kill-server")
       else process.kill(serverIdentity(w).pid, "SIGKILL")
       expect({ end, outcome: okResult(await waiting).outcome }).toEqual({ end, outcome: "server_died" })
@@ -130,7 +144,7 @@ describe("wait_for_channel", () => {
       )
     )
     const waiting = runTool(layer, "wait_for_channel", { channel: "restart", timeout: 20 })
-    await waitFor("the wait to start", () => waiters(w, "restart").length === 1)
+    await waitsStarted(w, "restart", 1)
     w.tmuxOk("kill-server")
     expect(okResult(await waiting).outcome).toBe("server_died")
     expect(w.tmuxOk("list-sessions", "-F", "#{session_name}").trim()).toBe("again")
@@ -169,7 +183,7 @@ describe("signal_channel", () => {
     const layer = withSession(w)
     const first = runTool(layer, "wait_for_channel", { channel: "-S", timeout: 20 })
     const second = runTool(layer, "wait_for_channel", { channel: "-S", timeout: 20 })
-    await waitFor("both waits to start", () => waiters(w, "-S").length === 2)
+    await waitsStarted(w, "-S", 2)
     okResult(await runTool(layer, "signal_channel", { channel: "-S" }))
     expect([okResult(await first).outcome, okResult(await second).outcome]).toEqual(["signalled", "signalled"])
   })

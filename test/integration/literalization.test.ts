@@ -871,7 +871,14 @@ const sweepWith = async (
       }).map(({ label, text }) => ({ argument, variant, label, text }))
     })
   await inPool(jobs(generic), 8, runOne)
-  await inPool(jobs(specific), 4, runOne)
+  // The jobs of one text run one after another: a variant may make an object named by the text
+  // (a session "named by the text") that another variant of the same text expects not to exist
+  // ("no such session"); side by side, that one would find and change it.
+  const byText = new Map<string, Array<ReturnType<typeof jobs>[number]>>()
+  for (const job of jobs(specific)) byText.set(job.label, [...(byText.get(job.label) ?? []), job])
+  await inPool([...byText.values()], 4, async (group) => {
+    for (const job of group) await runOne(job)
+  })
 
   for (const path of startedServers.splice(0)) spawnSync("tmux", ["-S", path, "kill-server"], { env: w.env })
   if (w.tmux("has-session", "-t", baseSession).status !== 0) violations.push(`${tool.name}: the base session is gone`)
@@ -942,6 +949,52 @@ describe("no string argument of any tool makes tmux run anything, and stored tex
     expect(caught("##")).toBe(true)
     // The same table entry passes for the real tool (its own test above): the difference is literalization.
     expect(caught("unicode")).toBe(false)
+  }, 300_000)
+
+  it("the sweep never runs two jobs of the same text side by side", async () => {
+    // A slow variant (it holds its text a while) and a fast one over the same texts: were the jobs
+    // pooled variant after variant, the fast job of a text would start while the slow one still held it.
+    const held = new Set<string>()
+    const overlaps: Array<string> = []
+    const probe = defineTool({
+      name: "probe_names",
+      title: "Probe the sweep's schedule",
+      description: "Test double: answers every call, touching nothing.",
+      hints: { idempotent: true },
+      tier: "mutating",
+      group: "layout",
+      input: Schema.Struct({ name: Schema.String }),
+      output: Schema.Struct({ name: Schema.String }),
+      handler: (input) => Effect.succeed({ name: input.name })
+    })
+    const holding: Variant = {
+      label: "holds the text",
+      args: (_ctx, text) => {
+        held.add(text)
+        return { name: text }
+      },
+      readBack: async (_ctx, text) => {
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        held.delete(text)
+        return undefined
+      }
+    }
+    const checking: Variant = {
+      label: "checks the text is free",
+      args: (_ctx, text) => {
+        if (held.has(text)) overlaps.push(text)
+        return { name: text }
+      }
+    }
+    const sweep = await sweepWith(
+      world(),
+      probe,
+      { probe_names: { strings: { name: [holding, checking] } } },
+      async (_name, args) => ({ content: [], structuredContent: args })
+    )
+    expect(sweep.violations).toEqual([])
+    expect(sweep.accepted).toBeGreaterThan(0)
+    expect(overlaps).toEqual([])
   }, 300_000)
 
   afterAll(() => {

@@ -36,8 +36,12 @@ export const useWorlds = () => {
   return { world, defer }
 }
 
-/** Polls until `check` returns a value that is not undefined/false; fails after `timeoutMs`. */
-export const waitFor = async <A>(what: string, check: () => A | undefined | false, timeoutMs = 5_000): Promise<A> => {
+/**
+ * Polls until `check` returns a value that is not undefined/false; fails after `timeoutMs`. The
+ * default is a bound for a loaded machine (six projects' shells and servers on two cores took a
+ * pane's program past 5 s), not a timing assertion; it stays under the 30 s test timeout.
+ */
+export const waitFor = async <A>(what: string, check: () => A | undefined | false, timeoutMs = 20_000): Promise<A> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = check()
