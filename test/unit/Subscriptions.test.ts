@@ -66,4 +66,23 @@ describe("screen subscriptions", () => {
       expect(updates).toHaveLength(2)
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
   })
+
+  it.scoped("a server that stops ends its subscriptions, each with one last update, and polling stops", () => {
+    const fake = fakeOperations(world())
+    return Effect.gen(function*() {
+      const updates: Array<string> = []
+      const subscriptions = yield* makeSubscriptions((uri) => void updates.push(uri))
+      yield* subscriptions.subscribe(screen("%0"))
+      yield* subscriptions.subscribe(screen("%1"))
+      const socket = yield* defaultSocket
+      yield* Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["kill-server"]]))
+      yield* poll
+      expect([...updates].sort()).toEqual([screen("%0"), screen("%1")])
+      const after = fake.state.invocations.length
+      yield* poll
+      yield* poll
+      expect(fake.state.invocations.length).toBe(after)
+      expect(updates).toHaveLength(2)
+    }).pipe(Effect.provide(Layer.fresh(fake.layer)))
+  })
 })
