@@ -27,6 +27,15 @@ const settle = Effect.repeatN(Effect.yieldNow(), 50)
 
 const poll = Effect.zipRight(TestClock.adjust(POLL_INTERVAL_MS), settle)
 
+/** Two more poll periods send nothing to tmux (no subscription is left). */
+const expectNoRoundTrips = (invocations: ReadonlyArray<unknown>) =>
+  Effect.gen(function*() {
+    const before = invocations.length
+    yield* poll
+    yield* poll
+    expect(invocations.length).toBe(before)
+  })
+
 describe("screen subscriptions", () => {
   it.scoped("one round trip per poll for all panes, updates only on change, a closed pane's last update, nothing once unsubscribed", () => {
     const fake = fakeOperations(world())
@@ -59,10 +68,7 @@ describe("screen subscriptions", () => {
 
       yield* subscriptions.unsubscribe(screen("%0"))
       yield* subscriptions.unsubscribe(screen("%1"))
-      const after = fake.state.invocations.length
-      yield* poll
-      yield* poll
-      expect(fake.state.invocations.length).toBe(after)
+      yield* expectNoRoundTrips(fake.state.invocations)
       expect(updates).toHaveLength(2)
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
   })
@@ -78,10 +84,7 @@ describe("screen subscriptions", () => {
       yield* Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["kill-server"]]))
       yield* poll
       expect([...updates].sort()).toEqual([screen("%0"), screen("%1")])
-      const after = fake.state.invocations.length
-      yield* poll
-      yield* poll
-      expect(fake.state.invocations.length).toBe(after)
+      yield* expectNoRoundTrips(fake.state.invocations)
       expect(updates).toHaveLength(2)
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
   })
