@@ -63,19 +63,20 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
 
     const pollOnce = Effect.gen(function*() {
       const bySocket = new Map<string, Array<[string, Subscription]>>()
-      for (const entry of watched) bySocket.set(entry[1].socket.path, [...(bySocket.get(entry[1].socket.path) ?? []), entry])
+      for (const entry of watched) {
+        const group = bySocket.get(entry[1].socket.path)
+        if (group === undefined) bySocket.set(entry[1].socket.path, [entry])
+        else group.push(entry)
+      }
       for (const entries of bySocket.values()) {
         const paneIds = [...new Set(entries.map(([, subscription]) => subscription.paneId))]
         const read = yield* Effect.either(readScreens(entries[0]![1].socket, paneIds))
-        if (Either.isLeft(read)) {
-          // A stopped server ends its subscriptions; any other failure is retried at the next poll.
-          if (read.left._tag === "NoServer") entries.forEach(([uri]) => end(uri))
-          continue
-        }
+        // A stopped server ends its subscriptions; any other failure is retried at the next poll.
+        if (Either.isLeft(read) && read.left._tag !== "NoServer") continue
         for (const [uri, subscription] of entries) {
           // Unsubscribed while this round read.
           if (watched.get(uri) !== subscription) continue
-          const screen = read.right(subscription.paneId)
+          const screen = Either.isLeft(read) ? undefined : read.right(subscription.paneId)
           if (screen === undefined) end(uri)
           else if (screen !== subscription.screen) {
             subscription.screen = screen

@@ -61,7 +61,13 @@ describe("resource URIs", () => {
         "tmux://pane/%0?socket_name=%E0%A4%A",
         "tmux://self?socket_name=a",
         "tmux://pane/ %0",
-        "tmux://pane/%0%0A"
+        "tmux://pane/%0%0A",
+        "tmux://pane/%25%23(touch%20x)",
+        "tmux://pane/#(touch x)",
+        "tmux://session/$1%3Bkill-server",
+        "tmux://window/@1%0Akill-server",
+        "tmux://window/@1\\",
+        "tmux://session/%241%5C"
       ]
     ) {
       expect(parseResourceUri(uri)._tag, uri).not.toBe("Target")

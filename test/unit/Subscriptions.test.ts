@@ -27,6 +27,15 @@ const settle = Effect.repeatN(Effect.yieldNow(), 50)
 
 const poll = Effect.zipRight(TestClock.adjust(POLL_INTERVAL_MS), settle)
 
+/** Two more poll periods send nothing to tmux (no subscription is left). */
+const expectNoRoundTrips = (invocations: ReadonlyArray<unknown>) =>
+  Effect.gen(function*() {
+    const before = invocations.length
+    yield* poll
+    yield* poll
+    expect(invocations.length).toBe(before)
+  })
+
 describe("screen subscriptions", () => {
   it.scoped("one round trip per poll for all panes, updates only on change, a closed pane's last update, nothing once unsubscribed", () => {
     const fake = fakeOperations(world())
@@ -59,10 +68,23 @@ describe("screen subscriptions", () => {
 
       yield* subscriptions.unsubscribe(screen("%0"))
       yield* subscriptions.unsubscribe(screen("%1"))
-      const after = fake.state.invocations.length
+      yield* expectNoRoundTrips(fake.state.invocations)
+      expect(updates).toHaveLength(2)
+    }).pipe(Effect.provide(Layer.fresh(fake.layer)))
+  })
+
+  it.scoped("a server that stops ends its subscriptions, each with one last update, and polling stops", () => {
+    const fake = fakeOperations(world())
+    return Effect.gen(function*() {
+      const updates: Array<string> = []
+      const subscriptions = yield* makeSubscriptions((uri) => void updates.push(uri))
+      yield* subscriptions.subscribe(screen("%0"))
+      yield* subscriptions.subscribe(screen("%1"))
+      const socket = yield* defaultSocket
+      yield* Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["kill-server"]]))
       yield* poll
-      yield* poll
-      expect(fake.state.invocations.length).toBe(after)
+      expect([...updates].sort()).toEqual([screen("%0"), screen("%1")])
+      yield* expectNoRoundTrips(fake.state.invocations)
       expect(updates).toHaveLength(2)
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
   })
