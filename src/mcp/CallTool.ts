@@ -186,8 +186,10 @@ export const callTool = (
     const audit = yield* Audit
     const outcome = yield* Effect.gen(function*() {
       const input = yield* checkedInput(tool, args)
-      const calls = yield* toolCallsOf(tools)
-      const output = yield* Effect.provideService(tool.handler(input), ToolCalls, calls)
+      // Only a tool that runs others (run_batch) is given the way to; every other call skips building it.
+      const output = tool.hints.runsTools === true
+        ? yield* Effect.provideService(tool.handler(input), ToolCalls, yield* toolCallsOf(tools))
+        : yield* tool.handler(input)
       // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
       return encodeOutput(tool.output, output)
     }).pipe(Effect.either)

@@ -2,23 +2,36 @@
  * A tool as a tools/list entry (which tools a safety level lists is `visibleTools`, in tools/Tool.ts).
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
 import type { AnyTool } from "../tools/Tool.js"
 import { toolJsonSchema } from "./internal/JsonSchema.js"
 
 /** The `_meta` key that asks a client deferring tool loading to keep a tool loaded (Claude Code reads it). */
 export const ALWAYS_LOAD_META_KEY = "anthropic/alwaysLoad"
 
-export const describeTool = (tool: AnyTool): McpTool => ({
+/** A tool's MCP annotations; a tool that runs other tools is annotated as the most they may do at `safety`. */
+const annotationsOf = (tool: AnyTool, safety: SafetyLevel): McpTool["annotations"] =>
+  tool.hints.runsTools === true
+    ? {
+      readOnlyHint: safety === "readonly",
+      destructiveHint: safety !== "readonly",
+      idempotentHint: safety === "readonly",
+      openWorldHint: safety !== "readonly"
+    }
+    : {
+      readOnlyHint: tool.tier === "readonly",
+      destructiveHint: tool.hints.destructive ?? tool.tier === "destructive",
+      idempotentHint: tool.hints.idempotent,
+      openWorldHint: tool.hints.openWorld ?? false
+    }
+
+/** A tool as tools/list shows it at a safety level (by default the highest). */
+export const describeTool = (tool: AnyTool, safety: SafetyLevel = "destructive"): McpTool => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
   inputSchema: toolJsonSchema(tool.input),
   outputSchema: toolJsonSchema(tool.output, "output"),
-  annotations: {
-    readOnlyHint: tool.hints.readOnly ?? tool.tier === "readonly",
-    destructiveHint: tool.hints.destructive ?? tool.tier === "destructive",
-    idempotentHint: tool.hints.idempotent,
-    openWorldHint: tool.hints.openWorld ?? false
-  },
+  annotations: annotationsOf(tool, safety),
   ...(tool.alwaysLoad === true ? { _meta: { [ALWAYS_LOAD_META_KEY]: true } } : {})
 })

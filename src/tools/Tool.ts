@@ -30,8 +30,11 @@ export type ToolServices = Tmux | TmuxMcpConfig | SocketResolver | InvocationCon
 
 /** What a tool's MCP annotations say beyond its tier. */
 export interface ToolHints {
-  /** The tool changes nothing (defaults to tier === "readonly"; run_batch is readonly but runs other tools). */
-  readonly readOnly?: boolean
+  /**
+   * The tool runs other tools (run_batch): its annotations say the most a tool of the server's
+   * safety level may do, read-only at readonly, not read-only, destructive and open world above.
+   */
+  readonly runsTools?: boolean
   /** The same call twice has the same effect as once. */
   readonly idempotent: boolean
   /** The tool may destroy or overwrite something (defaults to tier === "destructive"). */

@@ -67,8 +67,8 @@ export const runBatchTool = defineTool({
   description: "Runs tool calls in order, all checked first; returns each result or error.",
   tier: "readonly",
   group: "context",
-  // Not read-only for clients: the operations may change, destroy or type anything their tools may.
-  hints: { readOnly: false, destructive: true, idempotent: false, openWorld: true },
+  // The annotations follow the safety level (mcp/ToolList.ts): the operations may do what its tools may.
+  hints: { runsTools: true, idempotent: true },
   input: Schema.Struct({
     operations: Schema.Array(
       // Any value: the operation's own tool decodes it (an object, by its schema), as its tools/call would.

@@ -17,6 +17,7 @@ const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Args | ((world: World) => 
   where_am_i: [{}],
   list_servers: [{}],
   get_server_info: [{}],
+  run_batch: [{ operations: [{ tool: "list_panes" }, { tool: "capture_pane", arguments: { pane_id: "%0" } }], stop_on_error: false }],
   kill_server: [{}],
   list_sessions: [{}, { where: { session_name: "main" } }],
   get_session_info: [{ session_id: "$0" }, { session_name: "main" }],
@@ -65,9 +66,9 @@ const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Args | ((world: World) => 
 
 /**
  * Tools whose answer about a dead server is data, not an error. wait_for_command's command died with
- * its server: outcome pane_died.
+ * its server: outcome pane_died. run_batch reports each operation's own error (checked below).
  */
-const ANSWERS_WITH_DATA = new Set(["where_am_i", "list_servers", "get_server_info", "wait_for_command"])
+const ANSWERS_WITH_DATA = new Set(["where_am_i", "list_servers", "get_server_info", "run_batch", "wait_for_command"])
 
 const expectNoServer = (result: Parameters<typeof errorOf>[0], world: World) => {
   const error = errorOf(result)
@@ -135,6 +136,9 @@ describe("a socket with no server (LIBTMUX_SOCKET set, nothing running)", () => 
         const result = await server.call(name, args)
         if (ANSWERS_WITH_DATA.has(name)) expect(result.isError, `${name} ${JSON.stringify(args)}`).not.toBe(true)
         else expect(errorOf(result).code, `${name} ${JSON.stringify(args)}`).toBe("no_server")
+        if (name === "run_batch") {
+          expect(ok(result).results.map((operation: any) => operation.error?.code)).toEqual(["no_server", "no_server"])
+        }
       }
     }
     expect(world.socketFiles()).toEqual([])

@@ -253,6 +253,7 @@ const nested = (depth: number): unknown => {
 /** Valid arguments for each tool's required ones (and short waits), aimed at the sweep's live session. */
 const baseArguments = (tool: string): Record<string, unknown> => {
   const byTool: Record<string, Record<string, unknown>> = {
+    run_batch: { operations: [{ tool: "list_sessions" }] },
     capture_pane: { pane_id: "%0" },
     snapshot_pane: { pane_id: "%0" },
     capture_since: { pane_id: "%0" },

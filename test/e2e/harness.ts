@@ -237,6 +237,16 @@ export const auditLines = (stderr: string): Array<Record<string, any>> =>
     .filter((record) => record.audit === true)
 
 /** Resolves when the promise does, or rejects after `ms` (a bound for waiting, not a timing assertion). */
+/** Polls until `check` gives a value (a bound for waiting on a shell, not a timing assertion). */
+export const poll = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, attempts = 100): Promise<A> => {
+  for (let i = 0; i < attempts; i++) {
+    const value = await check()
+    if (value !== undefined) return value
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no ${what} after ${attempts} attempts`)
+}
+
 export const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
   new Promise<A>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms)

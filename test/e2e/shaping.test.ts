@@ -7,17 +7,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
-
-/** Polls until `check` gives a value (a bound for waiting on a shell, not a timing assertion). */
-const poll = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, attempts = 100): Promise<A> => {
-  for (let i = 0; i < attempts; i++) {
-    const value = await check()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`no ${what} after ${attempts} attempts`)
-}
+import { errorOf, makeWorld, ok, poll, serve, type Served, type World } from "./harness.js"
 
 const cli = (world: World, ...args: Array<string>) => {
   const result = world.tmux(args)

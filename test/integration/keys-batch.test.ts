@@ -145,10 +145,16 @@ describe("send_keys_batch", () => {
 })
 
 describe("send_keys_batch on several panes (issue 14 item 4)", () => {
-  it("sends each operation to the pane it names (else the batch's), packed in one invocation; each result says its pane", async () => {
+  /** A recorder in %0 and `cat` in %1. */
+  const twoPanes = async () => {
     const w = world()
     const rec = await recorder(w)
     w.tmuxOk("new-window", "-d", "-t", "rec:", "cat")
+    return { w, rec }
+  }
+
+  it("sends each operation to the pane it names (else the batch's), packed in one invocation; each result says its pane", async () => {
+    const { w, rec } = await twoPanes()
     const sent = okResult(
       await runTool(w.layer(), "send_keys_batch", {
         pane_id: "%0",
@@ -162,9 +168,7 @@ describe("send_keys_batch on several panes (issue 14 item 4)", () => {
   })
 
   it("checks every pane before anything is sent: a missing one is not_found, the caller's is denied unless force", async () => {
-    const w = world()
-    const rec = await recorder(w)
-    w.tmuxOk("new-window", "-d", "-t", "rec:", "cat")
+    const { w, rec } = await twoPanes()
     const missing = errorMeta(
       await runTool(w.layer(), "send_keys_batch", {
         pane_id: "%0",

@@ -308,7 +308,52 @@ const namedBy = async (ctx: Ctx, tool: string, args: Args, id: string, key: stri
   return result.isError === true ? undefined : { id, key }
 }
 
+/**
+ * A tool's variant run as run_batch's only operation: the text goes through that tool's own code
+ * (issue 14 item 4), and what it stored reads back the same. Keys starting with `_` stay outside
+ * the operation, for the read-back.
+ */
+const inBatch = (tool: string, argument: string, index = 0): Variant => {
+  const variant = CASES[tool]!.strings![argument]![index]!
+  return {
+    label: `${tool}.${argument} in a batch (${variant.label})`,
+    args: async (ctx, text) => {
+      const args = await variant.args(ctx, text)
+      if (args === undefined) return undefined
+      const kept = Object.entries(args).filter(([key]) => key.startsWith("_"))
+      const sent = Object.fromEntries(Object.entries(args).filter(([key]) => !key.startsWith("_")))
+      return { operations: [{ tool, arguments: sent }], _inner: args, ...Object.fromEntries(kept) }
+    },
+    ...(variant.mustAccept === undefined ? {} : { mustAccept: variant.mustAccept }),
+    readBack: async (ctx, text, result, args) => {
+      const operation = result.results[0]
+      if (operation.ok !== true) {
+        const allowed = ["invalid_input", ...(variant.allow ?? [])]
+        if (!allowed.includes(operation.error.code)) return `the operation failed: ${operation.error.code}: ${operation.error.message}`
+        return variant.mustAccept?.(text) === true ? `the operation refused a string it must accept: ${operation.error.message}` : undefined
+      }
+      return variant.readBack?.(ctx, text, operation.result, args._inner as Args)
+    }
+  }
+}
+
 const CASES: Readonly<Record<string, ToolCase>> = {
+  run_batch: {
+    strings: {
+      operations: [
+        { label: "tool name", args: (_ctx, text) => ({ operations: [{ tool: text }] }) },
+        { label: "argument name", args: (_ctx, text) => ({ operations: [{ tool: "list_sessions", arguments: { [text]: "x" } }] }) },
+        ...[["rename_session", "name"], ["rename_window", "name"], ["set_pane_title", "title"], ["send_keys", "keys"]].map((
+          [tool, argument]
+        ) => ({
+          label: `${tool}.${argument}`,
+          args: (ctx: Ctx, text: string) => inBatch(tool!, argument!).args(ctx, text),
+          readBack: (ctx: Ctx, text: string, result: any, args: Args) => inBatch(tool!, argument!).readBack!(ctx, text, result, args),
+          mustAccept: (text: string) => inBatch(tool!, argument!).mustAccept?.(text) ?? false
+        }))
+      ]
+    }
+  },
   list_sessions: {
     strings: whereVariants("session_name", async (ctx, text) => {
       const { session_id } = await ctx.scratch()

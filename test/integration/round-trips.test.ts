@@ -146,6 +146,18 @@ const READS: ReadonlyArray<Case> = [
   { tool: "where_am_i", variant: "inside tmux", args: () => ({}), caller: true, names: [[...SERVER, "display-message"]] },
   { tool: "list_servers", variant: "one server", args: () => ({}), names: [SERVER] },
   { tool: "get_server_info", variant: "live server", args: () => ({}), names: [ALL_PANES.slice(0, 2)] },
+  // Each operation is its own call, its own invocation: the batch adds none and folds none (docs/tools.md).
+  {
+    tool: "run_batch",
+    variant: "list_panes then capture_pane",
+    args: (t) => ({
+      operations: [{ tool: "list_panes", arguments: { window_id: t.window_id } }, {
+        tool: "capture_pane",
+        arguments: { pane_id: t.pane_id }
+      }]
+    }),
+    names: [PANES, ["capture-pane"]]
+  },
   { tool: "list_sessions", variant: "all", args: () => ({}), names: [SESSIONS] },
   { tool: "list_sessions", variant: "where", args: () => ({ where: { session_name: "m", regex: true } }), names: [SESSIONS] },
   { tool: "get_session_info", variant: "session_id", args: (t) => ({ session_id: t.session_id }), names: [SESSIONS] },
@@ -291,7 +303,7 @@ const READS: ReadonlyArray<Case> = [
  * Reads that cost two invocations whatever the size of the tree, because the second one's targets
  * come from the first: search_panes lists the panes in scope, then captures one page of them.
  */
-const TWO_INVOCATION_READS: ReadonlySet<string> = new Set(["search_panes", "show_options", "get_pane_info (variables)"])
+const TWO_INVOCATION_READS: ReadonlySet<string> = new Set(["run_batch", "search_panes", "show_options", "get_pane_info (variables)"])
 
 const generationIn = (w: PrivateTmux) => {
   const { pid, startTime } = serverIdentity(w)
@@ -583,6 +595,13 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     generation: true,
     args: () => ({ pane_id: "%3", operations: [{ keys: "echo a" }, { keys: "C-c" }, { keys: "echo b", enter: false }] }),
     names: [["list-panes"], ["send-keys", "send-keys", "send-keys", "send-keys"]]
+  },
+  {
+    tool: "send_keys_batch",
+    variant: "two panes: each looked up, then one invocation",
+    world: "base",
+    args: () => ({ pane_id: "%3", operations: [{ keys: "a", enter: false }, { pane_id: "%2", keys: "b", enter: false }] }),
+    names: [["list-panes"], ["list-panes"], ["send-keys", "send-keys"]]
   },
   {
     tool: "paste_text",

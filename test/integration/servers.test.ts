@@ -65,8 +65,9 @@ const deadSocketCalls: ReadonlyArray<readonly [string, Record<string, unknown>]>
 /**
  * Tools that answer about a dead socket with data instead of an error. wait_for_command's socket is
  * the one in its handle: a command whose server died ends with outcome pane_died (command.test.ts).
+ * run_batch reports each operation's own no_server (below, and e2e/dead-server.test.ts).
  */
-const reportingTools = ["where_am_i", "list_servers", "get_server_info", "wait_for_command"]
+const reportingTools = ["where_am_i", "list_servers", "get_server_info", "run_batch", "wait_for_command"]
 
 describe("a dead socket", () => {
   it("every targeted tool fails with no_server and a hint out of the loop; nothing starts a server", async () => {
@@ -95,6 +96,13 @@ describe("a dead socket", () => {
     const info = okResult(await runTool(layer, "get_server_info"))
     expect(info).toMatchObject({ is_alive: false, pid: null, session_count: 0, socket_name: w.socketName })
     expect(info.socket_path).toBe(w.socketPath)
+    const batch = okResult(
+      await runTool(layer, "run_batch", {
+        operations: [{ tool: "list_panes" }, { tool: "kill_pane", arguments: { pane_id: "%0" } }],
+        stop_on_error: false
+      })
+    )
+    expect(batch.results.map((result: any) => [result.ok, result.error?.code])).toEqual([[false, "no_server"], [false, "no_server"]])
 
     expect(socketFilesBelow(w.tmpdir)).toEqual([])
     expect(w.tmux("has-session").stderr).toMatch(/no server running|error connecting/)

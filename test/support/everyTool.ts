@@ -10,6 +10,7 @@ export const validCallsOfEveryTool = (handle: string): Record<string, ReadonlyAr
   where_am_i: [{}],
   list_servers: [{}],
   get_server_info: [{}],
+  run_batch: [{ operations: [{ tool: "list_panes" }, { tool: "capture_pane", arguments: { pane_id: "%0" } }] }],
   start_server: [{}],
   kill_server: [{}],
   list_sessions: [{}, { where: { session_name: "main" } }],

@@ -65,9 +65,29 @@ describe("tools/list", () => {
   }
 
   it("marks only the few tools an agent needs first to be always loaded", () => {
-    const marked = allTools.map(describeTool).filter((tool) => tool._meta?.[ALWAYS_LOAD_META_KEY] === true).map((tool) => tool.name)
+    const marked = allTools.map((tool) => describeTool(tool)).filter((tool) => tool._meta?.[ALWAYS_LOAD_META_KEY] === true).map((tool) =>
+      tool.name
+    )
     expect(marked).toEqual(["where_am_i", "list_panes", "capture_pane"])
-    for (const tool of allTools.map(describeTool)) if (!marked.includes(tool.name)) expect(tool).not.toHaveProperty("_meta")
+    for (const tool of allTools.map((tool) => describeTool(tool))) if (!marked.includes(tool.name)) expect(tool).not.toHaveProperty("_meta")
+  })
+
+  it("annotates run_batch as the most its operations may do at the server's level", () => {
+    const batch = allTools.find((tool) => tool.name === "run_batch")!
+    expect(describeTool(batch, "readonly").annotations).toEqual({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false
+    })
+    for (const level of ["mutating", "destructive"] as const) {
+      expect(describeTool(batch, level).annotations).toEqual({
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true
+      })
+    }
   })
 
   it("hides tools above the safety level", () => {
