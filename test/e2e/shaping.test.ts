@@ -117,6 +117,53 @@ describe("environment and input over stdio", () => {
     expect(await received(2)).toBe(`\x03|${text}\r|`)
   })
 
+  it("send_keys: S-Tab, Shift+Tab, Ctrl+C and Esc reach the program as those keys; C-Foo is invalid_input (issue 14 item 9)", async () => {
+    const file = join(world.dir, "received-keys")
+    const ready = join(world.dir, "ready-keys")
+    const paneId = cli(
+      world,
+      "new-window",
+      "-d",
+      "-t",
+      "main",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `stty raw -echo && touch ${ready} && exec cat > ${file}`
+    )
+    await poll("the recorder", () => (existsSync(ready) ? true : undefined))
+    const read = () => (existsSync(file) ? readFileSync(file, "utf8") : "")
+    const sent: Array<unknown> = []
+    for (const keys of ["S-Tab", "Shift+Tab", "Ctrl+C", "Esc"]) sent.push(ok(await server.call("send_keys", { pane_id: paneId, keys })).key)
+    expect(sent).toEqual(["BTab", "BTab", "C-c", "Escape"])
+    const refused = errorOf(await server.call("send_keys", { pane_id: paneId, keys: "C-Foo" }))
+    expect(refused).toMatchObject({ code: "invalid_input", effects: "none" })
+    ok(await server.call("send_keys", { pane_id: paneId, keys: "|", literal: true, enter: false }))
+    // BTab = ESC [ Z, C-c = 0x03, Escape = 0x1b; nothing of C-Foo.
+    expect(await poll("the sentinel", () => (read().endsWith("|") ? read() : undefined))).toBe("\x1b[Z\x1b[Z\x03\x1b|")
+  })
+
+  it("clear_pane clears a pane's scrollback; capture_pane with escapes keeps colours", async () => {
+    const paneId = cli(
+      world,
+      "new-window",
+      "-d",
+      "-t",
+      "main",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      `seq 1 100; printf '\\033[31mred\\033[0m\\n'; exec sleep 600`
+    )
+    await screenLine(server, paneId, "red")
+    const coloured = ok(await server.call("capture_pane", { pane_id: paneId, escapes: true }))
+    expect(coloured.content).toContain("\x1b[31mred")
+    const cleared = ok(await server.call("clear_pane", { pane_id: paneId }))
+    expect(cleared).toMatchObject({ pane_id: paneId, screen_cleared: false, history_size: 0 })
+    expect(cleared.history_lines_cleared).toBeGreaterThan(0)
+    expect(cli(world, "display-message", "-p", "-t", paneId, "#{history_size}")).toBe("0")
+  })
+
   it("send_keys runs a command typed into a shell, and the literal text reaches the shell as typed", async () => {
     const paneId = cli(world, "new-window", "-d", "-t", "main", "-P", "-F", "#{pane_id}")
     ok(await server.call("send_keys", { pane_id: paneId, keys: `printf '%s|%s\\n' "x;y" 'q"z' ;`, literal: true }))
