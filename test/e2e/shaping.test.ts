@@ -25,6 +25,18 @@ const cli = (world: World, ...args: Array<string>) => {
   return result.stdout.trimEnd()
 }
 
+/** A new window of session "main" running `command`; its pane's id. */
+const windowRunning = (world: World, command: string) => cli(world, "new-window", "-d", "-t", "main", "-P", "-F", "#{pane_id}", command)
+
+/** A new window of session "main" whose program copies every byte it receives (raw mode, no echo) into a file. */
+const recorderPane = async (world: World, name: string) => {
+  const file = join(world.dir, name)
+  const ready = `${file}.ready`
+  const paneId = windowRunning(world, `stty raw -echo && touch ${ready} && exec cat > ${file}`)
+  await poll("the recorder", () => (existsSync(ready) ? true : undefined))
+  return { paneId, read: () => (existsSync(file) ? readFileSync(file, "utf8") : "") }
+}
+
 /** A line of the pane's screen, as capture_pane returns it, that equals `line` exactly. */
 const screenLine = (server: Served, paneId: string, line: string) =>
   poll(`"${line}" on ${paneId}`, async () => {
@@ -88,23 +100,10 @@ describe("environment and input over stdio", () => {
   })
 
   it("send_keys: C-c alone sends no Enter, literal keeps ; and quotes intact", async () => {
-    const file = join(world.dir, "received")
-    const ready = join(world.dir, "ready")
-    const paneId = cli(
-      world,
-      "new-window",
-      "-d",
-      "-t",
-      "main",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      `stty raw -echo && touch ${ready} && exec cat > ${file}`
-    )
-    await poll("the recorder", () => (existsSync(ready) ? true : undefined))
+    const { paneId, read } = await recorderPane(world, "received")
     const received = (count: number) =>
       poll(`${count} sentinels`, () => {
-        const text = existsSync(file) ? readFileSync(file, "utf8") : ""
+        const text = read()
         return text.split("|").length - 1 >= count ? text : undefined
       })
     const cc = ok(await server.call("send_keys", { pane_id: paneId, keys: "C-c" }))
@@ -118,21 +117,7 @@ describe("environment and input over stdio", () => {
   })
 
   it("send_keys: S-Tab, Shift+Tab, Ctrl+C and Esc reach the program as those keys; C-Foo is invalid_input (issue 14 item 9)", async () => {
-    const file = join(world.dir, "received-keys")
-    const ready = join(world.dir, "ready-keys")
-    const paneId = cli(
-      world,
-      "new-window",
-      "-d",
-      "-t",
-      "main",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      `stty raw -echo && touch ${ready} && exec cat > ${file}`
-    )
-    await poll("the recorder", () => (existsSync(ready) ? true : undefined))
-    const read = () => (existsSync(file) ? readFileSync(file, "utf8") : "")
+    const { paneId, read } = await recorderPane(world, "received-keys")
     const sent: Array<unknown> = []
     for (const keys of ["S-Tab", "Shift+Tab", "Ctrl+C", "Esc"]) sent.push(ok(await server.call("send_keys", { pane_id: paneId, keys })).key)
     expect(sent).toEqual(["BTab", "BTab", "C-c", "Escape"])
@@ -144,17 +129,7 @@ describe("environment and input over stdio", () => {
   })
 
   it("clear_pane clears a pane's scrollback; capture_pane with escapes keeps colours", async () => {
-    const paneId = cli(
-      world,
-      "new-window",
-      "-d",
-      "-t",
-      "main",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      `seq 1 100; printf '\\033[31mred\\033[0m\\n'; exec sleep 600`
-    )
+    const paneId = windowRunning(world, `seq 1 100; printf '\\033[31mred\\033[0m\\n'; exec sleep 600`)
     await screenLine(server, paneId, "red")
     const coloured = ok(await server.call("capture_pane", { pane_id: paneId, escapes: true }))
     expect(coloured.content).toContain("\x1b[31mred")
