@@ -5,6 +5,7 @@ import { resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
+import { clearPane, PaneCleared } from "../operations/input/ClearPane.js"
 import { KeysBatchSent, KeysSent, MAX_BATCH_DELAY_MS, MAX_BATCH_OPERATIONS, sendKeys, sendKeysBatch } from "../operations/input/Input.js"
 import { pasteText, TextPasted } from "../operations/input/Paste.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
@@ -32,7 +33,7 @@ export const sendKeysTool = defineTool({
     keys: keysArgument,
     literal: literalArgument,
     enter: enterArgument,
-    exit_mode: optional(Schema.Boolean, "Leave copy mode first; keys may be \"\"."),
+    exit_mode: optional(Schema.Boolean),
     force: forceArgument,
     generation: generationArgument,
     ...socketArguments
@@ -138,4 +139,29 @@ export const pasteTextTool = defineTool({
     })
 })
 
-export const inputTools = [sendKeysTool, sendKeysBatchTool, pasteTextTool]
+export const clearPaneTool = defineTool({
+  name: "clear_pane",
+  title: "Clear tmux Pane",
+  description: "Clears a pane's scrollback (and screen, with screen); returns lines cleared.",
+  tier: "mutating",
+  group: "terminal",
+  hints: { destructive: true, idempotent: true },
+  input: Schema.Struct({
+    pane_id: PaneId,
+    screen: optional(Schema.Boolean),
+    // Also the caller's pane and a watched one (docs/tools.md): one description fewer in tools/list.
+    force: optional(Schema.Boolean),
+    generation: generationArgument,
+    ...socketArguments
+  }),
+  output: PaneCleared,
+  handler: (input) =>
+    Effect.gen(function*() {
+      const socket = yield* resolveSocket(input)
+      yield* refuseCallerPaneUnlessForced(socket, input, "clear", "clearing your own terminal")
+      yield* refuseWatchedPaneUnlessForced(socket, input, "clear")
+      return yield* clearPane(socket, input.pane_id, { screen: input.screen ?? false, generation: input.generation })
+    })
+})
+
+export const inputTools = [sendKeysTool, sendKeysBatchTool, pasteTextTool, clearPaneTool]

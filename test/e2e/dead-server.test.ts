@@ -55,6 +55,7 @@ const DEAD_SOCKET_CALLS: Record<string, ReadonlyArray<Args | ((world: World) => 
   search_panes: [{ patterns: ["x"] }],
   send_keys_batch: [{ pane_id: "%0", operations: [{ keys: "x" }] }],
   paste_text: [{ pane_id: "%0", text: "x" }],
+  clear_pane: [{ pane_id: "%0" }],
   list_buffers: [{}],
   load_buffer: [{ name: "b", text: "x" }],
   show_buffer: [{ name: "b" }],

@@ -15,6 +15,18 @@ const cli = (world: World, ...args: Array<string>) => {
   return result.stdout.trimEnd()
 }
 
+/** A new window of session "main" running `command`; its pane's id. */
+const windowRunning = (world: World, command: string) => cli(world, "new-window", "-d", "-t", "main", "-P", "-F", "#{pane_id}", command)
+
+/** A new window of session "main" whose program copies every byte it receives (raw mode, no echo) into a file. */
+const recorderPane = async (world: World, name: string) => {
+  const file = join(world.dir, name)
+  const ready = `${file}.ready`
+  const paneId = windowRunning(world, `stty raw -echo && touch ${ready} && exec cat > ${file}`)
+  await poll("the recorder", () => (existsSync(ready) ? true : undefined))
+  return { paneId, read: () => (existsSync(file) ? readFileSync(file, "utf8") : "") }
+}
+
 /** A line of the pane's screen, as capture_pane returns it, that equals `line` exactly. */
 const screenLine = (server: Served, paneId: string, line: string) =>
   poll(`"${line}" on ${paneId}`, async () => {
@@ -78,23 +90,10 @@ describe("environment and input over stdio", () => {
   })
 
   it("send_keys: C-c alone sends no Enter, literal keeps ; and quotes intact", async () => {
-    const file = join(world.dir, "received")
-    const ready = join(world.dir, "ready")
-    const paneId = cli(
-      world,
-      "new-window",
-      "-d",
-      "-t",
-      "main",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      `stty raw -echo && touch ${ready} && exec cat > ${file}`
-    )
-    await poll("the recorder", () => (existsSync(ready) ? true : undefined))
+    const { paneId, read } = await recorderPane(world, "received")
     const received = (count: number) =>
       poll(`${count} sentinels`, () => {
-        const text = existsSync(file) ? readFileSync(file, "utf8") : ""
+        const text = read()
         return text.split("|").length - 1 >= count ? text : undefined
       })
     const cc = ok(await server.call("send_keys", { pane_id: paneId, keys: "C-c" }))
@@ -105,6 +104,29 @@ describe("environment and input over stdio", () => {
     ok(await server.call("send_keys", { pane_id: paneId, keys: text, literal: true }))
     ok(await server.call("send_keys", { pane_id: paneId, keys: "|", literal: true, enter: false }))
     expect(await received(2)).toBe(`\x03|${text}\r|`)
+  })
+
+  it("send_keys: S-Tab, Shift+Tab, Ctrl+C and Esc reach the program as those keys; C-Foo is invalid_input (issue 14 item 9)", async () => {
+    const { paneId, read } = await recorderPane(world, "received-keys")
+    const sent: Array<unknown> = []
+    for (const keys of ["S-Tab", "Shift+Tab", "Ctrl+C", "Esc"]) sent.push(ok(await server.call("send_keys", { pane_id: paneId, keys })).key)
+    expect(sent).toEqual(["BTab", "BTab", "C-c", "Escape"])
+    const refused = errorOf(await server.call("send_keys", { pane_id: paneId, keys: "C-Foo" }))
+    expect(refused).toMatchObject({ code: "invalid_input", effects: "none" })
+    ok(await server.call("send_keys", { pane_id: paneId, keys: "|", literal: true, enter: false }))
+    // BTab = ESC [ Z, C-c = 0x03, Escape = 0x1b; nothing of C-Foo.
+    expect(await poll("the sentinel", () => (read().endsWith("|") ? read() : undefined))).toBe("\x1b[Z\x1b[Z\x03\x1b|")
+  })
+
+  it("clear_pane clears a pane's scrollback; capture_pane with escapes keeps colours", async () => {
+    const paneId = windowRunning(world, `seq 1 100; printf '\\033[31mred\\033[0m\\n'; exec sleep 600`)
+    await screenLine(server, paneId, "red")
+    const coloured = ok(await server.call("capture_pane", { pane_id: paneId, escapes: true }))
+    expect(coloured.content).toContain("\x1b[31mred")
+    const cleared = ok(await server.call("clear_pane", { pane_id: paneId }))
+    expect(cleared).toMatchObject({ pane_id: paneId, screen_cleared: false, history_size: 0 })
+    expect(cleared.history_lines_cleared).toBeGreaterThan(0)
+    expect(cli(world, "display-message", "-p", "-t", paneId, "#{history_size}")).toBe("0")
   })
 
   it("send_keys runs a command typed into a shell, and the literal text reaches the shell as typed", async () => {

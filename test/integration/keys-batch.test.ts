@@ -80,6 +80,22 @@ describe("send_keys_batch", () => {
     expect(await rec.received("|")).toBe("|")
   })
 
+  it("reads each operation's keys as send_keys does: common spellings sent as keys, a key-like string tmux would not take refused", async () => {
+    const w = world()
+    const rec = await recorder(w)
+    const layer = w.layer()
+    const refused = errorMeta(
+      await runTool(layer, "send_keys_batch", { pane_id: "%0", operations: [{ keys: "Shift+Tab" }, { keys: "C-Foo" }] })
+    )
+    expect(refused).toMatchObject({ code: "invalid_input", effects: "none" })
+    expect(refused.text).toContain("operations[1]")
+    const sent = okResult(
+      await runTool(layer, "send_keys_batch", { pane_id: "%0", operations: [{ keys: "Shift+Tab" }, { keys: "Ctrl+C" }, { keys: "Esc" }] })
+    )
+    expect(sent.results.map((r: any) => r.key)).toEqual(["BTab", "C-c", "Escape"])
+    expect(await rec.received("\x1b[Z\x03\x1b")).toBe("\x1b[Z\x03\x1b")
+  })
+
   it("reports a failure per operation: the rest skipped with stop_on_error, attempted without it", async () => {
     for (const stopOnError of [true, false]) {
       const w = world()

@@ -566,6 +566,7 @@ const CASES: Readonly<Record<string, ToolCase>> = {
       ]
     }
   },
+  clear_pane: { base: { pane_id: NOWHERE.pane_id } },
   load_buffer: {
     base: { name: "sweep", text: "x" },
     strings: {

@@ -619,6 +619,21 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     names: [["list-panes"], ["load-buffer", "paste-buffer", "send-keys"]]
   },
   {
+    tool: "clear_pane",
+    variant: "history",
+    world: "base",
+    // The guard reads the pane (is it watched?), then one invocation reads the history size, clears and reads it again.
+    args: (t) => ({ pane_id: t.pane_id }),
+    names: [PANES, ["display-message", "clear-history", "display-message"]]
+  },
+  {
+    tool: "clear_pane",
+    variant: "screen",
+    world: "base",
+    args: (t) => ({ pane_id: t.pane_id, screen: true }),
+    names: [PANES, ["display-message", "send-keys", "clear-history", "display-message"]]
+  },
+  {
     tool: "load_buffer",
     variant: "name",
     world: "base",

@@ -34,6 +34,7 @@ export const validCallsOfEveryTool = (handle: string): Record<string, ReadonlyAr
   send_keys: [{ pane_id: "%0", keys: "x" }],
   send_keys_batch: [{ pane_id: "%0", operations: [{ keys: "x" }] }],
   paste_text: [{ pane_id: "%0", text: "x" }],
+  clear_pane: [{ pane_id: "%0" }, { pane_id: "%0", screen: true }],
   run_command: [{ pane_id: "%0", command: "true" }],
   wait_for_command: [{ handle, timeout: 1 }],
   set_environment: [{ global: true, name: "A", value: "b" }],

@@ -106,5 +106,26 @@ describe("planKeys", () => {
     expect(planKeys("%1", { keys: "", enter: false })).toEqual(Either.left("nothing to send: keys is empty and enter is false."))
     expect(Either.isLeft(planKeys("%1", { keys: "a\0b" }))).toBe(true)
     expect(Either.isLeft(planKeys("%1", { keys: "k".repeat(65_537) }))).toBe(true)
+    // A key-like string tmux would not deliver: refused, the same for send_keys and every batch step.
+    const refused = planKeys("%1", { keys: "Ctrl+Shift+Banana" })
+    expect(Either.isLeft(refused) && refused.left).toContain("literal: true")
+  })
+
+  it("sends one key in tmux's spelling (no -l, no Enter) and text with -l", () => {
+    expect(Either.getOrThrow(planKeys("%1", { keys: "Shift+Tab" }))).toMatchObject({
+      key: "BTab",
+      special: true,
+      enter: false,
+      invocations: [[["send-keys", "-t", "%1", "--", "BTab"]]]
+    })
+    expect(Either.getOrThrow(planKeys("%1", { keys: "Enter the code", enter: false }))).toMatchObject({
+      key: null,
+      invocations: [[["send-keys", "-t", "%1", "-l", "--", "Enter the code"]]]
+    })
+    // literal: never read as a key.
+    expect(Either.getOrThrow(planKeys("%1", { keys: "C-Foo", literal: true, enter: false }))).toMatchObject({
+      key: null,
+      invocations: [[["send-keys", "-t", "%1", "-l", "--", "C-Foo"]]]
+    })
   })
 })

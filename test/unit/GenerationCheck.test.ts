@@ -11,6 +11,7 @@ import { resolveSocket } from "../../src/context/SocketResolver.js"
 import { runCommand } from "../../src/operations/commands/RunCommand.js"
 import { setEnvironment, unsetEnvironment } from "../../src/operations/environment/Environment.js"
 import { deleteBuffer, loadBuffer, pasteBuffer } from "../../src/operations/input/Buffers.js"
+import { clearPane } from "../../src/operations/input/ClearPane.js"
 import { sendKeys, sendKeysBatch } from "../../src/operations/input/Input.js"
 import { pasteText } from "../../src/operations/input/Paste.js"
 import {
@@ -65,6 +66,7 @@ const MUTATIONS: ReadonlyArray<readonly [string, Mutation]> = [
   ["sendKeys", (s) => sendKeys(s, "%0", { keys: "ls", ...check })],
   ["sendKeysBatch", (s) => sendKeysBatch(s, "%0", { operations: [{ keys: "ls" }], delayMs: 0, stopOnError: true, ...check })],
   ["pasteText", (s) => pasteText(s, "%0", { text: "hi", bracketed: true, enter: false, ...check })],
+  ["clearPane", (s) => clearPane(s, "%0", { screen: true, ...check })],
   ["loadBuffer", (s) => loadBuffer(s, "b", "text", check)],
   ["pasteBuffer", (s) => pasteBuffer(s, "b", "%0", { bracketed: false, deleteAfter: false, ...check })],
   ["deleteBuffer", (s) => deleteBuffer(s, "b", check)],

@@ -53,6 +53,16 @@ const META_ONLY = ["Tab", "Space", "BSpace", "Enter", "Escape"]
 /** Keys that take no modifier. */
 const PLAIN = ["BTab", "KP/", "KP*", "KP-", "KP+", "KP.", "KPEnter", ...Array.from({ length: 10 }, (_, i) => `KP${i}`)]
 
+/**
+ * tmux 3.5's names for the C0 controls ("[ETX]"; Tab, Enter and Escape keep their names), sent as
+ * their `C-` spelling, which 3.3a takes too.
+ */
+const C0_NAMES = "NUL SOH STX ETX EOT ENQ ASC BEL BS - LF VT FF - SO SI DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM SUB - FS GS RS US"
+  .split(" ")
+  .flatMap((name, code): Array<readonly [string, string]> =>
+    name === "-" ? [] : [[`[${name.toLowerCase()}]`, code === 0 ? "C-Space" : `C-${String.fromCharCode(code + (code <= 26 ? 96 : 64))}`]]
+  )
+
 /** The names tmux knows in every supported version and common spellings, lower case -> what is sent. */
 const NAMES = new Map<string, string>([
   ...[...MODIFIABLE, ...META_ONLY, ...PLAIN].map((name) => [name.toLowerCase(), name] as const),
@@ -71,18 +81,9 @@ const NAMES = new Map<string, string>([
   ["arrowup", "Up"],
   ["arrowdown", "Down"],
   ["arrowleft", "Left"],
-  ["arrowright", "Right"]
+  ["arrowright", "Right"],
+  ...C0_NAMES
 ])
-
-/**
- * tmux 3.5's names for the C0 controls ("[ETX]"; Tab, Enter and Escape keep their names), sent as
- * their `C-` spelling, which 3.3a takes too.
- */
-const C0_NAMES = "NUL SOH STX ETX EOT ENQ ASC BEL BS - LF VT FF - SO SI DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM SUB - FS GS RS US"
-for (const [code, name] of C0_NAMES.split(" ").entries()) {
-  if (name === "-") continue
-  NAMES.set(`[${name.toLowerCase()}]`, code === 0 ? "C-Space" : `C-${String.fromCharCode(code + (code <= 26 ? 96 : 64))}`)
-}
 
 interface Modifiers {
   ctrl: boolean

@@ -143,8 +143,6 @@ const cellsOf = (character: string): number => {
   return isWide(character.codePointAt(0)!) ? 2 : 1
 }
 
-const ESCAPE_HERE = new RegExp(CAPTURE_ESCAPE.source, "y")
-
 /**
  * Splits a row's text at a cell column: [text before the column, text from it on]. The colour
  * sequences of a `capture-pane -e` row take no cells; those before the column are repeated at the
@@ -154,10 +152,12 @@ export const splitAtColumn = (row: string, column: number): readonly [string, st
   let cells = 0
   let at = 0
   let carried = ""
+  // Sticky, so it matches only at `at`; one per call, as it keeps its place in lastIndex.
+  const escapeHere = row.includes("\x1b") ? new RegExp(CAPTURE_ESCAPE.source, "y") : undefined
   while (at < row.length) {
-    if (row[at] === "\x1b") {
-      ESCAPE_HERE.lastIndex = at
-      const escape = ESCAPE_HERE.exec(row)?.[0]
+    if (escapeHere !== undefined && row[at] === "\x1b") {
+      escapeHere.lastIndex = at
+      const escape = escapeHere.exec(row)?.[0]
       if (escape !== undefined) {
         carried += escape
         at += escape.length

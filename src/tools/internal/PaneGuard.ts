@@ -14,7 +14,7 @@ export const refuseCallerPaneUnlessForced = (
   socket: ResolvedSocket,
   input: { readonly pane_id: string; readonly force?: boolean | undefined },
   /** What the tool would do, as in "Refusing to type into %3". */
-  action: "type into" | "paste into" | "run a command in",
+  action: "type into" | "paste into" | "run a command in" | "clear",
   /** What force means, as in "Pass force: true if typing into your own terminal is intended." */
   intended: string
 ): Effect.Effect<void, Denied, InvocationContext> =>
