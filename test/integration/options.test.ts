@@ -3,6 +3,8 @@
  * on 3.5a and 3.8 with ETM_TEST_TMUX): every scope, inherited values and where they come from,
  * values exactly as tmux stores them, hooks read only, the allowlist, read-back, and paging.
  */
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { callerEnv, useWorlds } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
@@ -60,6 +62,24 @@ describe("show_options", () => {
     w.tmuxOk("set-option", "-g", "@hostile", value)
     const shown = okResult(await runTool(layer, "show_options", { scope: "session", global: true, name: "@hostile" }))
     expect(shown.items).toEqual([{ name: "@hostile", value }])
+  })
+
+  it("never lets tmux expand an option's name: show-options would run #(…) in one", async () => {
+    const w = world()
+    const layer = started(w)
+    const marker = join(w.tmpdir, "ran")
+    // A listing separates name and value at a space: the job's command has none.
+    const name = `@job#(touch\${IFS}${marker})`
+    // `##` stores a literal `#`: set-option expands names too.
+    w.tmuxOk("set-option", "-g", name.replace("#", "##"), "value")
+    expect(w.tmuxOk("show-options", "-g")).toContain(`${name} value`)
+    const all = okResult(await runTool(layer, "show_options", { scope: "session", global: true }))
+    expect(entry(all.items, name)).toEqual({ name, value: "value" })
+    const one = okResult(await runTool(layer, "show_options", { scope: "session", global: true, name }))
+    expect(one.items).toEqual([{ name, value: "value" }])
+    // A job a client started would have run by now (tmux runs it while the command runs).
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(existsSync(marker)).toBe(false)
   })
 
   it("defaults to the caller's pane, pages, and names a missing target", async () => {

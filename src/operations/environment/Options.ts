@@ -6,6 +6,8 @@
  * escapes, differing between versions), so names and the `*` that marks an inherited value are
  * read from it, and values from `show-options -v NAME`, which prints the value as tmux stores it.
  * The names come back in a first invocation; the values of one page of them in a second.
+ * show-options and set-option expand formats in an option's name (tmux 3.3a..3.8: `show -v
+ * '@x#(cmd)'` runs cmd), so a name reaches tmux literalized, or only from the allowlist.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -13,6 +15,7 @@ import { randomBytes } from "node:crypto"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import * as Format from "../../tmux/Format.js"
+import { literalizeFormat } from "../../tmux/Literal.js"
 import { type QueryTarget, runTree } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { MAX_PAGE_LIMIT, type PageOf, paginate } from "../bounds/Paging.js"
@@ -151,7 +154,8 @@ const readValues = (
     const flags = [...(isGlobal(where) ? [] : ["-A"]), ...scopeFlags(where)]
     const commands = names.flatMap((listed, index): Array<TmuxCommand> => [
       ["display-message", "-p", `${marks.record}v${marks.field}${index}`],
-      ["show-options", "-v", ...flags, "--", listed.name]
+      // show-options expands formats in the name (`#(…)` would run): the name tmux listed goes in literalized.
+      ["show-options", "-v", ...flags, "--", literalizeFormat(listed.name)]
     ])
     const output = Format.withRawMarks(yield* runTree(socket, commands, queryTarget(where)), marks)
     const values = new Map<number, string>()
