@@ -582,6 +582,7 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           label: "user option name and value",
           args: async (ctx, text) => {
             const name = `@etm${++userOptions}${text}`
+            // eslint-disable-next-line no-control-regex
             if (/[\s\0-\x1f\x7f]/.test(text)) return { scope: "session", global: true, name }
             // set-option expands formats in the name: literalized, tmux stores it as written.
             const set = await ctx.tmux("set-option", "-g", "--", escapeArgvArgument(literalizeFormat(name)), escapeArgvArgument(text))
