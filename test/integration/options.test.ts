@@ -62,6 +62,12 @@ describe("show_options", () => {
     w.tmuxOk("set-option", "-g", "@hostile", value)
     const shown = okResult(await runTool(layer, "show_options", { scope: "session", global: true, name: "@hostile" }))
     expect(shown.items).toEqual([{ name: "@hostile", value }])
+    // tmux's listing separates name and value at a space: such a name is cut there and reads as empty,
+    // and the rest of the listing still reads.
+    w.tmuxOk("set-option", "-g", "@with space", "v")
+    const all = okResult(await runTool(layer, "show_options", { scope: "session", global: true }))
+    expect(entry(all.items, "@with")).toEqual({ name: "@with", value: "" })
+    expect(entry(all.items, "@hostile")).toEqual({ name: "@hostile", value })
   })
 
   it("never lets tmux expand an option's name: show-options would run #(…) in one", async () => {

@@ -155,7 +155,8 @@ const readValues = (
     const commands = names.flatMap((listed, index): Array<TmuxCommand> => [
       ["display-message", "-p", `${marks.record}v${marks.field}${index}`],
       // show-options expands formats in the name (`#(…)` would run): the name tmux listed goes in literalized.
-      ["show-options", "-v", ...flags, "--", literalizeFormat(listed.name)]
+      // -q: a name the listing cut short (a user option's name holding a space) reads as empty, not as a failed call.
+      ["show-options", "-q", "-v", ...flags, "--", literalizeFormat(listed.name)]
     ])
     const output = Format.withRawMarks(yield* runTree(socket, commands, queryTarget(where)), marks)
     const values = new Map<number, string>()
