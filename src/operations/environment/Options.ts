@@ -22,6 +22,7 @@ import { MAX_PAGE_LIMIT, type PageOf, paginate } from "../bounds/Paging.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { ALLOWED_OPTIONS, normalizeValue, refusalOf } from "./OptionTable.js"
 
+/** Where options live: the server, a session, a window or a pane (a pane inherits from its window, a session or window from the global options). */
 export const OptionScope = Schema.Literal("server", "session", "window", "pane")
 export type OptionScope = typeof OptionScope.Type
 
@@ -51,6 +52,7 @@ export interface OptionsWhere {
   readonly global?: boolean | undefined
 }
 
+/** What show_options reads: a scope, one name or all, options or hooks, and a page. */
 export interface OptionsRequest extends OptionsWhere {
   /** One option, or an array option's items; all when omitted. */
   readonly name?: string | undefined
