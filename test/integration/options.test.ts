@@ -115,6 +115,11 @@ describe("show_options", () => {
     expect(global.items).toEqual([{ name: "after-new-window[0]", value: "display-message hi" }])
     const window = okResult(await runTool(layer, "show_options", { scope: "window", target: "@0", hooks: true }))
     expect(window.items).toEqual([{ name: "window-renamed[0]", value: "display-message renamed" }])
+    w.tmuxOk("set-hook", "-p", "-t", "%0", "pane-focus-in", "display-message focus")
+    const pane = okResult(await runTool(layer, "show_options", { scope: "pane", target: "%0", hooks: true }))
+    expect(pane.items).toEqual([{ name: "pane-focus-in[0]", value: "display-message focus" }])
+    // Read only: set_option refuses every hook.
+    expect(errorMeta(await runTool(layer, "set_option", { name: "pane-focus-in", value: "on", target: "%0" })).code).toBe("invalid_input")
     expect(errorMeta(await runTool(layer, "show_options", { scope: "server", hooks: true })).code).toBe("invalid_input")
   })
 })
