@@ -106,6 +106,18 @@ describe("show_options", () => {
     }
   })
 
+  it("reads a full page of 100 values, long names included (more than one invocation's worth of argv)", async () => {
+    const w = world()
+    const layer = started(w)
+    for (let i = 0; i < 100; i++) w.tmuxOk("set-option", "-g", `@long${i}-${"x".repeat(200)}`, `value ${i}`)
+    const page = okResult(await runTool(layer, "show_options", { scope: "session", global: true }))
+    expect(page.items).toHaveLength(100)
+    expect(page.truncated).toBe(true)
+    for (const item of page.items.filter((item: Entry) => item.name.startsWith("@long"))) {
+      expect(item.value).toBe(`value ${item.name.slice("@long".length).split("-")[0]}`)
+    }
+  })
+
   it("lists hooks that are set, read only, at each scope", async () => {
     const w = world()
     const layer = started(w)

@@ -14,9 +14,10 @@ import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
+import { runInBatches } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
-import { type QueryTarget, runTree } from "../../tmux/Query.js"
+import { noCurrentTargetIsNotFound, type QueryTarget, runTree } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { MAX_PAGE_LIMIT, type PageOf, paginate } from "../bounds/Paging.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
@@ -154,13 +155,15 @@ const readValues = (
     if (names.length === 0) return []
     const marks = Format.newMarks()
     const flags = [...(isGlobal(where) ? [] : ["-A"]), ...scopeFlags(where)]
-    const commands = names.flatMap((listed, index): Array<TmuxCommand> => [
+    const units = names.map((listed, index): Array<TmuxCommand> => [
       ["display-message", "-p", `${marks.record}v${marks.field}${index}`],
       // show-options expands formats in the name (`#(…)` would run): the name tmux listed goes in literalized.
       // -q: a name the listing cut short (a user option's name holding a space) reads as empty, not as a failed call.
       ["show-options", "-q", "-v", ...flags, "--", literalizeFormat(listed.name)]
     ])
-    const output = Format.withRawMarks(yield* runTree(socket, commands, queryTarget(where)), marks)
+    // A page of long names, or of 100 (tmux 3.7+ takes at most 1000 argv strings), can need more than one invocation.
+    const printed = yield* runInBatches(socket, units).pipe(noCurrentTargetIsNotFound(socket, queryTarget(where)))
+    const output = Format.withRawMarks(printed, marks)
     const values = new Map<number, string>()
     for (const chunk of output.split(marks.record).slice(1)) {
       const body = chunk.slice(`v${marks.field}`.length)
