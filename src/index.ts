@@ -46,6 +46,8 @@ export * as Model from "./api/Model.js"
 
 /** The session / window / pane tree: lists and single objects. */
 export * as Hierarchy from "./api/Hierarchy.js"
+/** tmux options and hooks: show any scope's, set an allowlist's. */
+export * as Options from "./api/Options.js"
 /** Servers: probe, describe, discover, start, kill. */
 export * as Servers from "./api/Servers.js"
 /** Where the program runs and which server its calls reach. */

@@ -14,3 +14,4 @@ export {
   type SessionTarget,
   type TreeScope
 } from "../operations/hierarchy/Hierarchy.js"
+export { MAX_VARIABLES, readVariables, VARIABLE_NAME } from "../operations/hierarchy/Variables.js"

@@ -32,7 +32,7 @@ describe("tools/list stays within its byte budget", () => {
       try {
         const listed = await server.client.listTools()
         // No tool was dropped to fit.
-        expect(listed.tools.length).toBe(safety === "destructive" ? 49 : 45)
+        expect(listed.tools.length).toBe(safety === "destructive" ? 51 : 47)
         expect(modelPart(listed.tools)).toBeLessThanOrEqual(budget.model)
         expect(bytes(listed)).toBeLessThanOrEqual(budget.whole)
       } finally {

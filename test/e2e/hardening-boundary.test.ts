@@ -285,6 +285,8 @@ const baseArguments = (tool: string): Record<string, unknown> => {
     set_environment: { name: "ETM_SWEEP", value: "v", global: true },
     unset_environment: { name: "ETM_SWEEP", global: true },
     show_environment: { global: true },
+    show_options: { scope: "server" },
+    set_option: { name: "mouse", value: "on", global: true },
     kill_session: { session_id: "$999" },
     kill_window: { window_id: "@999" },
     kill_pane: { pane_id: "%999" },

@@ -126,6 +126,7 @@ describe("every tool is described and every read tool's result validates against
       ["get_pane_info", { pane_id: caller.paneId }],
       ["capture_pane", { pane_id: caller.paneId, start: "-", max_lines: 50, join_wrapped: true }],
       ["show_environment", { session_name: "main" }],
+      ["show_options", { scope: "window", target: windowId }],
       ["snapshot_pane", { pane_id: caller.paneId }],
       ["capture_since", { pane_id: caller.paneId, include_current: true }],
       ["wait_for_text", { pane_id: caller.paneId, patterns: null, timeout: 0.2 }],

@@ -27,13 +27,14 @@ import { callTool } from "../../src/mcp/CallTool.js"
 import { describeTool } from "../../src/mcp/ToolList.js"
 import { shellQuote } from "../../src/operations/commands/internal/CommandFraming.js"
 import { checkName, type NameKind } from "../../src/operations/layout/Names.js"
+import { escapeArgvArgument, literalizeFormat } from "../../src/tmux/Literal.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
 import { allTools } from "../../src/tools/registry.js"
 import { type AnyTool, defineTool, socketArguments } from "../../src/tools/Tool.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, toolNamed } from "../support/runTool.js"
-import { tmuxAtLeast } from "../support/tmuxVersion.js"
+import { tmuxAtLeast, tmuxEscapesCommandOutput } from "../support/tmuxVersion.js"
 
 const { world, defer } = useWorlds()
 
@@ -609,6 +610,14 @@ const CASES: Readonly<Record<string, ToolCase>> = {
       }]
     }
   },
+  get_pane_info: {
+    strings: {
+      variables: [{
+        label: "variable name",
+        args: async (ctx, text) => ({ pane_id: (await ctx.scratch()).pane_id, variables: ["pane_id", text] })
+      }]
+    }
+  },
   search_panes: {
     base: { patterns: ["x"] },
     strings: {
@@ -661,8 +670,47 @@ const CASES: Readonly<Record<string, ToolCase>> = {
         { label: "no such session", args: (_ctx, text) => ({ session_name: text }), allow: ["not_found"] }
       ]
     }
+  },
+  show_options: {
+    base: { scope: "server" },
+    strings: {
+      name: [
+        { label: "option name", args: (_ctx, text) => ({ scope: "session", global: true, name: text }) },
+        {
+          // A user option whose name and value hold the text: the value reads back as tmux stores it.
+          label: "user option name and value",
+          args: async (ctx, text) => {
+            const name = `@etm${++userOptions}${text}`
+            // eslint-disable-next-line no-control-regex
+            if (/[\s\0-\x1f\x7f]/.test(text)) return { scope: "session", global: true, name }
+            // set-option expands formats in the name: literalized, tmux stores it as written.
+            const set = await ctx.tmux("set-option", "-g", "--", escapeArgvArgument(literalizeFormat(name)), escapeArgvArgument(text))
+            return set.status === 0 ? { scope: "session", global: true, name, _value: text } : undefined
+          },
+          readBack: (_ctx, _text, result, args) =>
+            args._value === undefined || tmuxEscapesCommandOutput()
+              ? undefined
+              : mismatch("the user option's value", args._value as string, result.items[0]?.value)
+        }
+      ],
+      target: [{ label: "target", args: (_ctx, text) => ({ scope: "window", target: text }), allow: ["not_found"] }]
+    }
+  },
+  set_option: {
+    base: { name: "mouse", value: "on", global: true },
+    strings: {
+      name: [{ label: "option name", args: (_ctx, text) => ({ name: text, value: "on", global: true }) }],
+      value: [
+        { label: "flag value", args: (_ctx, text) => ({ name: "mouse", value: text, global: true }) },
+        { label: "choice value", args: (_ctx, text) => ({ name: "mode-keys", value: text, global: true }) },
+        { label: "number value", args: (_ctx, text) => ({ name: "history-limit", value: text, global: true }) }
+      ],
+      target: [{ label: "target", args: (_ctx, text) => ({ name: "mode-keys", value: "vi", target: text }), allow: ["not_found"] }]
+    }
   }
 }
+
+let userOptions = 0
 
 // ---------------------------------------------------------------------------------------------
 // String arguments, from the JSON schema tools/list sends.

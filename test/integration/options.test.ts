@@ -3,6 +3,8 @@
  * on 3.5a and 3.8 with ETM_TEST_TMUX): every scope, inherited values and where they come from,
  * values exactly as tmux stores them, hooks read only, the allowlist, read-back, and paging.
  */
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { callerEnv, useWorlds } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
@@ -60,6 +62,30 @@ describe("show_options", () => {
     w.tmuxOk("set-option", "-g", "@hostile", value)
     const shown = okResult(await runTool(layer, "show_options", { scope: "session", global: true, name: "@hostile" }))
     expect(shown.items).toEqual([{ name: "@hostile", value }])
+    // tmux's listing separates name and value at a space: such a name is cut there and reads as empty,
+    // and the rest of the listing still reads.
+    w.tmuxOk("set-option", "-g", "@with space", "v")
+    const all = okResult(await runTool(layer, "show_options", { scope: "session", global: true }))
+    expect(entry(all.items, "@with")).toEqual({ name: "@with", value: "" })
+    expect(entry(all.items, "@hostile")).toEqual({ name: "@hostile", value })
+  })
+
+  it("never lets tmux expand an option's name: show-options would run #(…) in one", async () => {
+    const w = world()
+    const layer = started(w)
+    const marker = join(w.tmpdir, "ran")
+    // A listing separates name and value at a space: the job's command has none.
+    const name = `@job#(touch\${IFS}${marker})`
+    // `##` stores a literal `#`: set-option expands names too.
+    w.tmuxOk("set-option", "-g", name.replace("#", "##"), "value")
+    expect(w.tmuxOk("show-options", "-g")).toContain(`${name} value`)
+    const all = okResult(await runTool(layer, "show_options", { scope: "session", global: true }))
+    expect(entry(all.items, name)).toEqual({ name, value: "value" })
+    const one = okResult(await runTool(layer, "show_options", { scope: "session", global: true, name }))
+    expect(one.items).toEqual([{ name, value: "value" }])
+    // A job a client started would have run by now (tmux runs it while the command runs).
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(existsSync(marker)).toBe(false)
   })
 
   it("defaults to the caller's pane, pages, and names a missing target", async () => {
@@ -80,6 +106,18 @@ describe("show_options", () => {
     }
   })
 
+  it("reads a full page of 100 values, long names included (more than one invocation's worth of argv)", async () => {
+    const w = world()
+    const layer = started(w)
+    for (let i = 0; i < 100; i++) w.tmuxOk("set-option", "-g", `@long${i}-${"x".repeat(200)}`, `value ${i}`)
+    const page = okResult(await runTool(layer, "show_options", { scope: "session", global: true }))
+    expect(page.items).toHaveLength(100)
+    expect(page.truncated).toBe(true)
+    for (const item of page.items.filter((item: Entry) => item.name.startsWith("@long"))) {
+      expect(item.value).toBe(`value ${item.name.slice("@long".length).split("-")[0]}`)
+    }
+  })
+
   it("lists hooks that are set, read only, at each scope", async () => {
     const w = world()
     const layer = started(w)
@@ -89,6 +127,11 @@ describe("show_options", () => {
     expect(global.items).toEqual([{ name: "after-new-window[0]", value: "display-message hi" }])
     const window = okResult(await runTool(layer, "show_options", { scope: "window", target: "@0", hooks: true }))
     expect(window.items).toEqual([{ name: "window-renamed[0]", value: "display-message renamed" }])
+    w.tmuxOk("set-hook", "-p", "-t", "%0", "pane-focus-in", "display-message focus")
+    const pane = okResult(await runTool(layer, "show_options", { scope: "pane", target: "%0", hooks: true }))
+    expect(pane.items).toEqual([{ name: "pane-focus-in[0]", value: "display-message focus" }])
+    // Read only: set_option refuses every hook.
+    expect(errorMeta(await runTool(layer, "set_option", { name: "pane-focus-in", value: "on", target: "%0" })).code).toBe("invalid_input")
     expect(errorMeta(await runTool(layer, "show_options", { scope: "server", hooks: true })).code).toBe("invalid_input")
   })
 })

@@ -83,15 +83,18 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
     ],
     Hierarchy: [
       "Listing",
+      "MAX_VARIABLES",
       "SessionTarget",
       "TreeScope",
+      "VARIABLE_NAME",
       "getPane",
       "getPaneWindow",
       "getSession",
       "getWindow",
       "listPanes",
       "listSessions",
-      "listWindows"
+      "listWindows",
+      "readVariables"
     ],
     Ids: ["PaneId", "SessionId", "WindowId"],
     Input: [
@@ -111,6 +114,20 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
       "readKeys",
       "sendKeys",
       "sendKeysBatch"
+    ],
+    Options: [
+      "ALLOWED_OPTIONS",
+      "AllowedOption",
+      "OptionEntry",
+      "OptionKind",
+      "OptionScope",
+      "OptionSet",
+      "OptionType",
+      "OptionsRequest",
+      "OptionsWhere",
+      "refusalOf",
+      "setOption",
+      "showOptions"
     ],
     InvocationContext: ["Caller", "InvocationContext", "InvocationContextShape", "layer"],
     Model: [

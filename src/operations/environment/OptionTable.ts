@@ -9,11 +9,13 @@
 /** Where an option lives in tmux: the server, a session, or a window (and, where tmux has them, its panes). */
 export type OptionKind = "server" | "session" | "window"
 
+/** An option's type, as set_option checks a value: a flag, a number within bounds, or one of a list of words. */
 export type OptionType =
   | { readonly type: "flag" }
   | { readonly type: "number"; readonly min: number; readonly max: number }
   | { readonly type: "choice"; readonly choices: ReadonlyArray<string> }
 
+/** An allowlisted option: its type, where it lives, and whether tmux keeps it per pane. */
 export type AllowedOption = OptionType & {
   readonly kind: OptionKind
   /** A window option tmux also keeps per pane (`set -p`), so a pane target sets it for that pane only. */

@@ -6,19 +6,24 @@
  * escapes, differing between versions), so names and the `*` that marks an inherited value are
  * read from it, and values from `show-options -v NAME`, which prints the value as tmux stores it.
  * The names come back in a first invocation; the values of one page of them in a second.
+ * show-options and set-option expand formats in an option's name (tmux 3.3a..3.8: `show -v
+ * '@x#(cmd)'` runs cmd), so a name reaches tmux literalized, or only from the allowlist.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
+import { runInBatches } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
-import { type QueryTarget, runTree } from "../../tmux/Query.js"
+import { literalizeFormat } from "../../tmux/Literal.js"
+import { noCurrentTargetIsNotFound, type QueryTarget, runTree } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import { MAX_PAGE_LIMIT, type PageOf, paginate } from "../bounds/Paging.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { ALLOWED_OPTIONS, normalizeValue, refusalOf } from "./OptionTable.js"
 
+/** Where options live: the server, a session, a window or a pane (a pane inherits from its window, a session or window from the global options). */
 export const OptionScope = Schema.Literal("server", "session", "window", "pane")
 export type OptionScope = typeof OptionScope.Type
 
@@ -48,6 +53,7 @@ export interface OptionsWhere {
   readonly global?: boolean | undefined
 }
 
+/** What show_options reads: a scope, one name or all, options or hooks, and a page. */
 export interface OptionsRequest extends OptionsWhere {
   /** One option, or an array option's items; all when omitted. */
   readonly name?: string | undefined
@@ -149,11 +155,15 @@ const readValues = (
     if (names.length === 0) return []
     const marks = Format.newMarks()
     const flags = [...(isGlobal(where) ? [] : ["-A"]), ...scopeFlags(where)]
-    const commands = names.flatMap((listed, index): Array<TmuxCommand> => [
+    const units = names.map((listed, index): Array<TmuxCommand> => [
       ["display-message", "-p", `${marks.record}v${marks.field}${index}`],
-      ["show-options", "-v", ...flags, "--", listed.name]
+      // show-options expands formats in the name (`#(…)` would run): the name tmux listed goes in literalized.
+      // -q: a name the listing cut short (a user option's name holding a space) reads as empty, not as a failed call.
+      ["show-options", "-q", "-v", ...flags, "--", literalizeFormat(listed.name)]
     ])
-    const output = Format.withRawMarks(yield* runTree(socket, commands, queryTarget(where)), marks)
+    // A page of long names, or of 100 (tmux 3.7+ takes at most 1000 argv strings), can need more than one invocation.
+    const printed = yield* runInBatches(socket, units).pipe(noCurrentTargetIsNotFound(socket, queryTarget(where)))
+    const output = Format.withRawMarks(printed, marks)
     const values = new Map<number, string>()
     for (const chunk of output.split(marks.record).slice(1)) {
       const body = chunk.slice(`v${marks.field}`.length)

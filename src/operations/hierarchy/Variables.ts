@@ -12,7 +12,9 @@ import * as Format from "../../tmux/Format.js"
 import { queryTree } from "../../tmux/Query.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 
+/** A format variable's name as `readVariables` takes it: nothing a format could read as a modifier or a job. */
 export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/
+/** How many names one `readVariables` call takes. */
 export const MAX_VARIABLES = 64
 
 const checkNames = (names: ReadonlyArray<string>): Effect.Effect<void, InvalidInput> =>
