@@ -105,6 +105,8 @@ const ALL_WINDOWS = ["display-message", "if-shell"]
 const ALL_PANES = ["display-message", "if-shell", CLIENTS]
 const PANES = ["display-message", "list-panes", CLIENTS]
 const PROBE = ["display-message"]
+/** One pane (get_pane_info, run_command's lookup): `list-panes -t %N` filtered to it, the server's identity in the same format, then the clients (no guard: the pane's session exists). */
+const ONE_PANE = ["list-panes", "list-clients"]
 /** A pane looked up (`list-panes -t %N`) in the same invocation as what is read about it. */
 const PANE_LOOKUP = "list-panes"
 /** A pane's state record and its rows (snapshot_pane, capture_since, each look of wait_for_text). */
@@ -185,14 +187,14 @@ const READS: ReadonlyArray<Case> = [
     args: (t) => ({ where: { right_of: t.pane_id } }),
     names: [[...PANES.slice(0, 2), "display-message", CLIENTS]]
   },
-  { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [PANES] },
-  { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [PANES] },
+  { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [ONE_PANE] },
+  { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [ONE_PANE] },
   // Variables are read in an invocation of their own, only when asked (the pane's row stays as it is).
   {
     tool: "get_pane_info",
     variant: "variables",
     args: (t) => ({ pane_id: t.pane_id, variables: ["pane_tty", "session_path"] }),
-    names: [PANES, ["display-message"]]
+    names: [ONE_PANE, ["display-message"]]
   },
   { tool: "capture_pane", variant: "screen", args: (t) => ({ pane_id: t.pane_id }), names: [["capture-pane"]] },
   {
@@ -922,7 +924,7 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     world: "base",
     generation: true,
     args: (_, w) => (shellReady(w, "%3"), { pane_id: "%3", command: "true", timeout: 20 }),
-    names: [["display-message", "list-panes", CLIENTS, "display-message", "list-buffers"], ["if-shell"], ["if-shell", "if-shell"]]
+    names: [[...ONE_PANE, "display-message", "list-buffers"], ["if-shell"], ["if-shell", "if-shell"]]
   },
   {
     tool: "wait_for_command",

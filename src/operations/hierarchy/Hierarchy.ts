@@ -12,7 +12,7 @@ import { Pane, type PaneDetail, type ServerIdentity, Session, Window } from "../
 import { commandLine } from "../../tmux/ControlProtocol.js"
 import type * as Format from "../../tmux/Format.js"
 import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
-import { clientRecord, paneIdsRecord, paneRecord, placementRecord, windowRecord } from "../../tmux/Records.js"
+import { clientRecord, paneIdsRecord, paneRecord, placementRecord, serverRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import {
   PANE_FIELDS,
@@ -488,10 +488,16 @@ export const lookupPane = (
 > =>
   Effect.gen(function*() {
     // `display-message -t` quietly falls back to another target when the pane is gone, so the
-    // lookup uses `list-panes -t`, which fails on a missing pane.
+    // lookup uses `list-panes -t`, which fails on a missing pane; filtered to that pane, it prints
+    // the server's identity with it (one command less). After it, the server has a session, so
+    // list-clients needs no guard.
     const output = yield* queryTree(
       socket,
-      (m) => [serverIdentityCommand(m), ["list-panes", "-t", paneId, "-F", paneRecord.format(m)], clientsCommand(m), ...extra(m)],
+      (m) => [
+        ["list-panes", "-t", paneId, "-f", `#{==:#{pane_id},${paneId}}`, "-F", serverRecord.format(m) + paneRecord.format(m)],
+        ["list-clients", "-F", clientRecord.format(m)],
+        ...extra(m)
+      ],
       { kind: "pane", id: paneId }
     )
     const server = yield* decodeServerIdentity(output)
