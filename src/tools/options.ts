@@ -14,7 +14,7 @@ const Target = Schema.String
 export const showOptionsTool = defineTool({
   name: "show_options",
   title: "Show tmux Options",
-  description: "Options by scope; inherited marked.",
+  description: "Options of the server, a session, window or pane (default the caller's session): one or all, exact, inherited ones marked; hooks: true for hooks.",
   tier: "readonly",
   group: "options",
   hints: { idempotent: true },
@@ -43,7 +43,7 @@ export const showOptionsTool = defineTool({
 export const setOptionTool = defineTool({
   name: "set_option",
   title: "Set tmux Option",
-  description: "Sets or unsets an allowlisted option.",
+  description: "Sets or unsets one allowlisted option (mouse, history-limit, remain-on-exit, …: see docs); returns the value tmux then holds.",
   tier: "mutating",
   group: "options",
   hints: { idempotent: true, destructive: true },

@@ -57,7 +57,7 @@ export const searchPanesTool = defineTool({
       Int.pipe(Schema.between(MIN_MAX_BYTES, MAX_MAX_BYTES)),
       `Default ${DEFAULT_MAX_BYTES}.`
     ),
-    fields: fieldsArgument(PANE_FIELDS, DEFAULT_SEARCH_PANE_FIELDS),
+    fields: fieldsArgument(PANE_FIELDS, DEFAULT_SEARCH_PANE_FIELDS, "list_panes"),
     ...socketArguments
   }),
   output: SearchResult,

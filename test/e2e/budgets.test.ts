@@ -14,7 +14,8 @@ const modelPart = (tools: ReadonlyArray<{ name: string; description?: string | u
   tools.reduce((sum, { description, inputSchema, name }) => sum + bytes({ name, description, inputSchema }), 0)
 
 const TOOLS_LIST_BUDGETS = {
-  // Measured at 67c17a0: 66,033 B / 138,687 B (44 tools), 151,973 B (48 tools) whole.
+  // Measured at 67c17a0: 66,033 B / 138,687 B (44 tools), 151,973 B (48 tools) whole; with issue 14's
+  // tools: 24,681 B / 56,225 B (48 tools), 25,831 B / 60,759 B (52 tools).
   mutating: { model: 25_000, whole: 60_000 },
   destructive: { model: 28_000, whole: 68_000 }
 } as const
@@ -32,7 +33,7 @@ describe("tools/list stays within its byte budget", () => {
       try {
         const listed = await server.client.listTools()
         // No tool was dropped to fit.
-        expect(listed.tools.length).toBe(safety === "destructive" ? 51 : 47)
+        expect(listed.tools.length).toBe(safety === "destructive" ? 52 : 48)
         expect(modelPart(listed.tools)).toBeLessThanOrEqual(budget.model)
         expect(bytes(listed)).toBeLessThanOrEqual(budget.whole)
       } finally {

@@ -24,7 +24,7 @@ import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { escapeControls } from "../../src/domain/ControlText.js"
 import { WindowId } from "../../src/domain/Ids.js"
 import { callTool } from "../../src/mcp/CallTool.js"
-import { describeTool } from "../../src/mcp/ToolList.js"
+import { toolJsonSchema } from "../../src/mcp/internal/JsonSchema.js"
 import { shellQuote } from "../../src/operations/commands/internal/CommandFraming.js"
 import { checkName, type NameKind } from "../../src/operations/layout/Names.js"
 import { escapeArgvArgument, literalizeFormat } from "../../src/tmux/Literal.js"
@@ -744,7 +744,8 @@ const isBound = (node: Json) => typeof node.pattern === "string" || Array.isArra
 
 /** Arguments taking free text, and those bound to a pattern or enum (with a check to skip texts that fit). */
 const stringArguments = (tool: AnyTool) => {
-  const schema = describeTool(tool).inputSchema as Json
+  // With the id patterns tools/list leaves out: they tell the id arguments apart.
+  const schema = toolJsonSchema(tool.input, "input with ids") as Json
   const free: Array<string> = []
   const bound: Array<{ readonly name: string; readonly fits: (text: string) => boolean }> = []
   for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {

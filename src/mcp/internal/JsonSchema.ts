@@ -4,8 +4,10 @@
  *
  * - Effect adds a title and a generic description to every refinement ("a non-negative number");
  *   they say nothing the keywords do not, and are dropped.
- * - The ids' own descriptions (what a pane id looks like, where it comes from) repeat on every id
- *   argument; the instructions and docs/tools.md say it once, the pattern stays.
+ * - The ids' own descriptions and patterns (what a pane id looks like, where it comes from) repeat
+ *   on every id argument (~20 B each, ~30 arguments); the instructions and docs/tools.md say the
+ *   forms once, the argument's name says which id it is, and decoding still refuses any other form
+ *   with a message naming it ("must be a pane id such as %3").
  * - A union of bare types is written as a type list (`["integer", "null"]`), as JSON Schema allows.
  * - The arguments object itself is not closed (`additionalProperties: false` at the root, 28 B on
  *   every tool): the server refuses an unknown argument by name anyway (CallTool decodes with
@@ -33,6 +35,11 @@ const COMMON_DESCRIPTIONS: ReadonlySet<string> = new Set(
   [PaneId, WindowId, SessionId].flatMap((schema) => Option.toArray(SchemaAST.getDescriptionAnnotation(schema.ast)))
 )
 
+/** The patterns of the id schemas: said once in the instructions (`%N`, `@N`, `$N`), not per argument. */
+const ID_PATTERNS: ReadonlySet<string> = new Set(
+  [PaneId, WindowId, SessionId].map((schema) => (JSONSchema.make(schema) as { pattern: string }).pattern)
+)
+
 /** Keywords an output schema drops: prose and value constraints, not structure or types. */
 const OUTPUT_ONLY_PROSE = new Set([
   "description",
@@ -56,7 +63,8 @@ const SCHEMA_MAPS = new Set(["properties", "$defs", "patternProperties"])
 /** Keywords whose value is a schema or a list of schemas. */
 const SCHEMA_VALUES = new Set(["items", "additionalProperties", "anyOf", "oneOf", "allOf", "not", "prefixItems"])
 
-type Side = "input" | "output"
+/** A tool's arguments or its result; "input with ids" keeps the id patterns, for sweeps that tell id arguments apart. */
+type Side = "input" | "input with ids" | "output"
 
 const dropped = (key: string, value: unknown, side: Side): boolean =>
   key === "$schema" || key === "title" ||
@@ -67,6 +75,7 @@ const dropped = (key: string, value: unknown, side: Side): boolean =>
   (key === "properties" && isObject(value) && Object.keys(value).length === 0) ||
   (key === "required" && Array.isArray(value) && value.length === 0) ||
   (side === "output" && OUTPUT_ONLY_PROSE.has(key)) ||
+  (side === "input" && key === "pattern" && typeof value === "string" && ID_PATTERNS.has(value)) ||
   (key === "description" && typeof value === "string" && (GENERATED_DESCRIPTION.test(value) || COMMON_DESCRIPTIONS.has(value)))
 
 /** `anyOf` of schemas that only name a type, as one `type` list; anything else as it is. */

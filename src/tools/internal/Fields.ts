@@ -7,12 +7,20 @@ import * as Schema from "effect/Schema"
 import { withKey } from "../../operations/hierarchy/Fields.js"
 import { optional } from "../Tool.js"
 
-/** The `fields` argument for a model whose fields are `all`. */
-export const fieldsArgument = <K extends string>(all: ReadonlyArray<K>, defaults: ReadonlyArray<K>) =>
-  optional(
-    Schema.Union(Schema.Literal("all"), Schema.Array(Schema.Literal(...(all as [K, ...Array<K>])))),
-    `Default: ${defaults.join(", ")}.`
-  )
+/**
+ * The `fields` argument for a model whose fields are `all`. `sameAs` names a tool listed before
+ * this one whose `fields` take the same names: tools/list then shows them once, there (~290 B), and
+ * this one says so; decoding checks the names the same either way.
+ */
+export const fieldsArgument = <K extends string>(all: ReadonlyArray<K>, defaults: ReadonlyArray<K>, sameAs?: string) => {
+  const names = Schema.Union(Schema.Literal("all"), Schema.Array(Schema.Literal(...(all as [K, ...Array<K>]))))
+  return sameAs === undefined
+    ? optional(names, `Default: ${defaults.join(", ")}.`)
+    : optional(
+      names.annotations({ jsonSchema: { type: ["string", "array"], items: { type: "string" } } }),
+      `"all" or ${sameAs}' names; default: ${defaults.join(", ")}.`
+    )
+}
 
 /** The fields a call returns: the defaults, every one for "all", or those named; the key always. */
 export const fieldsOf = <K extends string>(
