@@ -169,10 +169,13 @@ const spawnVariants = (tool: string, base: (ctx: Ctx) => Promise<Args>): Readonl
         // Outputs escape control characters in directories (issue 10 item 11): a tab reads back as \x09.
         const expected = escapeControls(realpathSync(args.start_directory as string))
         // tmux reads a pane's cwd from its foreground process, which a call right after the spawn
-        // (well under a millisecond over the socket transport) can beat: "" until it is there.
+        // (well under a millisecond over the socket transport) can beat: "" until the child has
+        // its terminal, and (a child forked but not yet in its start directory) the directory it
+        // inherited. So the read-back waits for the directory, up to a bound for a loaded machine.
+        const deadline = Date.now() + 20_000
         let cwd = await paneField(ctx, spawnedPane(tool, result), "cwd")
-        for (let tries = 0; cwd === "" && tries < 100; tries++) {
-          await new Promise((resolve) => setTimeout(resolve, 20))
+        while (cwd !== expected && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 50))
           cwd = await paneField(ctx, spawnedPane(tool, result), "cwd")
         }
         return mismatch(`cwd of the new pane`, expected, cwd)
