@@ -14,7 +14,8 @@ const Target = Schema.String
 export const showOptionsTool = defineTool({
   name: "show_options",
   title: "Show tmux Options",
-  description: "Options of the server, a session, window or pane (default the caller's session): one or all, exact, inherited ones marked; hooks: true for hooks.",
+  description:
+    "Options of the server, a session, window or pane (default the caller's session): one or all, exact, inherited ones marked; hooks: true for hooks.",
   tier: "readonly",
   group: "options",
   hints: { idempotent: true },
@@ -43,7 +44,8 @@ export const showOptionsTool = defineTool({
 export const setOptionTool = defineTool({
   name: "set_option",
   title: "Set tmux Option",
-  description: "Sets or unsets one allowlisted option (mouse, history-limit, remain-on-exit, …: see docs); returns the value tmux then holds.",
+  description:
+    "Sets or unsets one allowlisted option (mouse, history-limit, remain-on-exit, …: see docs); returns the value tmux then holds.",
   tier: "mutating",
   group: "options",
   hints: { idempotent: true, destructive: true },
