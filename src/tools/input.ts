@@ -8,6 +8,7 @@ import { PaneId } from "../domain/Ids.js"
 import { clearPane, PaneCleared } from "../operations/input/ClearPane.js"
 import { KeysBatchSent, KeysSent, MAX_BATCH_DELAY_MS, MAX_BATCH_OPERATIONS, sendKeys, sendKeysBatch } from "../operations/input/Input.js"
 import { pasteText, TextPasted } from "../operations/input/Paste.js"
+import { ensureGeneration } from "../operations/servers/Servers.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced, refuseWatchedPaneUnlessForced } from "./internal/PaneGuard.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
@@ -158,9 +159,11 @@ export const clearPaneTool = defineTool({
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
+      // The generation first, as every mutating tool checks it: before the guard reads the pane.
+      yield* ensureGeneration(socket, input.generation)
       yield* refuseCallerPaneUnlessForced(socket, input, "clear", "clearing your own terminal")
       yield* refuseWatchedPaneUnlessForced(socket, input, "clear")
-      return yield* clearPane(socket, input.pane_id, { screen: input.screen ?? false, generation: input.generation })
+      return yield* clearPane(socket, input.pane_id, { screen: input.screen ?? false })
     })
 })
 

@@ -624,7 +624,12 @@ const CASES: Readonly<Record<string, ToolCase>> = {
   search_panes: {
     base: { patterns: ["x"] },
     strings: {
-      patterns: [{ label: "pattern (matched here, never by tmux)", args: (_ctx, text) => ({ patterns: [text] }), mustAccept: () => true }]
+      patterns: [{ label: "pattern (matched here, never by tmux)", args: (_ctx, text) => ({ patterns: [text] }), mustAccept: () => true }],
+      // Names as list_panes' (tools/list shows no enum here): a text that is no field name is refused.
+      fields: [
+        { label: "field name", args: (_ctx, text) => ({ fields: [text] }) },
+        { label: "fields", args: (_ctx, text) => ({ fields: text }) }
+      ]
     }
   },
   set_environment: {

@@ -624,16 +624,17 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     tool: "clear_pane",
     variant: "history",
     world: "base",
+    generation: true,
     // The guard reads the pane (is it watched?), then one invocation reads the history size, clears and reads it again.
     args: (t) => ({ pane_id: t.pane_id }),
-    names: [PANES, ["display-message", "clear-history", "display-message"]]
+    names: [ONE_PANE, ["display-message", "clear-history", "display-message"]]
   },
   {
     tool: "clear_pane",
     variant: "screen",
     world: "base",
     args: (t) => ({ pane_id: t.pane_id, screen: true }),
-    names: [PANES, ["display-message", "send-keys", "clear-history", "display-message"]]
+    names: [ONE_PANE, ["display-message", "send-keys", "clear-history", "display-message"]]
   },
   {
     tool: "load_buffer",

@@ -136,6 +136,20 @@ describe("the panes beside a pane", () => {
     expect([...layoutRects("b6df,81x25,0,0,7")]).toEqual([["%7", { left: 0, top: 0, width: 81, height: 25 }]])
   })
 
+  it("reads tmux 3.8's JSON layout the same, and no rectangle from a layout it cannot read", () => {
+    // As tmux 3.8 printed #{window_layout} for an 80x24 window split -h, then -v on the right.
+    const json = `{"V":2,"L":{"t":"h","w":80,"h":24,"x":0,"y":0,"c":[{"t":"p","w":40,"h":24,"x":0,"y":0,"l":1,"i":0,"I":"%0"},` +
+      `{"t":"v","w":39,"h":24,"x":41,"y":0,"c":[{"t":"p","w":39,"h":12,"x":41,"y":0,"l":0,"i":1,"I":"%1"},` +
+      `{"t":"p","w":39,"h":11,"x":41,"y":13,"a":true,"i":2,"I":"%2"}]}]}}`
+    expect([...layoutRects(json)]).toEqual([
+      ["%0", { left: 0, top: 0, width: 40, height: 24 }],
+      ["%1", { left: 41, top: 0, width: 39, height: 12 }],
+      ["%2", { left: 41, top: 13, width: 39, height: 11 }]
+    ])
+    expect(panesBeside(layoutRects(json), { pane_id: "%0", side: "right" })).toEqual(["%1", "%2"])
+    expect([...layoutRects("{not json")]).toEqual([])
+  })
+
   // A 2×2 grid: %0 %1 on top, %2 %3 below, 39+1+40 wide, 12+1+12 high.
   const grid = layoutRects(layoutOf({
     "%0": { left: 0, top: 0, width: 39, height: 12 },

@@ -38,12 +38,42 @@ export const layoutCommand = (paneId: string, marks: Format.Marks): TmuxCommand 
 
 export const decodeLayout = (output: Format.ParsedOutput) => Effect.map(layoutRecord.decodeFirst(output), (row) => row.layout)
 
+/** A node of tmux 3.8's JSON layout: a pane (`t: "p"`, `I` its id) or a split with children `c`. */
+interface JsonLayoutNode {
+  readonly t?: string
+  readonly w?: number
+  readonly h?: number
+  readonly x?: number
+  readonly y?: number
+  readonly I?: string
+  readonly c?: ReadonlyArray<JsonLayoutNode>
+}
+
+/** Each pane's rectangle in tmux 3.8's JSON layout (`{"V":2,"L":{…}}`). */
+const jsonLayoutRects = (layout: string): ReadonlyMap<string, Rect> => {
+  const rects = new Map<string, Rect>()
+  const visit = (node: JsonLayoutNode | undefined) => {
+    if (node === undefined) return
+    if (node.t === "p" && typeof node.I === "string") {
+      rects.set(node.I, { left: node.x ?? 0, top: node.y ?? 0, width: node.w ?? 0, height: node.h ?? 0 })
+    }
+    for (const child of node.c ?? []) visit(child)
+  }
+  try {
+    visit((JSON.parse(layout) as { readonly L?: JsonLayoutNode }).L)
+  } catch {
+    // Not JSON after all: no rectangles, so no neighbours (never a guess).
+  }
+  return rects
+}
+
 /**
- * Each pane's rectangle in a layout string (`csum,WxH,X,Y{…}`): a pane's cell is `WxH,X,Y,N`
- * (N its id without `%`); a split's cell is `WxH,X,Y` followed by `{` or `[`, which the fifth
- * number never matches.
+ * Each pane's rectangle in a window layout. Before tmux 3.8 it is a string (`csum,WxH,X,Y{…}`): a
+ * pane's cell is `WxH,X,Y,N` (N its id without `%`); a split's cell is `WxH,X,Y` followed by `{`
+ * or `[`, which the fifth number never matches. tmux 3.8 prints JSON.
  */
 export const layoutRects = (layout: string): ReadonlyMap<string, Rect> => {
+  if (layout.startsWith("{")) return jsonLayoutRects(layout)
   const rects = new Map<string, Rect>()
   for (const [, width, height, left, top, id] of layout.matchAll(/(\d+)x(\d+),(\d+),(\d+),(\d+)/g)) {
     rects.set(`%${id}`, { left: Number(left), top: Number(top), width: Number(width), height: Number(height) })
