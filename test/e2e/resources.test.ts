@@ -122,8 +122,14 @@ describe("subscriptions", () => {
     const uri = expand(SCREEN, { pane_id: paneId })
     await server.client.subscribeResource({ uri })
     updates.length = 0
+    const screen = () => world.tmux(["capture-pane", "-p", "-t", paneId]).stdout
+    const before = screen()
     world.tmux(["send-keys", "-t", paneId, "echo subscribed-1", "Enter"])
-    await eventually(() => updates.includes(uri), 3_000, "resources/updated")
+    // Within 1 s of the screen changing (issue 14), however long the pane's shell took to print.
+    await eventually(() => screen() !== before, 5_000, "the pane printing")
+    const printed = Date.now()
+    await eventually(() => updates.includes(uri), 5_000, "resources/updated")
+    expect(Date.now() - printed).toBeLessThan(1_000)
     await server.client.unsubscribeResource({ uri })
     // Anything the last poll found before the unsubscribe has arrived after this.
     await sleep(600)
