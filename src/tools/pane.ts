@@ -8,9 +8,9 @@ import { Capture, Pane } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import { PANE_FIELDS, PANE_KEY, type PaneField, projected } from "../operations/hierarchy/Fields.js"
 import { getPane, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
-import { readVariables } from "../operations/hierarchy/Variables.js"
+import { getPaneWithVariables } from "../operations/hierarchy/Variables.js"
 import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
-import { callerPane } from "./internal/CallerTarget.js"
+import { callerPaneId } from "./internal/CallerTarget.js"
 import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { besideOf, itemFilterOf, whereArgument } from "./internal/Where.js"
@@ -80,7 +80,7 @@ export const getPaneInfoTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: optional(PaneId),
-    // Names and count are checked by readVariables: a pattern here would cost every tools/list its bytes.
+    // Names and count are checked by getPaneWithVariables: a pattern here would cost every tools/list its bytes.
     variables: optional(Schema.Array(Schema.String)),
     ...socketArguments
   }),
@@ -96,9 +96,9 @@ export const getPaneInfoTool = defineTool({
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
-      const pane = input.pane_id === undefined ? yield* callerPane(socket) : yield* getPane(socket, input.pane_id)
-      // A second invocation, only when asked: the pane row's own reading stays as it is.
-      return input.variables === undefined ? pane : { ...pane, variables: yield* readVariables(socket, pane.pane_id, input.variables) }
+      const paneId = input.pane_id ?? (yield* callerPaneId(socket, "pane_id"))
+      // Variables are read in the pane lookup's own invocation, only when asked.
+      return input.variables === undefined ? yield* getPane(socket, paneId) : yield* getPaneWithVariables(socket, paneId, input.variables)
     })
 })
 

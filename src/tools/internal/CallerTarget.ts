@@ -6,10 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { InvalidInput, type ToolError } from "../../domain/Errors.js"
-import type { Pane } from "../../domain/Model.js"
-import { getPane } from "../../operations/hierarchy/Hierarchy.js"
-import type { ToolServices } from "../Tool.js"
+import { InvalidInput } from "../../domain/Errors.js"
 
 /**
  * The caller's own pane id, as the default for `argument`, checked without asking tmux: there is
@@ -40,7 +37,3 @@ export const callerPaneId = (
     }
     return Effect.succeed(caller.paneId)
   })
-
-/** The caller's own pane, read live. */
-export const callerPane = (socket: ResolvedSocket): Effect.Effect<Pane, ToolError, ToolServices> =>
-  Effect.flatMap(callerPaneId(socket, "pane_id"), (paneId) => getPane(socket, paneId))
