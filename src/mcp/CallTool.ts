@@ -107,30 +107,31 @@ const defectResult = (tool: AnyTool, defect: unknown): ToolResult => ({
 })
 
 /**
- * A tool's value as JSON, as tools/call computes it: the argument bounds, decoding, the handler and
- * encoding. No tier check and no audit: tools/call adds them; resource reads use only readonly tools.
+ * The argument bounds, lenient strings (the decoded value bounded again) and decoding: what every
+ * way of running a tool checks before its handler. Nothing reaches tmux before they pass.
  */
-export const toolValue = (tool: AnyTool, args: unknown): Effect.Effect<unknown, ToolError, ToolServices> =>
+const decodedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput> =>
   Effect.gen(function*() {
-    yield* checkArguments(tool, args)
-    const input = yield* decodeArguments(tool, args)
-    const output = yield* tool.handler(input)
-    // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
-    return encodeOutput(tool.output, output)
-  })
-
-/**
- * The checks before a handler runs: the safety tier, the argument bounds, lenient strings (the
- * decoded value bounded again), decoding. Nothing reaches tmux before they pass.
- */
-const checkedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput | Denied, Policy> =>
-  Effect.gen(function*() {
-    yield* (yield* Policy).check(tool)
     yield* checkArguments(tool, args)
     // Strings some clients send for numbers, flags, objects and arrays; what they decode to is guarded too.
     const lenient = lenientArguments(tool.input, args)
     if (lenient !== args) yield* checkArguments(tool, lenient)
     return yield* decodeArguments(tool, lenient)
+  })
+
+/** tools/call's checks: the safety tier, then the input's. */
+const checkedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput | Denied, Policy> =>
+  Effect.zipRight(Effect.flatMap(Policy, (policy) => policy.check(tool)), decodedInput(tool, args))
+
+/**
+ * A tool's value as JSON, as tools/call computes it: the input's checks, the handler and encoding.
+ * No tier check and no audit: tools/call adds them; resource reads use only readonly tools.
+ */
+export const toolValue = (tool: AnyTool, args: unknown): Effect.Effect<unknown, ToolError, ToolServices> =>
+  Effect.gen(function*() {
+    const output = yield* tool.handler(yield* decodedInput(tool, args))
+    // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
+    return encodeOutput(tool.output, output)
   })
 
 /** An operation's outcome read back from its result: run_batch reports each as its own call would. */
