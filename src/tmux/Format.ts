@@ -9,7 +9,7 @@
  * A record with the wrong number of fields is an error, never silently misread.
  */
 import * as Either from "effect/Either"
-import { randomBytes } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { Failed } from "../domain/Errors.js"
 
 /** The separators of one query's output. */
@@ -18,9 +18,14 @@ export interface Marks {
   readonly field: string
 }
 
-/** Fresh marks: RS / US control characters followed by a token nobody can predict. */
+/**
+ * Fresh marks: RS / US control characters followed by a token nobody can predict: 48 random bits
+ * of a v4 UUID (its first 12 hex digits but the dash). `randomUUID` draws from the CSPRNG a batch
+ * at a time inside Node; `randomBytes` per query cost 25–70 µs of a one-pane read, measured.
+ */
 export const newMarks = (): Marks => {
-  const token = randomBytes(6).toString("hex")
+  const uuid = randomUUID()
+  const token = uuid.slice(0, 8) + uuid.slice(9, 13)
   return { record: `\x1e${token}`, field: `\x1f${token}` }
 }
 

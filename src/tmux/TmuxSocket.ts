@@ -24,14 +24,26 @@ import * as Layer from "effect/Layer"
 import { statSync } from "node:fs"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
-import { Failed } from "../domain/Errors.js"
+import { Failed, type TmuxError } from "../domain/Errors.js"
 import { classifyFailure, timedOut } from "./Classify.js"
 import { hostSpeaksEveryVersion, prepareIdentity } from "./internal/ClientProtocol.js"
-import { listArgv, markList, readAnswer } from "./internal/CommandList.js"
+import { listArgv, type MarkedList, markList, readAnswer } from "./internal/CommandList.js"
 import { runOverSocket, type SocketOutcome } from "./internal/SocketClient.js"
-import { describeCommands, Tmux, type TmuxShape, type TransportInUse } from "./Tmux.js"
+import { describeCommands, type RunOptions, Tmux, type TmuxCommand, type TmuxShape, type TransportInUse } from "./Tmux.js"
 import { TmuxExec } from "./TmuxExec.js"
 import { TmuxProcesses } from "./TmuxProcess.js"
+
+/** The outcome of an exchange its deadline ended. */
+const TIMED_OUT: unique symbol = Symbol("TIMED_OUT")
+
+/** What an exchange came to, and how long it took (a retry by exec gets the rest of the deadline). */
+interface Exchanged {
+  readonly outcome: SocketOutcome | typeof TIMED_OUT
+  readonly elapsedMs: number
+}
+
+/** The longest delay one Node timer holds (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647
 
 const BIG_ENDIAN_HOST =
   "this host is big-endian, where tmux's frame header (changed in tmux 3.6) differs between versions; a tmux process per call serves every server"
@@ -85,18 +97,34 @@ export const makeTmuxSocket = Effect.gen(function*() {
   const remember = (socket: ResolvedSocket, reason: string) =>
     Effect.sync(() => fallbacks.set(socket.path, { reason, socketFile: socketFileOf(socket.path) }))
 
-  const exchange = (socket: ResolvedSocket, argv: ReadonlyArray<string>, stdin: string | undefined) =>
-    Effect.async<SocketOutcome>((resume) => {
-      const close = runOverSocket(
-        {
-          path: socket.path,
-          identity,
-          argv,
-          stdin
-        },
-        (outcome) => resume(Effect.succeed(outcome))
-      )
-      return Effect.sync(close)
+  /**
+   * One command list over a connection, its deadline kept by a timer of its own: Effect's
+   * `timeoutFail` forks a fiber and races it on every call, a read's largest cost outside tmux.
+   */
+  const exchange = (socket: ResolvedSocket, argv: ReadonlyArray<string>, stdin: string | undefined, timeoutMs: number) =>
+    Effect.async<Exchanged>((resume) => {
+      const started = performance.now()
+      let finished = false
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const finish = (outcome: SocketOutcome | typeof TIMED_OUT) => {
+        if (finished) return
+        finished = true
+        clearTimeout(timer)
+        resume(Effect.succeed({ outcome, elapsedMs: performance.now() - started }))
+      }
+      const close = runOverSocket({ path: socket.path, identity, argv, stdin }, finish)
+      // No timer for a deadline one cannot hold: the caller keeps that one with Effect's clock.
+      if (timeoutMs <= MAX_TIMER_MS) {
+        timer = setTimeout(() => {
+          close()
+          finish(TIMED_OUT)
+        }, timeoutMs)
+      }
+      return Effect.sync(() => {
+        finished = true
+        clearTimeout(timer)
+        close()
+      })
     })
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
@@ -106,10 +134,30 @@ export const makeTmuxSocket = Effect.gen(function*() {
     if (Either.isLeft(marked)) return Effect.fail(marked.left)
     const list = marked.right
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
-    const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
+    const timeoutMs = Duration.toMillis(timeout)
+    // A deadline past what one timer holds (about 24.8 days) or none at all: Effect's clock keeps it.
+    if (!(timeoutMs <= MAX_TIMER_MS)) {
+      const unbounded = exchangeFor(socket, commands, options, list, description, timeout, Number.POSITIVE_INFINITY)
+      return Duration.isFinite(timeout)
+        ? Effect.timeoutFail(unbounded, { duration: timeout, onTimeout: () => timedOut(description, timeout) })
+        : unbounded
+    }
+    return exchangeFor(socket, commands, options, list, description, timeout, timeoutMs)
+  }
 
-    return exchange(socket, listArgv(list.sent), options.stdin).pipe(
-      Effect.flatMap((outcome) => {
+  const exchangeFor = (
+    socket: ResolvedSocket,
+    commands: ReadonlyArray<TmuxCommand>,
+    options: RunOptions,
+    list: MarkedList,
+    description: string,
+    timeout: Duration.Duration,
+    timeoutMs: number
+  ): Effect.Effect<string, TmuxError> => {
+    const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
+    return exchange(socket, listArgv(list.sent), options.stdin, timeoutMs).pipe(
+      Effect.flatMap(({ elapsedMs, outcome }) => {
+        if (outcome === TIMED_OUT) return Effect.fail(timedOut(description, timeout))
         switch (outcome._tag) {
           case "Exited":
             return readAnswer(outcome, list, socket.label, description)
@@ -133,16 +181,32 @@ export const makeTmuxSocket = Effect.gen(function*() {
                         `tmux's client protocol did not match (${outcome.reason}) after the server had started answering: the commands may have run in part; later calls to this server use a tmux process per call`
                     })
                   )
-                  : exec.run(socket, commands, options)
+                  : retryByExec(socket, commands, options, description, timeout, timeoutMs - elapsedMs)
               )
             )
         }
       }),
-      // One deadline for the call, a retry by exec included; it interrupts the exchange, which closes the connection.
-      Effect.timeoutFail({ duration: timeout, onTimeout: () => timedOut(description, timeout) }),
       Effect.withSpan("Tmux.run", { attributes: { commands: description, transport: "socket" } })
     )
   }
+
+  /** One deadline for the call: a retry by exec gets what the socket left of it. */
+  const retryByExec = (
+    socket: ResolvedSocket,
+    commands: ReadonlyArray<TmuxCommand>,
+    options: RunOptions,
+    description: string,
+    timeout: Duration.Duration,
+    leftMs: number
+  ): Effect.Effect<string, TmuxError> =>
+    leftMs <= 0
+      ? Effect.fail(timedOut(description, timeout))
+      : Number.isFinite(leftMs)
+      ? Effect.timeoutFail(exec.run(socket, commands, options), {
+        duration: Duration.millis(leftMs),
+        onTimeout: () => timedOut(description, timeout)
+      })
+      : exec.run(socket, commands, options)
 
   const transportFor = (socket: ResolvedSocket): Effect.Effect<TransportInUse> =>
     Effect.sync(() => {

@@ -7,6 +7,7 @@
  * every test names its layer.
  */
 import { it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -185,6 +186,16 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
         expect(Date.now() - started).toBeLessThan(2_000)
         yield* Effect.promise(() => fake.connections[0]!.closed)
       })
+    })
+
+    it.live("a deadline longer than one timer holds, or none, lets the call answer (a timer of it would fire at once)", () => {
+      const w = withSession(world())
+      return Effect.gen(function*() {
+        for (const timeout of ["30 days", "60 days", Duration.infinity] as const) {
+          const output = yield* run([["display-message", "-p", "answered"]], { timeout })
+          expect(output).toBe("answered\n")
+        }
+      }).pipe(Effect.provide(socketLayer(w)))
     })
 
     it.live("an interrupted call closes its connection: a real wait-for leaves the server's clients", () => {

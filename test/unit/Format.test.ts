@@ -43,6 +43,16 @@ describe("Format", () => {
     expect(decoded).toEqual(Either.right([{ name: forged, count: 1, flag: false, maybe: null }]))
   })
 
+  it("never gives two queries the same token (5,000 queries), 12 hex digits each", () => {
+    const tokens = Array.from({ length: 5_000 }, () => Format.newMarks())
+    for (const { field, record } of tokens) {
+      expect(record.startsWith("\x1e")).toBe(true)
+      expect(record.slice(1)).toMatch(/^[0-9a-f]{12}$/)
+      expect(field).toBe(`\x1f${record.slice(1)}`)
+    }
+    expect(new Set(tokens.map(({ record }) => record)).size).toBe(tokens.length)
+  })
+
   it("reads the marks tmux 3.4 and 3.5 print vis-escaped (a control character as \\ooo), as marks", () => {
     // Those versions escape what a command prints (fixed in 3.6): RS as \036, US as \037.
     const escaped = (output: string) => output.replaceAll("\x1e", "\\036").replaceAll("\x1f", "\\037")
