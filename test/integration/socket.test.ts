@@ -17,7 +17,8 @@ import { describe, expect } from "vitest"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { errorCode } from "../../src/domain/Errors.js"
 import { callTool } from "../../src/mcp/CallTool.js"
-import { Message } from "../../src/tmux/internal/ClientProtocol.js"
+import { Message, prepareIdentity } from "../../src/tmux/internal/ClientProtocol.js"
+import { runOverSocket, type SocketOutcome } from "../../src/tmux/internal/SocketClient.js"
 import { type RunOptions, Tmux } from "../../src/tmux/Tmux.js"
 import { TmuxSocket } from "../../src/tmux/TmuxSocket.js"
 import { allTools } from "../../src/tools/registry.js"
@@ -197,6 +198,29 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
         }
       }).pipe(Effect.provide(socketLayer(w)))
     })
+
+    it(
+      "1,000 connections opened at once all answer: a full listen backlog is waited out, as the CLI's blocking connect does, never no_server",
+      async () => {
+        const w = withSession(world())
+        const identity = prepareIdentity({ environment: { TERM: "xterm" }, cwd: w.tmpdir, pid: process.pid })
+        // Opened in one synchronous loop, faster than tmux accepts: its backlog fills (EAGAIN).
+        const outcomes = await Promise.all(
+          Array.from(
+            { length: 1_000 },
+            (_, i) =>
+              new Promise<SocketOutcome>((resolve) =>
+                runOverSocket({ path: w.socketPath, identity, argv: ["display-message", "-p", `burst ${i}`] }, resolve)
+              )
+          )
+        )
+        expect(outcomes.filter((outcome) => outcome._tag !== "Exited")).toEqual([])
+        expect(outcomes.map((outcome) => outcome._tag === "Exited" ? outcome.stdout : "")).toEqual(
+          Array.from({ length: 1_000 }, (_, i) => `burst ${i}\n`)
+        )
+      },
+      60_000
+    )
 
     it.live("an interrupted call closes its connection: a real wait-for leaves the server's clients", () => {
       const w = withSession(world())

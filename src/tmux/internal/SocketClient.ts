@@ -14,7 +14,7 @@
  * @effect/platform's Socket is not used: its channel adds work on the hot path and start-up time for
  * nothing this needs.
  */
-import { createConnection } from "node:net"
+import { createConnection, type Socket } from "node:net"
 import { constants } from "node:os"
 import { getSystemErrorMap } from "node:util"
 import {
@@ -63,6 +63,14 @@ const STDERR = 2
 
 const systemErrors = getSystemErrorMap()
 
+/**
+ * A connect the server's listen backlog refuses (EAGAIN: a burst of connections it has not
+ * accepted yet) is tried again after this long, doubling up to MAX_BACKOFF_MS, with jitter: the
+ * CLI's blocking connect waits there, it never means that no server runs.
+ */
+const FIRST_BACKOFF_MS = 1
+const MAX_BACKOFF_MS = 20
+
 /** The CLI's message for a failed connect (client.c): ECONNREFUSED is "no server running". */
 const unreachable = (path: string, error: NodeJS.ErrnoException): string => {
   if (error.code === "ECONNREFUSED") return `no server running on ${path}\n`
@@ -79,7 +87,6 @@ const unreachable = (path: string, error: NodeJS.ErrnoException): string => {
 export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutcome) => void): () => void => {
   // Throws on a list no message can carry: callers refuse those first (CommandList.markList).
   const command = commandMessage(request.argv, request.identity.pid)
-  const socket = createConnection({ path: request.path })
   const reader = new FrameReader()
   const stdout: Array<Buffer> = []
   const stderr: Array<Buffer> = []
@@ -89,13 +96,22 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
   let answered = false
   let stdinServed = false
   let settled = false
+  /** The connection being made or used; undefined while waiting to try the connect again. */
+  let socket: Socket | undefined
+  let retry: ReturnType<typeof setTimeout> | undefined
+  let backoffMs = FIRST_BACKOFF_MS
 
+  const end = () => {
+    settled = true
+    clearTimeout(retry)
+    socket?.destroy()
+  }
   const settle = (outcome: SocketOutcome) => {
     if (settled) return
-    settled = true
-    socket.destroy()
+    end()
     done(outcome)
   }
+  const send = (bytes: Buffer) => void socket?.write(bytes)
   const mismatch = (reason: string) => settle({ _tag: "Mismatch", reason, answered })
 
   const exited = (code: number, message: string | undefined) => {
@@ -127,7 +143,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
         // Only our own stdout and stderr, never a path, and a stream once.
         const ours = (open.fd === STDOUT || open.fd === STDERR) && open.path === "-" && !streams.has(open.stream)
         if (ours) streams.set(open.stream, open.fd)
-        socket.write(writeReady(open.stream, ours ? 0 : constants.errno.EACCES))
+        send(writeReady(open.stream, ours ? 0 : constants.errno.EACCES))
         return true
       }
       case Message.WRITE: {
@@ -146,10 +162,10 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
         if (open === undefined) return (mismatch("a short MSG_READ_OPEN"), false)
         if (open.fd === STDIN && open.path === "-" && !stdinServed) {
           stdinServed = true
-          socket.write(readReply(open.stream, Buffer.from(request.stdin ?? "", "utf8")))
+          send(readReply(open.stream, Buffer.from(request.stdin ?? "", "utf8")))
         } else {
           // A path, or stdin a second time (the CLI's stdin can be read once too).
-          socket.write(readReply(open.stream, Buffer.alloc(0), open.fd === STDIN ? constants.errno.EBADF : constants.errno.EACCES))
+          send(readReply(open.stream, Buffer.alloc(0), open.fd === STDIN ? constants.errno.EBADF : constants.errno.EACCES))
         }
         return true
       }
@@ -171,7 +187,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
         return false
       case Message.DETACH:
       case Message.DETACHKILL:
-        socket.write(exiting())
+        send(exiting())
         return true
       default:
         mismatch(`an unknown message type ${type}`)
@@ -179,31 +195,45 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
     }
   }
 
-  socket.on("connect", () => {
-    connected = true
-  })
-  socket.write(Buffer.concat([request.identity.messages, command]))
-  socket.on("data", (chunk: Buffer) => {
-    let frames: Array<Frame>
-    try {
-      frames = reader.push(chunk)
-    } catch (error) {
-      return mismatch((error as Error).message)
-    }
-    for (const frame of frames) if (!handle(frame)) return
-  })
-  socket.on("error", (error: NodeJS.ErrnoException) => {
-    if (!connected) settle({ _tag: "Unreachable", stderr: unreachable(request.path, error) })
-    // Once connected an error ends in "close", which says what it means.
-  })
-  socket.on("close", () => {
-    if (!connected) return settle({ _tag: "Unreachable", stderr: `error connecting to ${request.path} (closed)\n` })
-    if (answered) settle({ _tag: "Lost" })
-    else mismatch("the server closed the connection without answering")
-  })
-
-  return () => {
-    settled = true
-    socket.destroy()
+  const open = () => {
+    const current = createConnection({ path: request.path })
+    socket = current
+    // Events of a connection given up for another attempt, or after the end, are not ours.
+    const live = () => current === socket && !settled
+    current.on("connect", () => {
+      if (live()) connected = true
+    })
+    current.write(Buffer.concat([request.identity.messages, command]))
+    current.on("data", (chunk: Buffer) => {
+      if (!live()) return
+      let frames: Array<Frame>
+      try {
+        frames = reader.push(chunk)
+      } catch (error) {
+        return mismatch((error as Error).message)
+      }
+      for (const frame of frames) if (!handle(frame)) return
+    })
+    current.on("error", (error: NodeJS.ErrnoException) => {
+      // Once connected an error ends in "close", which says what it means.
+      if (!live() || connected) return
+      if (error.code === "EAGAIN") {
+        socket = undefined
+        current.destroy()
+        retry = setTimeout(open, backoffMs * (0.5 + Math.random()))
+        backoffMs = Math.min(2 * backoffMs, MAX_BACKOFF_MS)
+        return
+      }
+      settle({ _tag: "Unreachable", stderr: unreachable(request.path, error) })
+    })
+    current.on("close", () => {
+      if (!live()) return
+      if (!connected) return settle({ _tag: "Unreachable", stderr: `error connecting to ${request.path} (closed)\n` })
+      if (answered) settle({ _tag: "Lost" })
+      else mismatch("the server closed the connection without answering")
+    })
   }
+  open()
+
+  return end
 }
