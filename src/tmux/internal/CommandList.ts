@@ -15,13 +15,13 @@
  * - `kill-server`: nothing after it is read, and the server may be gone before a mark is printed.
  */
 import * as Either from "effect/Either"
-import { randomBytes } from "node:crypto"
 import { Failed, type TmuxError } from "../../domain/Errors.js"
 import { classifyFailure } from "../Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "../CommandBatches.js"
 import { escapeArgvArgument } from "../Literal.js"
 import type { TmuxCommand } from "../Tmux.js"
 import type { Finished } from "../TmuxProcess.js"
+import { randomHex } from "./RandomHex.js"
 
 /** The command closing one list, and how to tell that tmux ran the list to its end. */
 interface EndMark {
@@ -32,7 +32,7 @@ interface EndMark {
 
 const endMarkFor = (commands: ReadonlyArray<TmuxCommand>): EndMark | undefined => {
   if (commands.some((command) => command[0] === "kill-server")) return undefined
-  const token = `etm-end-${randomBytes(8).toString("hex")}`
+  const token = `etm-end-${randomHex(16)}`
   if (commands.some((command) => command[0] === "show-buffer")) {
     const refusal = `no buffer ${token}\n`
     return {
