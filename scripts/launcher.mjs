@@ -7,12 +7,22 @@
 // or ~/.cache/effect-tmux-mcp, named by a hash of the bundle and the Node version and architecture,
 // so a stale cache is never used. A directory that cannot be written is skipped without a word:
 // the server then compiles as it would without a cache. Nothing here writes to stdout.
+//
+// Once the server has started, V8 is told to optimize hot code sooner (a smaller interrupt budget).
+// Its default suits code that runs many times a second; a tool call runs each function of its path
+// once, so that path stayed unoptimized for the first several hundred calls of a session, which
+// most sessions never get past. Set from the start, the smaller budget makes V8 optimize start-up
+// code that never runs again (+40 ms to the first answer, measured); set after it, a call of
+// list_panes at 100 panes takes 4.8 -> 4.4 ms, capture_pane 1.9 -> 1.6 ms (bench-like A/B, one run).
+// V8 keys a code cache to its flags, so a cache this run needs is written just before the change:
+// the next start, which checks it under the default flags, takes it.
 import { createHash } from "node:crypto"
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { dirname, isAbsolute, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
 
 const directory = dirname(fileURLToPath(import.meta.url))
@@ -21,6 +31,10 @@ const source = readFileSync(filename, "utf8")
 
 /** A run this short (--version, --help, doctor) compiles little of the server: its cache would be poor, and once there it is never replaced. */
 const MIN_RUN_MS = 1000
+/** When start-up is over and V8 gets the smaller budget (after MIN_RUN_MS: the cache written then is a lasting run's). */
+const TIER_UP_AFTER_MS = 1500
+/** V8's interrupt budget for the server's request path (its default: 67584 in Node 20's V8). */
+const REQUEST_PATH_BUDGET = "--interrupt-budget=20000"
 /** Caches of other bundles (earlier versions) are removed when they have not been written for this long. */
 const STALE_CACHE_MS = 30 * 24 * 3600 * 1000
 
@@ -70,12 +84,23 @@ const writeCache = () => {
   }
 }
 
-if (cachedData === undefined || script.cachedDataRejected === true) {
+const needsCache = cachedData === undefined || script.cachedDataRejected === true
+let cacheWritten = false
+const writeCacheOnce = () => {
+  if (cacheWritten) return
+  cacheWritten = true
+  writeCache()
+}
+if (needsCache) {
   const started = Date.now()
   process.on("exit", () => {
-    if (Date.now() - started >= MIN_RUN_MS) writeCache()
+    if (Date.now() - started >= MIN_RUN_MS) writeCacheOnce()
   })
 }
+setTimeout(() => {
+  if (needsCache) writeCacheOnce()
+  setFlagsFromString(REQUEST_PATH_BUDGET)
+}, TIER_UP_AFTER_MS).unref()
 
 const module = { exports: {} }
 script.runInThisContext()(module.exports, createRequire(filename), module, filename, directory)

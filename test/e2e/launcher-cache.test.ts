@@ -71,6 +71,22 @@ describe("the launcher's code cache", () => {
     expect(statSync(file).mtimeMs).toBe(before)
   }, 30_000)
 
+  it("a run past the change of V8's budget (3 s) leaves a cache the next run takes: it is written before the change", async () => {
+    const cacheHome = tempDir()
+    const long = await launch({ XDG_CACHE_HOME: cacheHome }, { ms: 3000 })
+    expect([long.code, long.stdout, long.stderr]).toEqual([0, "", ""])
+    const dir = join(cacheHome, "effect-tmux-mcp")
+    const files = readdirSync(dir)
+    expect(files).toEqual([expect.stringMatching(CACHE_NAME)])
+    const file = join(dir, files[0]!)
+    const before = statSync(file).mtimeMs
+    // A cache made under the changed flags would be refused here, and written again.
+    const next = await launch({ XDG_CACHE_HOME: cacheHome }, { ms: 3000 })
+    expect([next.code, next.stderr]).toEqual([0, ""])
+    expect(readdirSync(dir)).toEqual(files)
+    expect(statSync(file).mtimeMs).toBe(before)
+  }, 30_000)
+
   it("falls back to ~/.cache, and a short run (--version) writes none", async () => {
     const home = tempDir()
     const version = await launch({ HOME: home }, { args: ["--version"] })
