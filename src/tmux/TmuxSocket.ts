@@ -29,6 +29,7 @@ import { classifyFailure, timedOut } from "./Classify.js"
 import { hostSpeaksEveryVersion, prepareIdentity } from "./internal/ClientProtocol.js"
 import { listArgv, type MarkedList, markList, readAnswer } from "./internal/CommandList.js"
 import { runOverSocket, type SocketOutcome } from "./internal/SocketClient.js"
+import { Turns } from "./internal/Turns.js"
 import { describeCommands, type RunOptions, Tmux, type TmuxCommand, type TmuxShape, type TransportInUse } from "./Tmux.js"
 import { TmuxExec } from "./TmuxExec.js"
 import { TmuxProcesses } from "./TmuxProcess.js"
@@ -41,6 +42,12 @@ interface Exchanged {
   readonly outcome: SocketOutcome | typeof TIMED_OUT
   readonly elapsedMs: number
 }
+
+/**
+ * Connections of this process to one server at once; more calls wait their turn. Well under the
+ * 128 tmux queues before accepting, which leaves room for other clients (a user's CLI).
+ */
+export const MAX_CONNECTIONS = 32
 
 /** The longest delay one Node timer holds (2^31 - 1 ms); a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647
@@ -94,6 +101,18 @@ export const makeTmuxSocket = Effect.gen(function*() {
     return undefined
   }
 
+  /** Each server's turns, while it has connections running or waiting. */
+  const turnsByPath = new Map<string, Turns>()
+  const turnsFor = (path: string): Turns => {
+    const known = turnsByPath.get(path)
+    if (known !== undefined) return known
+    const turns: Turns = new Turns(MAX_CONNECTIONS, () => {
+      if (turnsByPath.get(path) === turns) turnsByPath.delete(path)
+    })
+    turnsByPath.set(path, turns)
+    return turns
+  }
+
   const remember = (socket: ResolvedSocket, reason: string) =>
     Effect.sync(() => fallbacks.set(socket.path, { reason, socketFile: socketFileOf(socket.path) }))
 
@@ -106,24 +125,33 @@ export const makeTmuxSocket = Effect.gen(function*() {
       const started = performance.now()
       let finished = false
       let timer: ReturnType<typeof setTimeout> | undefined
+      let close: (() => void) | undefined
+      // Assigned once, below, but read by `finish`, which must never meet it uninitialized.
+      // eslint-disable-next-line prefer-const
+      let leave: (() => void) | undefined
       const finish = (outcome: SocketOutcome | typeof TIMED_OUT) => {
         if (finished) return
         finished = true
         clearTimeout(timer)
+        leave?.()
         resume(Effect.succeed({ outcome, elapsedMs: performance.now() - started }))
       }
-      const close = runOverSocket({ path: socket.path, identity, argv, stdin }, finish)
+      // The deadline counts the wait for a turn too.
+      leave = turnsFor(socket.path).take(() => {
+        close = runOverSocket({ path: socket.path, identity, argv, stdin }, finish)
+      })
       // No timer for a deadline one cannot hold: the caller keeps that one with Effect's clock.
       if (timeoutMs <= MAX_TIMER_MS) {
         timer = setTimeout(() => {
-          close()
+          close?.()
           finish(TIMED_OUT)
         }, timeoutMs)
       }
       return Effect.sync(() => {
         finished = true
         clearTimeout(timer)
-        close()
+        close?.()
+        leave?.()
       })
     })
 

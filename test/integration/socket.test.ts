@@ -11,7 +11,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect } from "vitest"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
@@ -20,7 +20,7 @@ import { callTool } from "../../src/mcp/CallTool.js"
 import { Message, prepareIdentity } from "../../src/tmux/internal/ClientProtocol.js"
 import { runOverSocket, type SocketOutcome } from "../../src/tmux/internal/SocketClient.js"
 import { type RunOptions, Tmux } from "../../src/tmux/Tmux.js"
-import { TmuxSocket } from "../../src/tmux/TmuxSocket.js"
+import { MAX_CONNECTIONS, TmuxSocket } from "../../src/tmux/TmuxSocket.js"
 import { allTools } from "../../src/tools/registry.js"
 import { validCallsOfEveryTool } from "../support/everyTool.js"
 import { type FakeConnection, fakeTmuxServer } from "../support/FakeTmuxServer.js"
@@ -35,6 +35,14 @@ const run = (commands: ReadonlyArray<ReadonlyArray<string>>, options?: RunOption
     const socket = yield* (yield* SocketResolver).resolve()
     return yield* (yield* Tmux).run(socket, commands, options)
   })
+
+const readlinkOr = (path: string): string => {
+  try {
+    return readlinkSync(path)
+  } catch {
+    return "" // closed meanwhile
+  }
+}
 
 const socketLayer = (w: PrivateTmux, flags: Parameters<PrivateTmux["config"]>[0] = {}) => servicesLayer(w.config(flags), TmuxSocket.layer)
 
@@ -188,6 +196,29 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
         yield* Effect.promise(() => fake.connections[0]!.closed)
       })
     })
+
+    it.live("3,000 command lists at once all answer, with at most MAX_CONNECTIONS connections to the server at a time", () => {
+      const w = withSession(world())
+      return Effect.gen(function*() {
+        // This process's sockets (tmux's side of a connection lingers until it reads the close).
+        const sockets = () => readdirSync("/proc/self/fd").filter((fd) => readlinkOr(`/proc/self/fd/${fd}`).startsWith("socket:")).length
+        const before = sockets()
+        let most = 0
+        const watch = setInterval(() => (most = Math.max(most, sockets() - before)), 2)
+        defer(() => clearInterval(watch))
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 3_000 }, (_, i) => Effect.either(run([["display-message", "-p", `turn ${i}`]]))),
+          { concurrency: "unbounded" }
+        )
+        clearInterval(watch)
+        expect(outcomes.flatMap((outcome) => outcome._tag === "Left" ? [errorCode(outcome.left)] : [])).toEqual([])
+        expect(outcomes.map((outcome) => outcome._tag === "Right" ? outcome.right : "")).toEqual(
+          Array.from({ length: 3_000 }, (_, i) => `turn ${i}\n`)
+        )
+        expect(most).toBeGreaterThan(0)
+        expect(most).toBeLessThanOrEqual(MAX_CONNECTIONS)
+      }).pipe(Effect.provide(socketLayer(w)))
+    }, 60_000)
 
     it.live("a deadline longer than one timer holds, or none, lets the call answer (a timer of it would fire at once)", () => {
       const w = withSession(world())
