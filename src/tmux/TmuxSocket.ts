@@ -49,6 +49,15 @@ interface Exchanged {
  */
 export const MAX_CONNECTIONS = 32
 
+/** `wait-for <channel>` (or `-L`, a lock) waits until some client signals; `-S` and `-U` return at once. */
+const waitsOnChannel = (commands: ReadonlyArray<TmuxCommand>): boolean =>
+  commands.some((command) => {
+    if (command[0] !== "wait-for") return false
+    const end = command.indexOf("--")
+    const flags = command.slice(1, end === -1 ? undefined : end)
+    return !flags.includes("-S") && !flags.includes("-U")
+  })
+
 /** The longest delay one Node timer holds (2^31 - 1 ms); a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647
 
@@ -120,14 +129,19 @@ export const makeTmuxSocket = Effect.gen(function*() {
    * One command list over a connection, its deadline kept by a timer of its own: Effect's
    * `timeoutFail` forks a fiber and races it on every call, a read's largest cost outside tmux.
    */
-  const exchange = (socket: ResolvedSocket, argv: ReadonlyArray<string>, stdin: string | undefined, timeoutMs: number) =>
+  const exchange = (
+    socket: ResolvedSocket,
+    argv: ReadonlyArray<string>,
+    stdin: string | undefined,
+    timeoutMs: number,
+    waits: boolean
+  ) =>
     Effect.async<Exchanged>((resume) => {
       const started = performance.now()
       let finished = false
       let timer: ReturnType<typeof setTimeout> | undefined
       let close: (() => void) | undefined
-      // Assigned once, below, but read by `finish`, which must never meet it uninitialized.
-      // eslint-disable-next-line prefer-const
+      // Set below, and read by `finish`, which must never meet it uninitialized.
       let leave: (() => void) | undefined
       const finish = (outcome: SocketOutcome | typeof TIMED_OUT) => {
         if (finished) return
@@ -136,10 +150,13 @@ export const makeTmuxSocket = Effect.gen(function*() {
         leave?.()
         resume(Effect.succeed({ outcome, elapsedMs: performance.now() - started }))
       }
-      // The deadline counts the wait for a turn too.
-      leave = turnsFor(socket.path).take(() => {
+      const connect = () => {
         close = runOverSocket({ path: socket.path, identity, argv, stdin }, finish)
-      })
+      }
+      // The deadline counts the wait for a turn too. A list that waits on a channel takes none: it
+      // may hold its connection for minutes, and a few of them would hold up every other call.
+      if (waits) connect()
+      else leave = turnsFor(socket.path).take(connect)
       // No timer for a deadline one cannot hold: the caller keeps that one with Effect's clock.
       if (timeoutMs <= MAX_TIMER_MS) {
         timer = setTimeout(() => {
@@ -185,7 +202,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
     timeoutMs: number
   ): Effect.Effect<string, TmuxError> => {
     const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
-    return exchange(socket, listArgv(list.sent), options.stdin, timeoutMs).pipe(
+    return exchange(socket, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
       Effect.flatMap(({ elapsedMs, outcome }) => {
         if (outcome === TIMED_OUT) return Effect.fail(timedOut(description, timeout))
         switch (outcome._tag) {

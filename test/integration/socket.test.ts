@@ -220,6 +220,20 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
       }).pipe(Effect.provide(socketLayer(w)))
     }, 60_000)
 
+    it.live("waits on channels take no turn: 40 of them at once hold up no other call", () => {
+      const w = withSession(world())
+      return Effect.gen(function*() {
+        const waits = Array.from({ length: 40 }, (_, i) => `etm-turn-${i}`)
+        const fibers = yield* Effect.forEach(waits, (channel) => Effect.fork(run([["wait-for", "--", channel]], { timeout: "20 seconds" })))
+        yield* Effect.promise(() => waitFor("the waits to connect", () => connectionsTo(w.socketPath) >= waits.length))
+        const started = Date.now()
+        expect(yield* run([["display-message", "-p", "not held up"]], { timeout: "5 seconds" })).toBe("not held up\n")
+        expect(Date.now() - started).toBeLessThan(2_000)
+        for (const channel of waits) w.tmuxOk("wait-for", "-S", channel)
+        for (const fiber of fibers) expect(yield* Fiber.join(fiber)).toBe("")
+      }).pipe(Effect.provide(socketLayer(w)))
+    }, 60_000)
+
     it.live("a deadline longer than one timer holds, or none, lets the call answer (a timer of it would fire at once)", () => {
       const w = withSession(world())
       return Effect.gen(function*() {
