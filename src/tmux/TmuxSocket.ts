@@ -11,6 +11,10 @@
  * the connection. A dead socket is `NoServer` at once and never starts a server: calls that may
  * start one (`startServer`) go to exec, which alone can.
  *
+ * A server gets at most MAX_CONNECTIONS connections of this layer at once (`internal/Turns.ts`);
+ * more calls wait their turn in order, within their deadline, where a burst of connects would
+ * overflow the queue tmux keeps of unaccepted ones. A list that waits on a channel takes no turn.
+ *
  * A server that does not speak the protocol as this client does (MSG_VERSION, a close before
  * MSG_EXIT, an unknown message or header) is served by exec from then on, remembered per server
  * (its socket file: a new server at the path is tried again) and reported by `transportFor`. The
@@ -127,7 +131,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
 
   /**
    * One command list over a connection, its deadline kept by a timer of its own: Effect's
-   * `timeoutFail` forks a fiber and races it on every call, a read's largest cost outside tmux.
+   * `timeoutFail` forks a fiber and races it, ~0.2 ms of a one-pane read (measured).
    */
   const exchange = (
     socket: ResolvedSocket,
