@@ -197,6 +197,36 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
       })
     })
 
+    it.live("a call waiting for a turn keeps its own deadline, and one that gives up leaves the line", () => {
+      const w = world()
+      return Effect.gen(function*() {
+        const fake = yield* Effect.promise(() => fakeTmuxServer(join(w.tmpdir, "silent-turns"), () => undefined))
+        defer(() => void fake.close())
+        // One layer for all of it: the turns are the layer's.
+        yield* Effect.gen(function*() {
+          // Every turn held by a call the silent server never answers.
+          const holders = yield* Effect.forEach(
+            Array.from({ length: MAX_CONNECTIONS }),
+            () => Effect.fork(run([["list-sessions"]], { timeout: "20 seconds" }))
+          )
+          yield* Effect.promise(() => waitFor("every turn to connect", () => fake.connections.length === MAX_CONNECTIONS))
+          const started = Date.now()
+          const waiting = yield* Effect.flip(run([["list-sessions"]], { timeout: "300 millis" }))
+          expect(errorCode(waiting)).toBe("timeout")
+          expect(Date.now() - started).toBeLessThan(2_000)
+          // It never connected, and it left the line: a turn given back goes to no one until a call comes.
+          expect(fake.connections.length).toBe(MAX_CONNECTIONS)
+          yield* Fiber.interrupt(holders[0]!)
+          yield* Effect.sleep("300 millis")
+          expect(fake.connections.length).toBe(MAX_CONNECTIONS)
+          const next = yield* Effect.fork(run([["list-sessions"]], { timeout: "20 seconds" }))
+          yield* Effect.promise(() => waitFor("the next call to connect", () => fake.connections.length === MAX_CONNECTIONS + 1))
+          yield* Fiber.interrupt(next)
+          for (const holder of holders) yield* Fiber.interrupt(holder)
+        }).pipe(Effect.provide(socketLayerAt(w, fake.path)))
+      })
+    }, 60_000)
+
     it.live("3,000 command lists at once all answer, with at most MAX_CONNECTIONS connections to the server at a time", () => {
       const w = withSession(world())
       return Effect.gen(function*() {
