@@ -114,15 +114,11 @@ export const makeTmuxSocket = Effect.gen(function*() {
     return undefined
   }
 
-  /** Each server's turns, while it has connections running or waiting. */
+  /** Each server's turns (a few counters per socket path this layer has talked to). */
   const turnsByPath = new Map<string, Turns>()
   const turnsFor = (path: string): Turns => {
-    const known = turnsByPath.get(path)
-    if (known !== undefined) return known
-    const turns: Turns = new Turns(MAX_CONNECTIONS, () => {
-      if (turnsByPath.get(path) === turns) turnsByPath.delete(path)
-    })
-    turnsByPath.set(path, turns)
+    let turns = turnsByPath.get(path)
+    if (turns === undefined) turnsByPath.set(path, turns = new Turns(MAX_CONNECTIONS))
     return turns
   }
 

@@ -34,16 +34,4 @@ describe("Turns", () => {
     third()
     expect(turns.size).toEqual({ running: 0, waiting: 0 })
   })
-
-  it("says when it is idle: the last turn ended and none waits, once per time it gets there", () => {
-    let idle = 0
-    const turns = new Turns(1, () => idle++)
-    const a = turns.take(() => undefined)
-    const b = turns.take(() => undefined)
-    a()
-    expect(idle).toBe(0)
-    b()
-    b()
-    expect(idle).toBe(1)
-  })
 })

@@ -13,8 +13,7 @@ export class Turns {
   /** Insertion-ordered: the first waiting turn starts next; one that gives up leaves at once. */
   private readonly waiting = new Set<Turn>()
 
-  /** `idle` is called whenever the last turn ends and none waits (its owner may drop it then). */
-  constructor(readonly limit: number, private readonly idle: () => void = () => undefined) {}
+  constructor(readonly limit: number) {}
 
   /**
    * Calls `start` when a turn is free: now if one is. Returns `leave`, which ends the turn (the
@@ -34,7 +33,6 @@ export class Turns {
         turn.state = "done"
         this.waiting.delete(turn)
       }
-      if (this.running === 0 && this.waiting.size === 0) this.idle()
     }
   }
 
