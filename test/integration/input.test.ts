@@ -110,7 +110,8 @@ describe("send_keys: what reaches the program", () => {
   })
 
   it("literal types key names, quotes, ;, $ and backslashes exactly, as one piece", async () => {
-    const rec = await recorder(world())
+    const w = world()
+    const rec = await recorder(w)
     const literal = await rec.expectBytes({ keys: "C-c", literal: true, enter: false }, "C-c")
     expect(literal).toMatchObject({ literal: true, special_key: false, enter_sent: false })
     await rec.expectBytes({ keys: "end", literal: true }, "end\r")
@@ -124,6 +125,12 @@ describe("send_keys: what reaches the program", () => {
     await rec.expectBytes({ keys: "x;", enter: false }, "x;")
     await rec.expectBytes({ keys: "-h", enter: false }, "-h")
     await rec.expectBytes({ keys: "a\nb", literal: true, enter: false }, "a\nb")
+    // What tmux's command parser would read specially, and formats a command could expand, arrive as typed.
+    const ran = join(w.tmpdir, "ran")
+    const parsed = `~/x ~ "#{pane_id}" #(touch ${ran}) {a} %if 1 \\\\ \\" \\$ $$ \\042 \\n ' ; \\`
+    await rec.expectBytes({ keys: parsed, literal: true, enter: false }, parsed)
+    await rec.expectBytes({ keys: parsed, enter: false }, parsed)
+    expect(existsSync(ran)).toBe(false)
   })
 
   it("empty keys with enter presses Enter only; nothing at all is refused", async () => {
@@ -187,6 +194,20 @@ describe("send_keys refusals", () => {
     expect(dead.text).toContain("dead")
     expect(errorMeta(await runTool(layer, "send_keys", { pane_id: "%9", keys: "x" })).code).toBe("not_found")
     expect(errorMeta(await runTool(world().layer(), "send_keys", { pane_id: "%0", keys: "x" })).code).toBe("no_server")
+  })
+
+  it("a dead pane's copy mode gets nothing either: the keys go only to a live pane", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "s", "-x", "80", "-y", "24")
+    w.tmuxOk("set-option", "-g", "remain-on-exit", "on")
+    w.tmuxOk("new-window", "-t", "s", "printf 'line\\n'; exit 0")
+    await waitFor("the pane to die", () => w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_dead}").trim() === "1")
+    w.tmuxOk("copy-mode", "-t", "%1")
+    const layer = w.layer()
+    // q would end copy mode, were it sent.
+    const dead = errorMeta(await runTool(layer, "send_keys", { pane_id: "%1", keys: "q", enter: false }))
+    expect(dead.code).toBe("conflict")
+    expect(w.tmuxOk("display-message", "-p", "-t", "%1", "#{pane_dead} #{pane_in_mode}").trim()).toBe("1 1")
   })
 
   it("says when the pane is in copy mode, where the keys go to the mode", async () => {

@@ -574,21 +574,29 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     world: "base",
     generation: true,
     args: () => ({ pane_id: "%3", keys: "echo round-trip" }),
-    names: [["list-panes"], ["send-keys", "send-keys"]]
+    // The pane's state and the keys in one list: tmux types them only if the pane is alive.
+    names: [["list-panes", "if-shell"]]
   },
   {
     tool: "send_keys",
     variant: "one special key",
     world: "base",
     args: () => ({ pane_id: "%3", keys: "C-c" }),
-    names: [["list-panes"], ["send-keys"]]
+    names: [["list-panes", "if-shell"]]
   },
   {
     tool: "send_keys",
     variant: "20000 bytes of text, in 8192-byte pieces",
     world: "base",
     args: () => ({ pane_id: "%3", keys: "x".repeat(20_000), literal: true, enter: false }),
-    names: [["list-panes"], ["send-keys"], ["send-keys"], ["send-keys"]]
+    names: [["list-panes", "if-shell"], ["send-keys"], ["send-keys"]]
+  },
+  {
+    tool: "send_keys",
+    variant: "exit_mode: the state first, to know whether a mode is left",
+    world: "base",
+    args: () => ({ pane_id: "%3", keys: "x", enter: false, exit_mode: true }),
+    names: [["list-panes", "list-clients"], ["list-panes"], ["send-keys"]]
   },
   {
     tool: "send_keys_batch",

@@ -64,9 +64,22 @@ describe("sendKeys", () => {
       const text = "é".repeat(5000)
       yield* fake.run((socket) => sendKeys(socket, "%0", { keys: text, enter: false }))
       expect(paneOf(w, "%0").input).toBe(text)
-      const sends = fake.state.invocations.slice(1).map((i) => i.commands)
-      expect(sends.length).toBeGreaterThan(1)
+      // The first piece goes with the pane's lookup, guarded by an if-shell; the others on their own.
+      const [lookup, ...sends] = fake.state.invocations.map((i) => i.commands)
+      expect(lookup?.map((c) => c[0])).toEqual(["list-panes", "if-shell"])
+      expect(sends.length).toBeGreaterThan(0)
       expect(sends.every((commands) => commands.every((c) => c[0] === "send-keys" && c.includes("-l")))).toBe(true)
+    }))
+
+  it.effect("a piece whose quoted command line would not fit one invocation is sent on its own, after the lookup", () =>
+    Effect.gen(function*() {
+      const w = world()
+      const fake = fakeOperations(w)
+      // Each control character takes four bytes quoted (\ooo): 8000 of them do not fit beside the lookup.
+      const text = "\x01".repeat(8000)
+      yield* fake.run((socket) => sendKeys(socket, "%0", { keys: text, literal: true, enter: false }))
+      expect(paneOf(w, "%0").input).toBe(text)
+      expect(fake.state.invocations.map((i) => i.commands.map((c) => c[0]))).toEqual([["list-panes"], ["send-keys"]])
     }))
 
   it.effect("refuses a dead pane and bad keys before anything is sent; keys to a pane in copy mode go to the mode", () =>

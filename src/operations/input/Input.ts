@@ -1,6 +1,8 @@
 /**
- * Typing into a pane with `send-keys`. The caller's keys reach tmux as one argv element, after
- * `--`, so they are never split on spaces, never read as flags and never parsed by a shell.
+ * Typing into a pane with `send-keys`. The caller's keys reach tmux as one argument, after `--`,
+ * so they are never split on spaces, never read as flags and never parsed by a shell: an argv
+ * element, or a token of the command line `whenAlive` quotes for tmux's parser, which reads it back
+ * exactly.
  *
  * Without `literal`, the string is read once (KeyNames.ts): one key is sent in the spelling tmux
  * delivers ("Shift+Tab" as BTab), a key-like string tmux would not deliver is refused, and text is
@@ -13,7 +15,8 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
-import { commandListBytes } from "../../tmux/CommandBatches.js"
+import { BATCH_BUDGET, commandListBytes } from "../../tmux/CommandBatches.js"
+import { commandLine } from "../../tmux/ControlProtocol.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, queryTree } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
@@ -97,15 +100,17 @@ export interface TypablePane {
 
 /**
  * Looks the pane up before anything is sent: a dead pane is refused (tmux would drop input sent
- * there without a word), a missing one is NotFound.
+ * there without a word), a missing one is NotFound. `then` runs in the same invocation, after the
+ * lookup (which stops the list when the pane is missing): commands guarded by `whenAlive`.
  */
 export const typablePane = (
   socket: ResolvedSocket,
   paneId: string,
-  sent: "typed" | "pasted" = "typed"
+  sent: "typed" | "pasted" = "typed",
+  then: ReadonlyArray<TmuxCommand> = []
 ): Effect.Effect<TypablePane, TmuxError | Conflict, Tmux> =>
   Effect.gen(function*() {
-    const state = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneStateRecord.format(m)]], {
+    const state = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneStateRecord.format(m)], ...then], {
       kind: "pane",
       id: paneId
     })
@@ -166,10 +171,27 @@ export interface SendKeysOnceRequest extends SendKeysRequest, GenerationCheck {
   readonly exitMode?: boolean | undefined
 }
 
+/** Room the pane lookup takes next to a `whenAlive` command in one invocation (its format and marks, ~150 bytes). */
+const LOOKUP_BYTES = 512
+
 /**
- * Sends keys, then Enter as a key of its own. A dead pane is refused before anything is sent (tmux
- * would drop the keys without a word). Text longer than one tmux command allows goes in pieces,
- * in order, typed literally (text that long cannot be a key name, so nothing changes meaning).
+ * The commands as one `if-shell -F` that tmux runs only while the pane is alive, to send in the
+ * same invocation as the pane's lookup: then nothing lies between the check and the keys, and the
+ * call costs one round trip. The commands travel as a command line that tmux's parser reads back
+ * exactly (ControlProtocol.quoteArgument: quoted, control characters escaped; if-shell expands no
+ * format in it). Undefined when that line would not fit one invocation: the keys then go on their own.
+ */
+export const whenAlive = (paneId: string, commands: ReadonlyArray<TmuxCommand>): TmuxCommand | undefined => {
+  const guarded: TmuxCommand = ["if-shell", "-F", "-t", paneId, "#{?pane_dead,0,1}", commandLine(commands)]
+  return commandListBytes([guarded]) + LOOKUP_BYTES <= BATCH_BUDGET ? guarded : undefined
+}
+
+/**
+ * Sends keys, then Enter as a key of its own. A dead pane is refused and gets nothing (tmux would
+ * drop the keys without a word, or hand them to a mode still shown there). Text longer than one
+ * tmux command allows goes in pieces, in order, typed literally (text that long cannot be a key
+ * name, so nothing changes meaning). The first piece goes with the pane's lookup (`whenAlive`),
+ * except with exit_mode, where the lookup decides whether to leave a mode first.
  */
 export const sendKeys = Effect.fn("Input.sendKeys")((
   socket: ResolvedSocket,
@@ -183,12 +205,14 @@ export const sendKeys = Effect.fn("Input.sendKeys")((
     const plan = exitOnly
       ? { literal: false, special: false, key: null, enter: false, length: 0, invocations: [] }
       : yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
-    const pane = yield* typablePane(socket, paneId)
-    const leftMode = exitMode && pane.in_mode
     const [first = [], ...rest] = plan.invocations
+    const together = exitMode || first.length === 0 ? undefined : whenAlive(paneId, first)
+    const pane = yield* typablePane(socket, paneId, "typed", together === undefined ? [] : [together])
+    const leftMode = exitMode && pane.in_mode
     const tmux = yield* Tmux
     // `copy-mode -q` leaves every mode of the pane (tmux 3.3a on), in the keys' own round trip.
-    for (const commands of [leftMode ? [["copy-mode", "-q", "-t", paneId], ...first] : first, ...rest]) {
+    const afterLookup = together === undefined ? [leftMode ? [["copy-mode", "-q", "-t", paneId], ...first] : first, ...rest] : rest
+    for (const commands of afterLookup) {
       if (commands.length > 0) yield* tmux.run(socket, commands)
     }
     return {
