@@ -43,6 +43,11 @@ describe("renderResultText", () => {
     expect(text).toContain("fine: a value with spaces")
   })
 
+  it("renders numbers and booleans in cells as JSON does, and an item without fields as an empty line", () => {
+    const text = renderResultText({ rows: [{ n: -0, f: 1.5, big: 1e21, neg: -7, yes: true, no: false }], empty: [{}, {}] })
+    expect(text).toBe(["rows (1): n f big neg yes no", "0 1.5 1e+21 -7 true false", "empty (2): ", "", ""].join("\n"))
+  })
+
   it("renders absent cells as -, lists of scalars and objects in cells as JSON", () => {
     const text = renderResultText({
       results: [{ index: 0, status: "sent" }, { index: 1, status: "failed", error_code: "not_found" }],
