@@ -160,11 +160,18 @@ describe("send_keys in a shell", () => {
     w.tmuxOk("new-session", "-d", "-s", "sh", "-x", "80", "-y", "24", "sh")
     const layer = w.layer()
     okResult(await runTool(layer, "send_keys", { pane_id: "%0", keys: "echo $((6*7))xyz" }))
-    const screen = await waitFor("the command's output", () => {
-      const text = w.tmuxOk("capture-pane", "-p", "-t", "%0")
-      return text.split("\n").some((line) => line.trim() === "42xyz") ? text : undefined
-    })
-    expect(screen).toContain("echo $((6*7))xyz")
+    // Keys that beat the shell's first prompt are echoed by the terminal before it; the prompt then
+    // precedes the output on its line ("$ 42xyz"). Only the shell can have printed the 42.
+    const ran = (pane: string) =>
+      waitFor("the command's output", () => {
+        const text = w.tmuxOk("capture-pane", "-p", "-t", pane)
+        return text.split("\n").some((line) => line.trimEnd().endsWith("42xyz")) ? text : undefined
+      })
+    expect(await ran("%0")).toContain("echo $((6*7))xyz")
+    // A shell that starts only after the keys arrived still gets them, Enter included.
+    w.tmuxOk("new-session", "-d", "-s", "late", "-x", "80", "-y", "24", "sleep 0.3; exec sh")
+    okResult(await runTool(layer, "send_keys", { pane_id: "%1", keys: "echo $((6*7))xyz" }))
+    expect(await ran("%1")).toContain("echo $((6*7))xyz")
   })
 })
 
