@@ -181,7 +181,7 @@ const LOOKUP_BYTES = 512
  * exactly (ControlProtocol.quoteArgument: quoted, control characters escaped; if-shell expands no
  * format in it). Undefined when that line would not fit one invocation: the keys then go on their own.
  */
-export const whenAlive = (paneId: string, commands: ReadonlyArray<TmuxCommand>): TmuxCommand | undefined => {
+const whenAlive = (paneId: string, commands: ReadonlyArray<TmuxCommand>): TmuxCommand | undefined => {
   const guarded: TmuxCommand = ["if-shell", "-F", "-t", paneId, "#{?pane_dead,0,1}", commandLine(commands)]
   return commandListBytes([guarded]) + LOOKUP_BYTES <= BATCH_BUDGET ? guarded : undefined
 }
