@@ -27,3 +27,21 @@ export const quoteArgument = (argument: string): string => {
 /** A command list as one input line (commands separated by an unquoted `;`), without the newline. */
 export const commandLine = (commands: ReadonlyArray<TmuxCommand>): string =>
   commands.map((command) => command.map(quoteArgument).join(" ")).join(" ; ")
+
+/**
+ * `if-shell -F`: tmux expands `condition` (for `target`, when given) and runs `then` when it is
+ * neither empty nor 0, else `otherwise`, inside the same invocation. The lists travel as command
+ * lines (above); if-shell expands no format in them.
+ */
+export const ifFormat = (
+  condition: string,
+  then: ReadonlyArray<TmuxCommand>,
+  { otherwise, target }: { readonly target?: string; readonly otherwise?: ReadonlyArray<TmuxCommand> } = {}
+): TmuxCommand => [
+  "if-shell",
+  "-F",
+  ...(target === undefined ? [] : ["-t", target]),
+  condition,
+  commandLine(then),
+  ...(otherwise === undefined ? [] : [commandLine(otherwise)])
+]

@@ -9,7 +9,7 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { type Failed, type InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { byNumericId } from "../../domain/Ids.js"
 import { Pane, type PaneDetail, type ServerIdentity, Session, Window } from "../../domain/Model.js"
-import { commandLine } from "../../tmux/ControlProtocol.js"
+import { ifFormat } from "../../tmux/ControlProtocol.js"
 import type * as Format from "../../tmux/Format.js"
 import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import { clientRecord, paneIdsRecord, paneRecord, placementRecord, serverRecord, windowRecord } from "../../tmux/Records.js"
@@ -58,9 +58,9 @@ const scopeTarget = (scope: TreeScope): QueryTarget | undefined =>
  * Runs a command only when the server has a session (`#{S:1}` is then not empty). tmux 3.3a answers
  * `list-windows -a`, `list-panes -a` and `list-clients` with "no current target" on a server without
  * sessions, which would fail the whole command list; skipped, they print nothing, the truth there.
- * `if-shell` parses its command as a command line (not argv), hence `commandLine`'s quoting.
+ * `if-shell` parses its command as a command line (not argv): `ifFormat` quotes it.
  */
-export const whenSessionsExist = (command: TmuxCommand): TmuxCommand => ["if-shell", "-F", "#{S:1}", commandLine([command])]
+export const whenSessionsExist = (command: TmuxCommand): TmuxCommand => ifFormat("#{S:1}", [command])
 
 /** Every window link (a window once per session holding it), on any server. */
 export const allWindowsCommand = <F extends Format.Fields>(codec: Format.RecordCodec<F>, marks: Format.Marks): TmuxCommand =>

@@ -16,7 +16,7 @@ import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import { BATCH_BUDGET, commandListBytes } from "../../tmux/CommandBatches.js"
-import { commandLine } from "../../tmux/ControlProtocol.js"
+import { ifFormat } from "../../tmux/ControlProtocol.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, queryTree } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
@@ -182,7 +182,7 @@ const LOOKUP_BYTES = 512
  * format in it). Undefined when that line would not fit one invocation: the keys then go on their own.
  */
 const whenAlive = (paneId: string, commands: ReadonlyArray<TmuxCommand>): TmuxCommand | undefined => {
-  const guarded: TmuxCommand = ["if-shell", "-F", "-t", paneId, "#{?pane_dead,0,1}", commandLine(commands)]
+  const guarded = ifFormat("#{?pane_dead,0,1}", commands, { target: paneId })
   return commandListBytes([guarded]) + LOOKUP_BYTES <= BATCH_BUDGET ? guarded : undefined
 }
 

@@ -17,7 +17,7 @@
  * there) is judged stale by the next run_command, which takes it over with the same atomic check,
  * and leaves the stale run's id in `@etm-stopped` so that a wait still following it learns why.
  */
-import { commandLine } from "../../../tmux/ControlProtocol.js"
+import { ifFormat } from "../../../tmux/ControlProtocol.js"
 import * as Format from "../../../tmux/Format.js"
 import type { TmuxCommand } from "../../../tmux/Tmux.js"
 
@@ -63,14 +63,8 @@ const all = (conditions: ReadonlyArray<string>): string =>
   conditions.length === 1 ? conditions[0]! : `#{&&:${conditions[0]},${all(conditions.slice(1))}}`
 
 /** Runs `commands` only while the pane option `option` is `id`. */
-const whileOption = (paneId: string, option: string, id: string, commands: ReadonlyArray<TmuxCommand>): TmuxCommand => [
-  "if-shell",
-  "-F",
-  "-t",
-  paneId,
-  equals(option, id),
-  commandLine(commands)
-]
+const whileOption = (paneId: string, option: string, id: string, commands: ReadonlyArray<TmuxCommand>): TmuxCommand =>
+  ifFormat(equals(option, id), commands, { target: paneId })
 
 /** Closes the pane's pipe if it is the recorder of run `id`. */
 export const closePipeCommands = (paneId: string, id: string): ReadonlyArray<TmuxCommand> => [
@@ -118,13 +112,8 @@ export const claimCommand = (marks: Format.Marks, request: ClaimRequest): TmuxCo
   if (seen.claim !== "") claimed.push(["set-option", "-p", "-t", paneId, "@etm-stopped", seen.claim])
   if (recorder !== null) claimed.push(["pipe-pane", "-t", paneId, recorder], ["set-option", "-p", "-t", paneId, "@etm-pipe", id])
   claimed.push(...request.typing)
-  return [
-    "if-shell",
-    "-F",
-    "-t",
-    paneId,
-    all(conditions),
-    commandLine(claimed),
-    commandLine([["display-message", "-p", "-t", paneId, refusedClaimRecord.format(marks)]])
-  ]
+  return ifFormat(all(conditions), claimed, {
+    target: paneId,
+    otherwise: [["display-message", "-p", "-t", paneId, refusedClaimRecord.format(marks)]]
+  })
 }

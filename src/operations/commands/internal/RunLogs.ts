@@ -22,7 +22,7 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { join } from "node:path"
 import { Failed } from "../../../domain/Errors.js"
-import { commandLine } from "../../../tmux/ControlProtocol.js"
+import { ifFormat } from "../../../tmux/ControlProtocol.js"
 import { literalizeFormat } from "../../../tmux/Literal.js"
 import { endMarkerShape, isRunId, shellQuote } from "./CommandFraming.js"
 import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
@@ -130,7 +130,7 @@ export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: Re
 
 /** Forgets that the pane's pipe is the recorder of run `id` (without closing whatever pipe it has now). */
 const forgetPipeCommands = (paneId: string, id: string): ReadonlyArray<ReadonlyArray<string>> => [
-  ["if-shell", "-F", "-t", paneId, `#{==:#{@etm-pipe},${id}}`, commandLine([["set-option", "-p", "-u", "-t", paneId, "@etm-pipe"]])]
+  ifFormat(`#{==:#{@etm-pipe},${id}}`, [["set-option", "-p", "-u", "-t", paneId, "@etm-pipe"]], { target: paneId })
 ]
 
 export interface LogRead {
