@@ -11,6 +11,9 @@ import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
 import { Tmux } from "../tmux/Tmux.js"
 import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
+
+/** `tmux -V` prints one short line; a binary that floods is not a tmux. */
+const MAX_VERSION_OUTPUT_BYTES = 4096
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { enabledTools, toolSelectionError } from "../tools/ToolSets.js"
 
@@ -40,7 +43,7 @@ export const doctor = (
     const lines = [`effect-tmux-mcp ${VERSION} doctor`]
 
     // A binary that hangs (or ignores SIGTERM) is ended at the deadline, as every tmux call is.
-    const version = yield* runToEnd(config.tmuxBin, ["-V"], { env: config.tmuxEnvironment }).pipe(
+    const version = yield* runToEnd(config.tmuxBin, ["-V"], { env: config.tmuxEnvironment, maxOutputBytes: MAX_VERSION_OUTPUT_BYTES }).pipe(
       Effect.flatMap((run) => (run.exitCode === 0 ? Effect.succeed(Option.some(run.stdout.trim())) : Effect.fail("exit"))),
       Effect.timeout("5 seconds"),
       Effect.orElseSucceed(() => Option.none<string>()),

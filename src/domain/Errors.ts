@@ -41,10 +41,12 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
 }
 
 /**
- * Why tmux `Failed`: it exited non-zero (`exit`), did not answer in time, could not be spawned, or
- * printed output without the call's end mark (`unparseable`).
+ * Why tmux `Failed`: it exited non-zero (`exit`), did not answer in time, could not be spawned,
+ * printed output without the call's end mark (`unparseable`), printed more than a call may hold
+ * (`overflow`), or was not asked at all because the socket is not one this server may use
+ * (`refused`, reported as `denied`).
  */
-export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable")
+export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable", "overflow", "refused")
 export type FailureReason = typeof FailureReason.Type
 
 /** An error message is read by an agent: what stays of an overlong one. */
@@ -74,6 +76,10 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
         return `tmux ${this.command} printed output this server could not read: ${this.stderr}`
       case "exit":
         return `tmux ${this.command} failed${this.exitCode === null ? "" : ` (exit ${this.exitCode})`}: ${this.stderr}`
+      case "overflow":
+        return `tmux ${this.command} answered with too much output: ${this.stderr}`
+      case "refused":
+        return `tmux ${this.command} was not sent: ${this.stderr}`
     }
   }
 }
@@ -158,6 +164,10 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
           return "This is a bug in effect-tmux-mcp or an unsupported tmux version; run `effect-tmux-mcp doctor` and report it."
         case "exit":
           return "The message above is tmux's own: correct the arguments and retry."
+        case "overflow":
+          return "Ask for less at once (a shorter capture range or max_lines, fewer panes); nothing of that answer was kept, and the server goes on serving."
+        case "refused":
+          return "Name a socket of this user's (list_servers shows them); which other sockets may be used is the user's configuration (docs/configuration.md, Which socket)."
       }
     },
     Denied: (e) => {
@@ -205,7 +215,7 @@ export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>(
   Match.tagsExhaustive({
     NoServer: () => "no_server" as const,
     NotFound: () => "not_found" as const,
-    Failed: (e) => (e.reason === "timeout" ? ("timeout" as const) : ("failed" as const)),
+    Failed: (e) => (e.reason === "timeout" ? ("timeout" as const) : e.reason === "refused" ? ("denied" as const) : ("failed" as const)),
     Denied: () => "denied" as const,
     Conflict: () => "conflict" as const,
     InvalidInput: () => "invalid_input" as const
@@ -232,7 +242,7 @@ export const happenedBeforeTmux: (error: ToolError) => boolean = Match.type<Tool
   Match.tagsExhaustive({
     NoServer: () => true,
     NotFound: () => false,
-    Failed: (e) => e.reason === "spawn",
+    Failed: (e) => e.reason === "spawn" || e.reason === "refused",
     Denied: () => true,
     Conflict: () => true,
     InvalidInput: () => true

@@ -3,7 +3,9 @@
  * shell), a minimal environment, a deadline on every call, and the child ended when the call is
  * interrupted or times out (its process group: SIGTERM, then SIGKILL after a short grace; see
  * `TmuxProcess`). Every list ends with an end mark of its own (`internal/CommandList.ts`), so output
- * without it is `Failed` with reason `unparseable`, never an empty or partial answer. The only layer
+ * without it is `Failed` with reason `unparseable`, never an empty or partial answer. Only this
+ * user's own sockets are used (a tmux process opens any file its server asks for), and a child
+ * printing more than OutputLimit.MAX_OUTPUT_BYTES is ended, its output dropped. The only layer
  * that can start a server; the socket transport sends such calls here.
  */
 import * as Duration from "effect/Duration"
@@ -15,6 +17,8 @@ import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig
 import { Failed } from "../domain/Errors.js"
 import { timedOut } from "./Classify.js"
 import { listArgv, markList, readAnswer } from "./internal/CommandList.js"
+import { MAX_OUTPUT_BYTES, OutputAllowance, outputOverflowed } from "./internal/OutputLimit.js"
+import { foreignRefused, socketTrust } from "./internal/SocketTrust.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
 import { runToEnd, TmuxProcesses } from "./TmuxProcess.js"
 
@@ -37,18 +41,34 @@ export const invocationArgv = (
 export const makeTmuxExec = Effect.gen(function*() {
   const config = yield* TmuxMcpConfig
   const processes = yield* TmuxProcesses
+  // What this layer's children hold of their output, together.
+  const allowance = new OutputAllowance()
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     const description = describeCommands(commands)
     const marked = markList(commands, description)
     if (Either.isLeft(marked)) return Effect.fail(marked.left)
     const list = marked.right
+    // A tmux process opens every file its server asks for: only this user's own sockets get one,
+    // checked right before the spawn (a symlink is passed as its target, which cannot change).
+    const trust = socketTrust(socket.path, config.uid)
+    if (trust._tag === "foreign") return Effect.fail(foreignRefused(socket, trust.why, description))
+    const addressed = trust._tag === "own" && trust.path !== socket.path ? { ...socket, flags: ["-S", trust.path] } : socket
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
-    const argv = invocationArgv(config, socket, list.sent, options.startServer === true)
+    const argv = invocationArgv(config, addressed, list.sent, options.startServer === true)
 
-    return runToEnd(config.tmuxBin, argv, { env: config.tmuxEnvironment, stdin: options.stdin }).pipe(
+    return runToEnd(config.tmuxBin, argv, {
+      env: config.tmuxEnvironment,
+      stdin: options.stdin,
+      maxOutputBytes: MAX_OUTPUT_BYTES,
+      allowance
+    }).pipe(
       Effect.provideService(TmuxProcesses, processes),
-      Effect.mapError((error) => new Failed({ command: description, reason: "spawn", exitCode: null, stderr: error.message })),
+      Effect.mapError((error) =>
+        error._tag === "OutputOverflowed"
+          ? outputOverflowed(description, error.overflow)
+          : new Failed({ command: description, reason: "spawn", exitCode: null, stderr: error.message })
+      ),
       Effect.timeoutFail({
         duration: timeout,
         onTimeout: () => timedOut(description, timeout)

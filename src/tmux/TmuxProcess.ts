@@ -19,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
+import type { OutputAllowance, Overflow } from "./internal/OutputLimit.js"
 
 /** How long a child gets to exit after SIGTERM before SIGKILL (and to be reaped after SIGKILL). */
 export const KILL_GRACE_MS = 500
@@ -124,6 +125,12 @@ export interface Finished {
   readonly exitCode: number | null
 }
 
+/** A child that printed more than it may: it was ended and its output dropped. */
+export class OutputOverflowed {
+  readonly _tag = "OutputOverflowed"
+  constructor(readonly overflow: Overflow) {}
+}
+
 /** Why a child could not be started: the binary and the error code, never its arguments. */
 export class SpawnFailed {
   readonly _tag = "SpawnFailed"
@@ -147,15 +154,22 @@ const spawnFailed = (bin: string, error: unknown): SpawnFailed => {
 
 /**
  * Runs a child to its end and collects its output. Interrupting the effect (a deadline, a cancelled
- * call, shutdown) ends the child with `terminate` and waits for that.
+ * call, shutdown) ends the child with `terminate` and waits for that. Output past `maxOutputBytes`
+ * (stdout and stderr together) ends the child the same way and fails with `OutputOverflowed`.
  */
 export const runToEnd = (
   bin: string,
   argv: ReadonlyArray<string>,
-  options: { readonly env: Readonly<Record<string, string>>; readonly stdin?: string | undefined }
-): Effect.Effect<Finished, SpawnFailed, TmuxProcesses> =>
+  options: {
+    readonly env: Readonly<Record<string, string>>
+    readonly stdin?: string | undefined
+    readonly maxOutputBytes?: number | undefined
+    /** What the output is held against, with the other children's in flight. */
+    readonly allowance?: OutputAllowance | undefined
+  }
+): Effect.Effect<Finished, SpawnFailed | OutputOverflowed, TmuxProcesses> =>
   Effect.flatMap(TmuxProcesses, (processes) =>
-    Effect.async<Finished, SpawnFailed>((resume) => {
+    Effect.async<Finished, SpawnFailed | OutputOverflowed>((resume) => {
       let child: ChildProcess
       try {
         child = processes.spawn(bin, argv, { env: options.env, stdin: options.stdin !== undefined })
@@ -165,29 +179,59 @@ export const runToEnd = (
       }
       // A failed spawn emits "error" and then "close" too; the first one answers.
       let settled = false
-      const settle = (outcome: Effect.Effect<Finished, SpawnFailed>) => {
+      const settle = (outcome: Effect.Effect<Finished, SpawnFailed | OutputOverflowed>) => {
         if (settled) return
         settled = true
         resume(outcome)
       }
       const stdout: Array<Buffer> = []
       const stderr: Array<Buffer> = []
-      child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk))
-      child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk))
+      const maxOutputBytes = options.maxOutputBytes ?? Number.POSITIVE_INFINITY
+      let outputBytes = 0
+      const release = () => {
+        options.allowance?.give(outputBytes)
+        outputBytes = 0
+      }
+      const collect = (into: Array<Buffer>) => (chunk: Buffer) => {
+        if (settled) return
+        const overflow: Overflow | undefined = outputBytes + chunk.length > maxOutputBytes
+          ? "call"
+          : options.allowance?.take(chunk.length) === false
+          ? "in_flight"
+          : undefined
+        if (overflow === undefined) {
+          outputBytes += chunk.length
+          return void into.push(chunk)
+        }
+        stdout.length = 0
+        stderr.length = 0
+        release()
+        child.stdout!.destroy()
+        child.stderr!.destroy()
+        void terminate(child)
+        settle(Effect.fail(new OutputOverflowed(overflow)))
+      }
+      child.stdout!.on("data", collect(stdout))
+      child.stderr!.on("data", collect(stderr))
       child.once("error", (error) => settle(Effect.fail(spawnFailed(bin, error))))
       // "close": the child exited and its output pipes are drained.
-      child.once("close", (code: number | null) =>
+      child.once("close", (code: number | null) => {
+        release()
         settle(
           Effect.succeed({
             stdout: Buffer.concat(stdout).toString("utf8"),
             stderr: Buffer.concat(stderr).toString("utf8"),
             exitCode: code
           })
-        ))
+        )
+      })
       if (options.stdin !== undefined) {
         // tmux may exit before reading its input (an error, no server): the write then fails with EPIPE.
         child.stdin!.on("error", () => undefined)
         child.stdin!.end(options.stdin)
       }
-      return Effect.promise(() => terminate(child))
+      return Effect.promise(() => {
+        release()
+        return terminate(child)
+      })
     }))

@@ -15,11 +15,15 @@
  * more calls wait their turn in order, within their deadline, where a burst of connects would
  * overflow the queue tmux keeps of unaccepted ones. A list that waits on a channel takes no turn.
  *
- * A server that does not speak the protocol as this client does (MSG_VERSION, a close before
- * MSG_EXIT, an unknown message or header) is served by exec from then on, remembered per server
- * (its socket file: a new server at the path is tried again) and reported by `transportFor`. The
- * call that found out is run by exec when tmux cannot have run any of it (a refused version, a close
- * without a word); otherwise it fails, since running the list again could repeat what it did.
+ * What answers on a socket is not trusted. Right before each connection the socket's owner is
+ * checked (`internal/SocketTrust.ts`): another user's socket is refused unless the user configured
+ * its path, and then only this client serves it. A server's output is bounded
+ * (`internal/OutputLimit.ts`). Only a tmux that answers MSG_VERSION (another protocol version, which
+ * ran nothing) on this user's own socket is served by exec from then on, remembered per server (its
+ * socket file: a new server at the path is tried again) and reported by `transportFor`; that call
+ * is run by exec. Silence, a close, garbage or an unknown message never is: they fail the call
+ * (a close before MSG_EXIT as the CLI says it, "server exited unexpectedly"), since a tmux CLI obeys
+ * every file open its server asks for and this client obeys none.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -30,9 +34,11 @@ import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { Failed, type TmuxError } from "../domain/Errors.js"
 import { classifyFailure, timedOut } from "./Classify.js"
-import { hostSpeaksEveryVersion, prepareIdentity } from "./internal/ClientProtocol.js"
+import { hostSpeaksEveryVersion, prepareIdentity, PROTOCOL_VERSION } from "./internal/ClientProtocol.js"
 import { listArgv, type MarkedList, markList, readAnswer } from "./internal/CommandList.js"
+import { OutputAllowance, outputOverflowed } from "./internal/OutputLimit.js"
 import { runOverSocket, type SocketOutcome } from "./internal/SocketClient.js"
+import { foreignRefused, mayBeForeign, type SocketTrust, socketTrust } from "./internal/SocketTrust.js"
 import { Turns } from "./internal/Turns.js"
 import { describeCommands, type RunOptions, Tmux, type TmuxCommand, type TmuxShape, type TransportInUse } from "./Tmux.js"
 import { TmuxExec } from "./TmuxExec.js"
@@ -68,6 +74,13 @@ const MAX_TIMER_MS = 2_147_483_647
 const BIG_ENDIAN_HOST =
   "this host is big-endian, where tmux's frame header (changed in tmux 3.6) differs between versions; a tmux process per call serves every server"
 
+/** A socket about to be connected to: whose it is, and the path to connect to (a symlink's target). */
+interface Target {
+  readonly socket: ResolvedSocket
+  readonly trust: SocketTrust
+  readonly connectPath: string
+}
+
 /** A server that exec serves, and the socket file it was found behind. */
 interface Fallback {
   readonly reason: string
@@ -97,6 +110,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
   const config = yield* TmuxMcpConfig
   const exec = yield* TmuxExec.make
   const fallbacks = new Map<string, Fallback>()
+  // What this layer's exchanges hold of their output, together.
+  const allowance = new OutputAllowance()
   // The same for every connection: encoded once, not per call.
   const identity = prepareIdentity({
     environment: config.tmuxEnvironment,
@@ -131,6 +146,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
    */
   const exchange = (
     socket: ResolvedSocket,
+    connectPath: string,
     argv: ReadonlyArray<string>,
     stdin: string | undefined,
     timeoutMs: number,
@@ -151,7 +167,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
         resume(Effect.succeed({ outcome, elapsedMs: performance.now() - started }))
       }
       const connect = () => {
-        close = runOverSocket({ path: socket.path, identity, argv, stdin }, finish)
+        close = runOverSocket({ path: connectPath, identity, argv, stdin, allowance }, finish)
       }
       // The deadline counts the wait for a turn too. A list that waits on a channel takes none: it
       // may hold its connection for minutes, and a few of them would hold up every other call.
@@ -178,22 +194,26 @@ export const makeTmuxSocket = Effect.gen(function*() {
     const marked = markList(commands, description)
     if (Either.isLeft(marked)) return Effect.fail(marked.left)
     const list = marked.right
+    // Right before connecting: whose socket this is decides whether it may be used, and by whom.
+    const trust = socketTrust(socket.path, config.uid)
+    if (trust._tag === "foreign" && !mayBeForeign(socket)) return Effect.fail(foreignRefused(socket, trust.why, description))
+    const target: Target = { socket, trust, connectPath: trust._tag === "absent" ? socket.path : trust.path }
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     const timeoutMs = Duration.toMillis(timeout)
     // A deadline past what one timer holds (about 24.8 days) or none at all: Effect's clock keeps it.
     if (!(timeoutMs <= MAX_TIMER_MS)) {
-      const unbounded = exchangeFor(socket, commands, options, list, description, timeout, Number.POSITIVE_INFINITY)
+      const unbounded = exchangeFor(target, commands, options, list, description, timeout, Number.POSITIVE_INFINITY)
       return Duration.isFinite(timeout)
         ? Effect.timeoutFail(unbounded, { duration: timeout, onTimeout: () => timedOut(description, timeout) })
         : unbounded
     }
-    return exchangeFor(socket, commands, options, list, description, timeout, timeoutMs)
+    return exchangeFor(target, commands, options, list, description, timeout, timeoutMs)
   }
 
   // No span of its own, unlike exec's: one costs ~0.1 ms here, a twentieth of a one-pane read, and
   // the operation's span (Effect.fn) already covers the round trip.
   const exchangeFor = (
-    socket: ResolvedSocket,
+    { connectPath, socket, trust }: Target,
     commands: ReadonlyArray<TmuxCommand>,
     options: RunOptions,
     list: MarkedList,
@@ -202,7 +222,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
     timeoutMs: number
   ): Effect.Effect<string, TmuxError> => {
     const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
-    return exchange(socket, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
+    return exchange(socket, connectPath, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
       Effect.flatMap(({ elapsedMs, outcome }) => {
         if (outcome === TIMED_OUT) return Effect.fail(timedOut(description, timeout))
         switch (outcome._tag) {
@@ -211,25 +231,38 @@ export const makeTmuxSocket = Effect.gen(function*() {
           case "Unreachable":
             return Effect.fail(failedAs(outcome.stderr))
           case "Lost":
-            // What the CLI says when its server goes away mid-list; a server still there gets exec.
-            return remember(socket, "the server closed the connection before MSG_EXIT").pipe(
-              Effect.zipRight(Effect.fail(failedAs("server exited unexpectedly\n")))
+            // The CLI's words when its server closes the connection before MSG_EXIT (a server
+            // exiting closes a new connection at once): no server, never a reason to try exec.
+            return Effect.fail(failedAs("server exited unexpectedly\n"))
+          case "Overflowed":
+            return Effect.fail(outputOverflowed(description, outcome.overflow))
+          case "Garbled":
+            return Effect.fail(
+              new Failed({
+                command: description,
+                reason: "unparseable",
+                exitCode: null,
+                stderr: `what answers on socket ${socket.label} does not speak tmux's client protocol (${outcome.reason})${
+                  outcome.answered ? "; the commands may have run in part" : ""
+                }: not a tmux server, or a broken one`
+              })
             )
-          case "Mismatch":
-            return remember(socket, outcome.reason).pipe(
-              Effect.zipRight(
-                outcome.answered
-                  ? Effect.fail(
-                    new Failed({
-                      command: description,
-                      reason: "unparseable",
-                      exitCode: null,
-                      stderr:
-                        `tmux's client protocol did not match (${outcome.reason}) after the server had started answering: the commands may have run in part; later calls to this server use a tmux process per call`
-                    })
-                  )
-                  : retryByExec(socket, commands, options, description, timeout, timeoutMs - elapsedMs)
+          case "OtherVersion":
+            // A tmux of another protocol version ran nothing: a tmux process of that version may
+            // serve it, but only this user's own socket (a process opens what its server asks).
+            if (trust._tag === "foreign") {
+              return Effect.fail(
+                new Failed({
+                  command: description,
+                  reason: "refused",
+                  exitCode: null,
+                  stderr:
+                    `socket ${socket.label} speaks tmux protocol version ${outcome.version}, this client ${PROTOCOL_VERSION}, and is not this user's (${trust.why}): another user's server is never served by a tmux process`
+                })
               )
+            }
+            return remember(socket, `the server speaks tmux protocol version ${outcome.version}, this client ${PROTOCOL_VERSION}`).pipe(
+              Effect.zipRight(retryByExec(socket, commands, options, description, timeout, timeoutMs - elapsedMs))
             )
         }
       })

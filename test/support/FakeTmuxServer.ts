@@ -26,6 +26,12 @@ export interface FakeConnection {
   /** Opens stream `fd` (1 or 2) as tmux does for its first print, waits for the answer, then writes. */
   readonly print: (text: string, fd?: 1 | 2) => Promise<void>
   readonly exit: (code: number) => void
+  /**
+   * Writes `bytes` of stdout as fast as the client reads it (MSG_WRITE frames, the socket's
+   * backpressure kept, so the flood costs this process no memory); resolves with what was sent
+   * when done or when the client went away.
+   */
+  readonly flood: (bytes: number) => Promise<number>
   readonly close: () => void
   /** Resolves when the client closed its end (or the connection went). */
   readonly closed: Promise<void>
@@ -38,6 +44,44 @@ export interface FakeTmuxServer {
   /** Connections accepted, whether or not they sent a command. */
   readonly accepted: () => number
   readonly close: () => Promise<void>
+}
+
+/** What a client answered when asked to open files, as a server may ask (see `askForFiles`). */
+export interface FileAnswers {
+  /** The bytes the client sent of the file it was asked to read (none when it refused). */
+  readonly read: Buffer
+  /** The error of its MSG_READ_DONE (0: it read the file). */
+  readonly readError: number | undefined
+  /** The error of its MSG_WRITE_READY (0: it opened the file for writing, creating it). */
+  readonly writeError: number | undefined
+}
+
+/**
+ * Asks the client to read `secret` (MSG_READ_OPEN of a path) and to create and write `target`
+ * (MSG_WRITE_OPEN of a path), as a hostile server would, then exits 0; the tmux CLI obeys both.
+ */
+export const askForFiles = async (c: FakeConnection, secret: string, target: string): Promise<FileAnswers> => {
+  const path = (text: string) => Buffer.from(`${text}\0`)
+  const read: Array<Buffer> = []
+  let readError: number | undefined
+  let writeError: number | undefined
+  c.send(Message.READ_OPEN, Buffer.concat([ints(7, -1), path(secret)]))
+  while (readError === undefined) {
+    const answer = await c.next()
+    if (answer.type === Message.READ) read.push(answer.payload.subarray(4))
+    else if (answer.type === Message.READ_DONE) readError = answer.payload.readInt32LE(4)
+  }
+  c.send(Message.WRITE_OPEN, Buffer.concat([ints(8, -1, 0), path(target)]))
+  while (writeError === undefined) {
+    const answer = await c.next()
+    if (answer.type === Message.WRITE_READY) writeError = answer.payload.readInt32LE(4)
+  }
+  if (writeError === 0) {
+    c.send(Message.WRITE, Buffer.concat([ints(8), Buffer.from("written for a server\n")]))
+    c.send(Message.WRITE_CLOSE, ints(8))
+  }
+  c.exit(0)
+  return { read: Buffer.concat(read), readError, writeError }
 }
 
 export const ints = (...values: ReadonlyArray<number>): Buffer => Buffer.concat(values.map((v) => Buffer.from(new Int32Array([v]).buffer)))
@@ -103,6 +147,29 @@ const connection = (socket: Socket, script: (connection: FakeConnection) => void
       send(Message.WRITE, Buffer.concat([ints(fd), Buffer.from(text)]))
     },
     exit: (code) => send(Message.EXIT, ints(code)),
+    flood: async (bytes) => {
+      await self.print("")
+      const chunk = frame(Message.WRITE, Buffer.concat([ints(1), Buffer.alloc(16_384 - 20, 0x61)]), 1)
+      const per = chunk.length - 20
+      let sent = 0
+      while (sent < bytes && !gone && !socket.destroyed) {
+        sent += per
+        if (!socket.write(chunk)) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              socket.off("drain", done)
+              socket.off("close", done)
+              resolve()
+            }
+            socket.on("drain", done)
+            socket.on("close", done)
+            // It may have closed before the listeners were there.
+            if (socket.destroyed) done()
+          })
+        }
+      }
+      return sent
+    },
     close: () => socket.destroy(),
     closed
   }

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { frame, Message, prepareIdentity } from "../../src/tmux/internal/ClientProtocol.js"
+import { OutputAllowance } from "../../src/tmux/internal/OutputLimit.js"
 import { runOverSocket, type SocketOutcome, type SocketRequest } from "../../src/tmux/internal/SocketClient.js"
 import { type FakeConnection, type FakeTmuxServer, fakeTmuxServer, ints } from "../support/FakeTmuxServer.js"
 
@@ -153,40 +154,42 @@ describe("an exchange that does not run to its end", () => {
     expect(await run(request(path))).toEqual({ _tag: "Unreachable", stderr: `error connecting to ${path} (no such file or directory)\n` })
   })
 
-  it("MSG_VERSION, or a close without a word, is a mismatch before tmux ran anything", async () => {
+  it("MSG_VERSION first is another version; a close without a word is a lost server that ran nothing", async () => {
     const version = await serve((c) => {
-      c.send(Message.VERSION)
+      const bytes = frame(Message.VERSION)
+      bytes.writeUInt32LE(7, 8)
+      c.sendRaw(bytes)
       c.close()
     })
-    expect(await run(request(version.path))).toEqual({
-      _tag: "Mismatch",
-      reason: "the server speaks tmux protocol version 8, this client 8",
-      answered: false
-    })
+    expect(await run(request(version.path))).toEqual({ _tag: "OtherVersion", version: 7 })
     const silent = await serve((c) => c.close())
-    expect(await run(request(silent.path))).toEqual({
-      _tag: "Mismatch",
-      reason: "the server closed the connection without answering",
-      answered: false
-    })
+    expect(await run(request(silent.path))).toEqual({ _tag: "Lost", answered: false })
   })
 
-  it("a frame of another protocol version, an unknown type or a broken header is a mismatch", async () => {
+  it("MSG_VERSION after tmux started answering is garbage, not another version", async () => {
+    const late = await serve(async (c) => {
+      await c.print("partial\n")
+      c.send(Message.VERSION)
+    })
+    expect(await run(request(late.path))).toMatchObject({ _tag: "Garbled", answered: true })
+  })
+
+  it("a frame of another protocol version, an unknown type or a broken header is garbled", async () => {
     const other = await serve((c) => {
       const bytes = frame(Message.EXIT, ints(0))
       bytes.writeUInt32LE(9, 8)
       c.sendRaw(bytes)
     })
-    expect(await run(request(other.path))).toMatchObject({ _tag: "Mismatch", reason: "a message of protocol version 9" })
+    expect(await run(request(other.path))).toMatchObject({ _tag: "Garbled", reason: "a message of protocol version 9" })
     const unknown = await serve(async (c) => {
       await c.print("partial\n")
       c.send(399)
     })
-    expect(await run(request(unknown.path))).toEqual({ _tag: "Mismatch", reason: "an unknown message type 399", answered: true })
+    expect(await run(request(unknown.path))).toEqual({ _tag: "Garbled", reason: "an unknown message type 399", answered: true })
     const broken = await serve((c) => c.sendRaw(Buffer.concat([ints(Message.EXIT, 70_000, 8, 1)])))
-    expect(await run(request(broken.path))).toMatchObject({ _tag: "Mismatch", reason: "a frame header of length field 70000" })
+    expect(await run(request(broken.path))).toMatchObject({ _tag: "Garbled", reason: "a frame header of length field 70000" })
     const stray = await serve((c) => c.send(Message.WRITE, Buffer.concat([ints(9), Buffer.from("x")])))
-    expect(await run(request(stray.path))).toMatchObject({ _tag: "Mismatch", answered: true })
+    expect(await run(request(stray.path))).toMatchObject({ _tag: "Garbled", answered: true })
   })
 
   it("a close after tmux started answering is a lost server: the list may have run", async () => {
@@ -194,7 +197,38 @@ describe("an exchange that does not run to its end", () => {
       await c.print("half")
       c.close()
     })
-    expect(await run(request(server.path))).toEqual({ _tag: "Lost" })
+    expect(await run(request(server.path))).toEqual({ _tag: "Lost", answered: true })
+  })
+
+  it("output past the limit closes the connection and keeps nothing, on stdout and stderr together", async () => {
+    const server = await serve(async (c) => {
+      await c.print("a".repeat(6000))
+      await c.print("b".repeat(6000), 2)
+      c.exit(0)
+    })
+    expect(await run(request(server.path, { maxOutputBytes: 10_000 }))).toEqual({ _tag: "Overflowed", overflow: "call" })
+    await server.connections[0]!.closed
+    const within = await serve(async (c) => {
+      await c.print("a".repeat(6000))
+      await c.print("b".repeat(4000), 2)
+      c.exit(0)
+    })
+    expect(await run(request(within.path, { maxOutputBytes: 10_000 }))).toMatchObject({ _tag: "Exited", exitCode: 0 })
+  })
+
+  it("output is held against the allowance of every call in flight, and given back however the call ends", async () => {
+    const allowance = new OutputAllowance(10_000)
+    expect(allowance.take(5_000)).toBe(true)
+    const server = await serve(async (c) => {
+      await c.print("a".repeat(3_000))
+      await c.print("b".repeat(3_000))
+      c.exit(0)
+    })
+    expect(await run(request(server.path, { allowance }))).toEqual({ _tag: "Overflowed", overflow: "in_flight" })
+    allowance.give(5_000)
+    // The cut call gave back what it held; one that ends normally gives back all of it too.
+    expect(await run(request(server.path, { allowance }))).toMatchObject({ _tag: "Exited", stdout: "a".repeat(3_000) + "b".repeat(3_000) })
+    expect(allowance.take(10_000)).toBe(true)
   })
 
   it("closing the exchange (a deadline, an interruption) closes the connection, and nothing is reported", async () => {

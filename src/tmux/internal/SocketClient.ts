@@ -32,6 +32,7 @@ import {
   writeOpen,
   writeReady
 } from "./ClientProtocol.js"
+import { MAX_OUTPUT_BYTES, type OutputAllowance, type Overflow } from "./OutputLimit.js"
 
 /** What became of one command list. */
 export type SocketOutcome =
@@ -40,12 +41,22 @@ export type SocketOutcome =
   /** No connection: the CLI's own words for it ("no server running on …", "error connecting to … (…)"). */
   | { readonly _tag: "Unreachable"; readonly stderr: string }
   /**
-   * The server does not speak this protocol as this client does. `answered` is false when it cannot
-   * have run anything of the list (it refused the version, or closed without a word).
+   * A tmux of another protocol version: MSG_VERSION, its first and only word (it ran nothing). The
+   * one answer after which a tmux CLI of that version may serve the server.
    */
-  | { readonly _tag: "Mismatch"; readonly reason: string; readonly answered: boolean }
-  /** The connection ended after tmux had started answering, before MSG_EXIT (the server went away). */
-  | { readonly _tag: "Lost" }
+  | { readonly _tag: "OtherVersion"; readonly version: number }
+  /**
+   * What answers does not speak tmux's protocol (garbage, a header tmux never writes, an unknown
+   * message, a message of another version). `answered`: the list may have run in part.
+   */
+  | { readonly _tag: "Garbled"; readonly reason: string; readonly answered: boolean }
+  /**
+   * The connection closed before MSG_EXIT: after tmux had started answering (`answered`: the
+   * server went away mid-list), or before any word (a server exiting, or not a tmux at all).
+   */
+  | { readonly _tag: "Lost"; readonly answered: boolean }
+  /** The output passed `maxOutputBytes`, or the allowance: the connection was closed and the output dropped. */
+  | { readonly _tag: "Overflowed"; readonly overflow: Overflow }
 
 export interface SocketRequest {
   readonly path: string
@@ -55,6 +66,10 @@ export interface SocketRequest {
   readonly argv: ReadonlyArray<string>
   /** The payload a `load-buffer -` of the list reads. */
   readonly stdin?: string | undefined
+  /** The most stdout and stderr bytes kept, together (OutputLimit.MAX_OUTPUT_BYTES by default). */
+  readonly maxOutputBytes?: number | undefined
+  /** What this exchange's output is held against, with the other calls in flight (none: no shared bound). */
+  readonly allowance?: OutputAllowance | undefined
 }
 
 const STDIN = 0
@@ -90,6 +105,8 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
   const reader = new FrameReader()
   const stdout: Array<Buffer> = []
   const stderr: Array<Buffer> = []
+  const maxOutputBytes = request.maxOutputBytes ?? MAX_OUTPUT_BYTES
+  let outputBytes = 0
   /** Open write streams: tmux's stream number -> our descriptor (1 or 2). */
   const streams = new Map<number, number>()
   let connected = false
@@ -105,6 +122,8 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
     settled = true
     clearTimeout(retry)
     socket?.destroy()
+    request.allowance?.give(outputBytes)
+    outputBytes = 0
   }
   const settle = (outcome: SocketOutcome) => {
     if (settled) return
@@ -112,7 +131,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
     done(outcome)
   }
   const send = (bytes: Buffer) => void socket?.write(bytes)
-  const mismatch = (reason: string) => settle({ _tag: "Mismatch", reason, answered })
+  const garbled = (reason: string) => settle({ _tag: "Garbled", reason, answered })
 
   const exited = (code: number, message: string | undefined) => {
     if (message !== undefined) stderr.push(Buffer.from(`${message}\n`))
@@ -126,12 +145,12 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
 
   /** Handles one frame; false when it ended the exchange. */
   const handle = ({ type, version, payload }: Frame): boolean => {
-    if (type === Message.VERSION) {
-      mismatch(`the server speaks tmux protocol version ${version}, this client ${PROTOCOL_VERSION}`)
+    if (type === Message.VERSION && !answered) {
+      settle({ _tag: "OtherVersion", version })
       return false
     }
     if (version !== PROTOCOL_VERSION) {
-      mismatch(`a message of protocol version ${version}`)
+      garbled(`a message of protocol version ${version}`)
       return false
     }
     // From here tmux may have run (part of) the list: a failure can no longer be retried elsewhere.
@@ -139,7 +158,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
     switch (type) {
       case Message.WRITE_OPEN: {
         const open = writeOpen(payload)
-        if (open === undefined) return (mismatch("a short MSG_WRITE_OPEN"), false)
+        if (open === undefined) return (garbled("a short MSG_WRITE_OPEN"), false)
         // Only our own stdout and stderr, never a path, and a stream once.
         const ours = (open.fd === STDOUT || open.fd === STDERR) && open.path === "-" && !streams.has(open.stream)
         if (ours) streams.set(open.stream, open.fd)
@@ -149,17 +168,20 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
       case Message.WRITE: {
         const write = writeData(payload)
         const fd = write === undefined ? undefined : streams.get(write.stream)
-        if (write === undefined || fd === undefined) return (mismatch("a MSG_WRITE to a stream that is not open"), false)
+        if (write === undefined || fd === undefined) return (garbled("a MSG_WRITE to a stream that is not open"), false)
+        if (outputBytes + write.data.length > maxOutputBytes) return (settle({ _tag: "Overflowed", overflow: "call" }), false)
+        if (request.allowance?.take(write.data.length) === false) return (settle({ _tag: "Overflowed", overflow: "in_flight" }), false)
+        outputBytes += write.data.length
         ;(fd === STDOUT ? stdout : stderr).push(write.data)
         return true
       }
       case Message.WRITE_CLOSE:
-        if (payload.length !== 4) return (mismatch("a MSG_WRITE_CLOSE of the wrong size"), false)
+        if (payload.length !== 4) return (garbled("a MSG_WRITE_CLOSE of the wrong size"), false)
         streams.delete(payload.readInt32LE(0))
         return true
       case Message.READ_OPEN: {
         const open = readOpen(payload)
-        if (open === undefined) return (mismatch("a short MSG_READ_OPEN"), false)
+        if (open === undefined) return (garbled("a short MSG_READ_OPEN"), false)
         if (open.fd === STDIN && open.path === "-" && !stdinServed) {
           stdinServed = true
           send(readReply(open.stream, Buffer.from(request.stdin ?? "", "utf8")))
@@ -176,7 +198,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
         return true
       case Message.EXIT: {
         const status = exitStatus(payload)
-        if (status === undefined) return (mismatch("a short MSG_EXIT"), false)
+        if (status === undefined) return (garbled("a short MSG_EXIT"), false)
         exited(status.code, status.message)
         return false
       }
@@ -190,7 +212,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
         send(exiting())
         return true
       default:
-        mismatch(`an unknown message type ${type}`)
+        garbled(`an unknown message type ${type}`)
         return false
     }
   }
@@ -210,7 +232,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
       try {
         frames = reader.push(chunk)
       } catch (error) {
-        return mismatch((error as Error).message)
+        return garbled((error as Error).message)
       }
       for (const frame of frames) if (!handle(frame)) return
     })
@@ -229,8 +251,7 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
     current.on("close", () => {
       if (!live()) return
       if (!connected) return settle({ _tag: "Unreachable", stderr: `error connecting to ${request.path} (closed)\n` })
-      if (answered) settle({ _tag: "Lost" })
-      else mismatch("the server closed the connection without answering")
+      settle({ _tag: "Lost", answered })
     })
   }
   open()

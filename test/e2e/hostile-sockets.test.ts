@@ -1,0 +1,136 @@
+/**
+ * Hostile listeners against the built server over stdio (issue 21, items 1 and 2): a listener
+ * named by a call's socket_path that closes, or answers garbage, and asks for files on every
+ * connection after that; one in a directory other users can write; one that floods a gigabyte.
+ * No file is read or written for any of them (checked: the secret never reaches the listener, the
+ * target is never created), no tmux process runs for them (a counting LIBTMUX_TMUX_BIN), memory
+ * stays bounded, and the server answers the next call.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { askForFiles, type FakeConnection, type FakeTmuxServer, fakeTmuxServer, type FileAnswers } from "../support/FakeTmuxServer.js"
+import { errorOf, makeWorld, ok, poll, serve, type Served, textOf, type World } from "./harness.js"
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+const world = (): World => {
+  const w = makeWorld()
+  cleanups.push(() => w.dispose())
+  return w
+}
+
+const served = async (w: World, env: Record<string, string> = {}): Promise<Served> => {
+  const server = await serve(w, { env })
+  cleanups.push(() => server.close())
+  return server
+}
+
+const listen = async (path: string, script: (c: FakeConnection) => void | Promise<void>): Promise<FakeTmuxServer> => {
+  const fake = await fakeTmuxServer(path, script)
+  cleanups.push(() => fake.close())
+  return fake
+}
+
+const directory = (w: World, name: string, mode: number) => {
+  const dir = join(w.dir, name)
+  mkdirSync(dir)
+  chmodSync(dir, mode)
+  return dir
+}
+
+/** A tmux that counts its runs, then is the real one. */
+const countingTmux = (w: World) => {
+  const bin = join(w.dir, "counting-tmux")
+  writeFileSync(bin, `#!/bin/sh\necho run >> "$0.count"\nexec tmux "$@"\n`)
+  chmodSync(bin, 0o755)
+  return { bin, runs: () => (existsSync(`${bin}.count`) ? readFileSync(`${bin}.count`, "utf8").split("\n").filter(Boolean).length : 0) }
+}
+
+const canaries = (w: World) => {
+  const secret = join(w.dir, "id_secret")
+  writeFileSync(secret, "PRIVATE KEY MATERIAL\n", { mode: 0o600 })
+  const target = join(w.dir, "bashrc-written-by-a-server")
+  const answers: Array<FileAnswers> = []
+  return {
+    answers,
+    ask: async (c: FakeConnection) => void answers.push(await askForFiles(c, secret, target)),
+    untouched: () => {
+      expect(existsSync(target)).toBe(false)
+      expect(answers.every((answer) => answer.read.length === 0 && answer.readError !== 0 && answer.writeError !== 0)).toBe(true)
+    }
+  }
+}
+
+/** The server's peak resident memory so far (VmHWM), in MiB. */
+const peakRssMiB = (pid: number): number => {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"))!
+  return Number(line.replace(/\D+/g, "")) / 1024
+}
+
+describe("hostile listeners over stdio", () => {
+  for (
+    const [what, first, code] of [
+      ["closes its first connection", (c: FakeConnection) => c.close(), "no_server"],
+      ["answers garbage first", (c: FakeConnection) => c.sendRaw(Buffer.from("\x1b]52;c;cGF5bG9hZA==\x07 not tmux\n")), "failed"]
+    ] as const
+  ) {
+    it(`a listener that ${what} and then asks for files never gets one, and no tmux process runs for it`, async () => {
+      const w = world()
+      w.startTmux()
+      const files = canaries(w)
+      const counting = countingTmux(w)
+      let seen = 0
+      const fake = await listen(join(directory(w, "listener", 0o700), "tmux"), (c) => (seen++ === 0 ? first(c) : files.ask(c)))
+      const server = await served(w, { LIBTMUX_TMUX_BIN: counting.bin })
+      expect(errorOf(await server.call("list_sessions", { socket_path: fake.path })).code).toBe(code)
+      for (const name of ["list_sessions", "get_server_info", "list_panes", "capture_pane"]) {
+        const args = name === "capture_pane" ? { socket_path: fake.path, pane_id: "%0" } : { socket_path: fake.path }
+        expect(errorOf(await server.call(name, args)).code).toBe("failed")
+      }
+      expect(files.answers.length).toBeGreaterThanOrEqual(4)
+      files.untouched()
+      expect(counting.runs()).toBe(0)
+      // The world's own server still answers on the same MCP server.
+      expect(ok(await server.call("list_sessions")).items.length).toBe(1)
+    })
+  }
+
+  it("a listener in a directory other users can write is denied before anything connects", async () => {
+    const w = world()
+    const files = canaries(w)
+    const fake = await listen(join(directory(w, "shared", 0o777), "tmux"), files.ask)
+    const server = await served(w)
+    const refused = errorOf(await server.call("list_sessions", { socket_path: fake.path }))
+    expect(refused).toMatchObject({ code: "denied", effects: "none" })
+    expect(fake.accepted()).toBe(0)
+    files.untouched()
+  })
+
+  it(
+    "a listener that floods a gigabyte gets `failed` (over 32 MiB), the server's peak RSS stays under 300 MiB, and the next call answers",
+    async () => {
+      const w = world()
+      w.startTmux()
+      const sent: Array<number> = []
+      const fake = await listen(join(directory(w, "flood", 0o700), "tmux"), async (c) => void sent.push(await c.flood(1024 * 1024 * 1024)))
+      const server = await served(w)
+      const flooded = errorOf(await server.call("list_sessions", { socket_path: fake.path }))
+      expect(flooded.code).toBe("failed")
+      expect(flooded.text).toContain("output over 32 MiB")
+      // Then twelve floods at once: each is cut, by its own size or by what all of them hold together.
+      const more = await Promise.all(Array.from({ length: 12 }, () => server.call("list_sessions", { socket_path: fake.path })))
+      expect(new Set(more.map((result) => errorOf(result).code))).toEqual(new Set(["failed"]))
+      expect(more.map(textOf).join("\n")).toMatch(/output over 96 MiB across the calls in flight/)
+      expect(peakRssMiB(server.pid)).toBeLessThan(300)
+      expect(ok(await server.call("list_sessions")).items.length).toBe(1)
+      // The listener was cut off early: nowhere near the gigabyte it meant to send.
+      await poll("every flood to end", () => (sent.length === 13 ? true : undefined))
+      expect(Math.max(...sent)).toBeLessThan(64 * 1024 * 1024)
+    },
+    60_000
+  )
+})
