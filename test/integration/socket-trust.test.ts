@@ -10,13 +10,19 @@
  * Every listener here asks for a secret file and for a target file to be created: the test checks
  * that neither happened.
  */
+import * as Effect from "effect/Effect"
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { constants } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { MAX_OUTPUT_BYTES } from "../../src/tmux/internal/OutputLimit.js"
+import { Tmux } from "../../src/tmux/Tmux.js"
 import { TmuxSocket } from "../../src/tmux/TmuxSocket.js"
+import { allTools } from "../../src/tools/registry.js"
+import { validCallsOfEveryTool } from "../support/everyTool.js"
 import { askForFiles, type FakeConnection, fakeTmuxServer, type FileAnswers } from "../support/FakeTmuxServer.js"
+import { fileRequestRelay } from "../support/FileRequestRelay.js"
 import { processAlive, useWorlds, waitFor } from "../support/liveTmux.js"
 import { type PrivateTmux, servicesLayer, testTransport } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
@@ -218,5 +224,52 @@ describe("a server's output is bounded", () => {
       await waitFor("the flooding process to end", () => !processAlive(pid), 5_000)
       expect(okResult(await runTool(w.layer(), "list_sessions")).items).toEqual([expect.objectContaining({ session_name: "after" })])
     }
+  )
+})
+
+describe("no tool makes a server open a file", () => {
+  it(
+    "every tool, through a relay recording what the server asks its client to open: never a path, only the client's own streams",
+    async () => {
+      const w = world()
+      w.tmuxOk("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "cat")
+      w.tmuxOk("split-window", "-d", "-t", "main", "cat")
+      w.tmuxOk("set-buffer", "-b", "b", "x")
+      const relay = await fileRequestRelay(join(directoryIn(w, "relay", 0o700), "tmux"), w.socketPath)
+      defer(() => void relay.close())
+      const layer = servicesLayer({
+        ...w.config({ env: { LIBTMUX_SAFETY: "destructive" } }),
+        socketName: undefined,
+        socketPath: relay.path
+      })
+      // The relay sees a path when a server asks for one (a path that does not exist: nothing is read).
+      await Effect.runPromise(
+        Effect.gen(function*() {
+          const socket = yield* (yield* SocketResolver).resolve()
+          return yield* Effect.either((yield* Tmux).run(socket, [["load-buffer", "-b", "etm-x", "/nonexistent-etm/file"]]))
+        }).pipe(Effect.provide(layer))
+      )
+      expect(relay.requests.filter((request) => request.path !== "-")).toEqual([
+        expect.objectContaining({ type: "read", path: "/nonexistent-etm/file" })
+      ])
+      const sweep = relay.requests.length
+      const calls = validCallsOfEveryTool("etm-no-such-handle")
+      const answered: Array<string> = []
+      // Killing tools last, kill_server at the very end; start_server would start a server behind the relay's path.
+      const last = ["kill_pane", "kill_window", "kill_session", "kill_server"]
+      const order = allTools.map((tool) => tool.name).filter((name) => name !== "start_server" && !last.includes(name))
+      for (const name of [...order, ...last]) {
+        for (const args of calls[name] ?? []) {
+          if ((await runTool(layer, name, args)).isError !== true) answered.push(name)
+        }
+      }
+      expect(answered.length).toBeGreaterThan(40)
+      expect(relay.relayed()).toBeGreaterThan(40)
+      // The streams tmux opens for every command client (stdout, stderr, stdin for a payload) are
+      // descriptors, never a path.
+      expect(relay.requests.length).toBeGreaterThan(sweep)
+      expect(relay.requests.slice(sweep).filter((request) => request.fd === -1 || request.path !== "-")).toEqual([])
+    },
+    120_000
   )
 })
