@@ -91,7 +91,7 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
     const ranOver = (inRequest: boolean) =>
       new InvalidInput({
         reason: inRequest
-          ? `a regular expression in ${argument} ran past this request's ${REGEX_BUDGET_MS} ms budget for regular expressions (catastrophic backtracking?); simplify it or use literal patterns.`
+          ? `a regular expression in ${argument} ran longer than this request's ${REGEX_BUDGET_MS} ms budget for regular expressions (catastrophic backtracking?); simplify it or use literal patterns.`
           : `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
       })
     return {
