@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { type Denied, errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
+import { withRegexBudget } from "../operations/bounds/RegexBudget.js"
 import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import { type OperationOutcome, ToolCalls } from "../tools/batch.js"
@@ -128,11 +129,11 @@ const checkedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, Inva
  * No tier check and no audit: tools/call adds them; resource reads use only readonly tools.
  */
 export const toolValue = (tool: AnyTool, args: unknown): Effect.Effect<unknown, ToolError, ToolServices> =>
-  Effect.gen(function*() {
+  withRegexBudget(Effect.gen(function*() {
     const output = yield* tool.handler(yield* decodedInput(tool, args))
     // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
     return encodeOutput(tool.output, output)
-  })
+  }))
 
 /** An operation's outcome read back from its result: run_batch reports each as its own call would. */
 const operationOutcome = (result: ToolResult): OperationOutcome => {
@@ -193,7 +194,8 @@ export const callTool = (
         : yield* tool.handler(input)
       // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
       return encodeOutput(tool.output, output)
-    }).pipe(Effect.either)
+      // run_batch's operations run inside it: one budget for the whole call.
+    }).pipe(withRegexBudget, Effect.either)
     const result = Either.match(outcome, {
       onLeft: (error) => errorResult(tool, error),
       onRight: successResult

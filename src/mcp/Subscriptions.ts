@@ -1,16 +1,21 @@
 /**
- * resources/subscribe on a pane's screen (`tmux://pane/{pane_id}/screen`): one fiber polls every
- * subscribed pane each POLL_INTERVAL, all panes of a server in one tmux round trip (search's
- * capturePanes), and a URI whose screen text changed gets `notifications/resources/updated`. A pane
- * that closed, or a server that stopped, gets one last update and its subscription ends. The fiber
- * runs only while there is a subscription, and the server's scope interrupts it when the client
- * goes away. At most MAX_SUBSCRIPTIONS URIs at once.
+ * resources/subscribe on a pane's screen (`tmux://pane/{pane_id}/screen`): each server with a
+ * subscription is polled by a fiber of its own each POLL_INTERVAL, all its panes in one tmux round
+ * trip (search's capturePanes), and a URI whose screen text changed gets
+ * `notifications/resources/updated`. A pane that closed, or a server that stopped, gets one last
+ * update and its subscription ends. A server that does not answer within WEDGED_AFTER_MS (stopped
+ * with SIGSTOP, say) holds up no other server: it is said on stderr, its URIs get an update (a read
+ * now says what is wrong) and it is asked again every WEDGED_AFTER_MS; when it answers, that is said
+ * too and its URIs get an update. A fiber runs only while its server has a subscription, and the
+ * server's scope interrupts them when the client goes away. At most MAX_SUBSCRIPTIONS URIs at once.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
+import { escapeControls } from "../domain/ControlText.js"
 import { InvalidInput, NotFound, type ToolError } from "../domain/Errors.js"
 import { contentLines } from "../operations/watching/Capture.js"
 import { capturePanes } from "../operations/watching/Search.js"
@@ -21,6 +26,9 @@ export const MAX_SUBSCRIPTIONS = 32
 
 /** How often each subscribed pane is read, at most. */
 export const POLL_INTERVAL_MS = 250
+
+/** A poll that long without an answer finds its server wedged (a healthy one answers in milliseconds). */
+export const WEDGED_AFTER_MS = 2_000
 
 interface Subscription {
   readonly socket: ResolvedSocket
@@ -39,6 +47,9 @@ const capReached = new InvalidInput({
   reason: `at most ${MAX_SUBSCRIPTIONS} subscriptions at once; resources/unsubscribe one first`
 })
 
+/** stderr, never stdout (the protocol's), as the audit; a socket's label is a caller's text, so its controls are escaped. */
+const logLine = (line: string) => Effect.sync(() => void process.stderr.write(`effect-tmux-mcp: subscriptions: ${escapeControls(line)}\n`))
+
 /** The screen as the resource reads it (capture_pane's content), so an update means the read differs. */
 const screenOf = (rows: ReadonlyArray<string>): string => contentLines(rows).join("\n")
 
@@ -54,45 +65,73 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
   Effect.gen(function*() {
     const runFork = yield* FiberSet.makeRuntime<ToolServices>()
     const watched = new Map<string, Subscription>()
-    let polling = false
+    /** The servers (socket paths) whose fiber runs. */
+    const polled = new Set<string>()
 
     const end = (uri: string) => {
       watched.delete(uri)
       notify(uri)
     }
 
-    const pollOnce = Effect.gen(function*() {
-      const bySocket = new Map<string, Array<[string, Subscription]>>()
-      for (const entry of watched) {
-        const group = bySocket.get(entry[1].socket.path)
-        if (group === undefined) bySocket.set(entry[1].socket.path, [entry])
-        else group.push(entry)
-      }
-      for (const entries of bySocket.values()) {
+    const subscriptionsOf = (path: string) => [...watched].filter(([, subscription]) => subscription.socket.path === path)
+
+    /** Polls one server until it has no subscription left; `wedged` carries over from round to round. */
+    const pollServer = (socket: ResolvedSocket, wedged: boolean): Effect.Effect<void, never, ToolServices> =>
+      Effect.suspend(() => {
+        if (subscriptionsOf(socket.path).length === 0) {
+          polled.delete(socket.path)
+          return Effect.void
+        }
+        return Effect.sleep(POLL_INTERVAL_MS).pipe(
+          Effect.zipRight(Effect.suspend(() => pollOnce(socket, wedged))),
+          Effect.flatMap((nowWedged) => pollServer(socket, nowWedged))
+        )
+      })
+
+    /** One round for one server; whether it is wedged afterwards. */
+    const pollOnce = (socket: ResolvedSocket, wedged: boolean) =>
+      Effect.gen(function*() {
+        const entries = subscriptionsOf(socket.path)
+        if (entries.length === 0) return wedged
         const paneIds = [...new Set(entries.map(([, subscription]) => subscription.paneId))]
-        const read = yield* Effect.either(readScreens(entries[0]![1].socket, paneIds))
+        // Interrupting the read closes its connection: a stopped server keeps none of ours.
+        const answer = yield* readScreens(socket, paneIds).pipe(
+          Effect.either,
+          Effect.timeoutTo({
+            duration: WEDGED_AFTER_MS,
+            onSuccess: Option.some,
+            onTimeout: Option.none
+          })
+        )
+        // Unsubscribed while this round read.
+        const current = entries.filter(([uri, subscription]) => watched.get(uri) === subscription)
+        if (Option.isNone(answer)) {
+          if (!wedged) {
+            yield* logLine(
+              `tmux server ${socket.label} has not answered for ${WEDGED_AFTER_MS} ms (stopped?); its ${current.length} subscription(s) wait for it, other servers are polled as usual`
+            )
+            for (const [uri] of current) notify(uri)
+          }
+          return true
+        }
+        if (wedged) {
+          yield* logLine(`tmux server ${socket.label} answers again; its subscriptions are polled as usual`)
+          for (const [uri] of current) notify(uri)
+        }
+        const read = answer.value
         // A stopped server ends its subscriptions; any other failure is retried at the next poll.
-        if (Either.isLeft(read) && read.left._tag !== "NoServer") continue
-        for (const [uri, subscription] of entries) {
-          // Unsubscribed while this round read.
-          if (watched.get(uri) !== subscription) continue
+        if (Either.isLeft(read) && read.left._tag !== "NoServer") return false
+        for (const [uri, subscription] of current) {
           const screen = Either.isLeft(read) ? undefined : read.right(subscription.paneId)
           if (screen === undefined) end(uri)
           else if (screen !== subscription.screen) {
             subscription.screen = screen
-            notify(uri)
+            // Said once above already, on recovery.
+            if (!wedged) notify(uri)
           }
         }
-      }
-    })
-
-    const loop: Effect.Effect<void, never, ToolServices> = Effect.suspend(() => {
-      if (watched.size === 0) {
-        polling = false
-        return Effect.void
-      }
-      return Effect.sleep(POLL_INTERVAL_MS).pipe(Effect.zipRight(pollOnce), Effect.zipRight(loop))
-    })
+        return false
+      })
 
     const subscribe = (uri: string): Effect.Effect<void, ToolError, ToolServices> =>
       Effect.gen(function*() {
@@ -118,9 +157,9 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
           return yield* Effect.fail(capReached)
         }
         watched.set(uri, { socket, paneId: pane_id, screen })
-        if (!polling) {
-          polling = true
-          runFork(loop)
+        if (!polled.has(socket.path)) {
+          polled.add(socket.path)
+          runFork(pollServer(socket, false))
         }
       })
 

@@ -4,14 +4,16 @@
  * that closed, and no round trip once nothing is subscribed.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import { makeSubscriptions, POLL_INTERVAL_MS } from "../../src/mcp/Subscriptions.js"
-import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
+import { makeSubscriptions, POLL_INTERVAL_MS, WEDGED_AFTER_MS } from "../../src/mcp/Subscriptions.js"
+import { FakeTmux, FakeTmuxState, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { findPane, printInto } from "../../src/testing/internal/World.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
-import { defaultSocket, fakeOperations, socketPathFor } from "../support/fakeWorld.js"
+import { defaultSocket, fakeConfig, fakeOperations, socketPathFor } from "../support/fakeWorld.js"
+import { servicesLayer } from "../support/PrivateTmux.js"
 
 const DEFAULT = socketPathFor()
 const screen = (paneId: string) => `tmux://pane/${encodeURIComponent(paneId)}/screen`
@@ -87,5 +89,56 @@ describe("screen subscriptions", () => {
       yield* expectNoRoundTrips(fake.state.invocations)
       expect(updates).toHaveLength(2)
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
+  })
+
+  it.scoped("a server that does not answer holds up no other: each server is polled on its own, the wedged one said and skipped", () => {
+    const OTHER = socketPathFor("other")
+    const fakeWorld: FakeWorld = new Map([
+      ...world(),
+      [OTHER, FakeTmux.server({ sessions: [{ name: "t", windows: [{ panes: [{ lines: ["x"] }] }] }] })]
+    ])
+    // A server in `stopped` never answers, as one under SIGSTOP (the call waits until interrupted).
+    const stopped = new Set<string>()
+    const tmuxLayer = Layer.map(FakeTmux.layer(fakeWorld), (context) => {
+      const tmux = Context.get(context, Tmux)
+      return Context.add(context, Tmux, {
+        ...tmux,
+        run: (socket, commands, options) => stopped.has(socket.path) ? Effect.never : tmux.run(socket, commands, options)
+      })
+    })
+    const layer = servicesLayer(fakeConfig(), tmuxLayer)
+    return Effect.gen(function*() {
+      const state = yield* FakeTmuxState
+      const updates: Array<string> = []
+      const all: Array<string> = []
+      const subscriptions = yield* makeSubscriptions((uri) => {
+        updates.push(uri)
+        all.push(uri)
+      })
+      const onOther = `${screen("%0")}?socket_path=${encodeURIComponent(OTHER)}`
+      yield* subscriptions.subscribe(screen("%0"))
+      yield* subscriptions.subscribe(onOther)
+      stopped.add(OTHER)
+
+      // Every poll period, whatever the stopped server does.
+      for (let round = 0; round < 12; round++) {
+        printInto(findPane(state.world.get(DEFAULT)!, "%0")!.pane, `\nround ${round}`)
+        updates.length = 0
+        yield* poll
+        expect(updates, `round ${round}`).toContain(screen("%0"))
+      }
+      // 12 polls = 3 s: past WEDGED_AFTER_MS, the stopped server's URI was told once, not ended.
+      expect(12 * POLL_INTERVAL_MS).toBeGreaterThan(WEDGED_AFTER_MS)
+      expect(all.filter((uri) => uri === onOther)).toHaveLength(1)
+      updates.length = 0
+      stopped.delete(OTHER)
+      for (let i = 0; i < (2 * WEDGED_AFTER_MS) / POLL_INTERVAL_MS; i++) yield* poll
+      // Answering again, it is told again (a read now succeeds), and its subscription is still there.
+      expect(updates).toContain(onOther)
+      updates.length = 0
+      printInto(findPane(state.world.get(OTHER)!, "%0")!.pane, "\nback")
+      yield* poll
+      expect(updates).toEqual([onOther])
+    }).pipe(Effect.provide(Layer.fresh(layer)))
   })
 })

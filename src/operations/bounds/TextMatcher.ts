@@ -2,17 +2,21 @@
  * Finding caller-given patterns in pane text without letting a hostile pattern hang the server.
  * Literal patterns are plain substring searches. Regular expressions run inside a `vm` script with
  * a time box: V8 interrupts even a catastrophically backtracking expression there, and the caller
- * gets an InvalidInput saying to simplify the pattern. One script run covers a whole batch of lines,
- * so the time box costs about half a millisecond per batch, not per line.
+ * gets an InvalidInput saying to simplify the pattern. Inside a request the time box is what is left
+ * of the request's RegexBudget, so many matches cannot add up to a long freeze. One script run covers
+ * a whole batch of lines, so the time box costs about half a millisecond per batch, not per line.
  */
 import * as Effect from "effect/Effect"
 import * as vm from "node:vm"
 import { InvalidInput } from "../../domain/Errors.js"
+import { REGEX_BUDGET_MS, requestRegexBudget } from "./RegexBudget.js"
 
 export const MAX_PATTERNS = 20
 export const MAX_PATTERN_LENGTH = 4096
-/** How long one batch of regular-expression matching may run. */
-export const REGEX_TIME_BOX_MS = 250
+/** How long one batch of regular-expression matching may run outside a request (inside one, its budget rules). */
+export const REGEX_TIME_BOX_MS = REGEX_BUDGET_MS
+/** Less than this left of a request's budget is none: a run is not started for it. */
+const LEAST_RUN_MS = 1
 
 /** Patterns to match lines against: literal substrings, or regular expressions run with a time box. */
 export interface PatternSpec {
@@ -84,20 +88,25 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
       }
     }
     const context = vm.createContext({ regexes, lines: [] as ReadonlyArray<string>, out: [] as Array<number> })
+    const ranOver = (inRequest: boolean) =>
+      new InvalidInput({
+        reason: inRequest
+          ? `a regular expression in ${argument} ran longer than this request's ${REGEX_BUDGET_MS} ms budget for regular expressions (catastrophic backtracking?); simplify it or use literal patterns.`
+          : `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
+      })
     return {
       matchLines: (lines) =>
-        Effect.suspend(() => {
+        Effect.flatMap(requestRegexBudget, (budget) => {
+          const allowed = budget === undefined ? REGEX_TIME_BOX_MS : budget.available()
+          if (allowed < LEAST_RUN_MS) return Effect.fail(ranOver(true))
           context.lines = lines
+          const started = performance.now()
           try {
-            MATCH_SCRIPT.runInContext(context, { timeout: REGEX_TIME_BOX_MS })
+            MATCH_SCRIPT.runInContext(context, { timeout: Math.ceil(allowed) })
           } catch {
-            return Effect.fail(
-              new InvalidInput({
-                reason:
-                  `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
-              })
-            )
+            return Effect.fail(ranOver(budget !== undefined))
           } finally {
+            budget?.spend(performance.now() - started)
             context.lines = []
           }
           const flat = context.out as Array<number>
