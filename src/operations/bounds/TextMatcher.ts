@@ -15,6 +15,8 @@ export const MAX_PATTERNS = 20
 export const MAX_PATTERN_LENGTH = 4096
 /** How long one batch of regular-expression matching may run outside a request (inside one, its budget rules). */
 export const REGEX_TIME_BOX_MS = REGEX_BUDGET_MS
+/** A stopped run that used less CPU than this share of its wall time was starved, not runaway. */
+const STARVED_CPU_SHARE = 0.5
 /** Less than this left of a request's budget is none: a run is not started for it. */
 const LEAST_RUN_MS = 1
 
@@ -94,6 +96,21 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
           ? `a regular expression in ${argument} ran longer than this request's ${REGEX_BUDGET_MS} ms budget for regular expressions (catastrophic backtracking?); simplify it or use literal patterns.`
           : `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
       })
+    /**
+     * One run within `allowed` ms: `done`, `runaway` (stopped while it kept a core busy), or
+     * `starved` (stopped though it used little CPU: the machine did not run this process).
+     */
+    const runBoxed = (allowed: number): "done" | "runaway" | "starved" => {
+      const wallStart = performance.now()
+      const cpuStart = process.cpuUsage()
+      try {
+        MATCH_SCRIPT.runInContext(context, { timeout: Math.ceil(allowed) })
+        return "done"
+      } catch {
+        const cpu = process.cpuUsage(cpuStart)
+        return (cpu.user + cpu.system) / 1000 < STARVED_CPU_SHARE * (performance.now() - wallStart) ? "starved" : "runaway"
+      }
+    }
     return {
       matchLines: (lines) =>
         Effect.flatMap(requestRegexBudget, (budget) => {
@@ -102,9 +119,11 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
           context.lines = lines
           const started = performance.now()
           try {
-            MATCH_SCRIPT.runInContext(context, { timeout: Math.ceil(allowed) })
-          } catch {
-            return Effect.fail(ranOver(budget !== undefined))
+            // The time box is wall-clock: on a loaded machine a sane pattern can be stopped because
+            // this process did not run, not because the pattern did. A runaway pattern keeps a core
+            // busy all along; one that used little CPU was starved, and gets one more run.
+            const run = runBoxed(allowed)
+            if (run !== "done" && (run === "runaway" || runBoxed(allowed) !== "done")) return Effect.fail(ranOver(budget !== undefined))
           } finally {
             budget?.spend(performance.now() - started)
             context.lines = []
