@@ -72,7 +72,7 @@ describe("the framing", () => {
       expect(script.startsWith("{ ")).toBe(true)
       expect(script.endsWith("; }")).toBe(true)
     }
-    expect(framingScript({ id: ID, secret: SECRET }, "true", "dash")).toContain("command eval 'true'")
+    expect(framingScript({ id: ID, secret: SECRET }, "true", "dash")).toMatch(/command eval "[^"]*"'true'/)
     expect(framingScript({ id: ID, secret: SECRET }, "true", "zsh")).not.toContain("command eval")
   })
 })

@@ -103,16 +103,24 @@ export const typedLine = ({ id, socketPath, suppressHistory, tmuxProgram }: Type
  * `command eval` keeps an error of a special builtin in the command (a syntax error, `set -o bogus`)
  * from aborting the whole group in shells that follow POSIX there (dash); zsh reads `command` as
  * "an external program", and does not abort there, so it gets a plain `eval`.
+ *
+ * xtrace stays off for all of the framing: a shell that traces turns it back on as the first
+ * command inside the eval (so the eval itself is not traced, only what it runs), and off again,
+ * quietly, in the group that keeps the eval's status; the end is printed untraced, and the shell's
+ * xtrace is left as the command left it.
  */
 export const framingScript = (marks: RunMarks, command: string, shell: string): string => {
   const evaluate = shell === "zsh" ? "eval" : "command eval"
   const flags = `$${FLAGS_VARIABLE}`
   return [
     `{ printf 'ETM_S_%s\\n' ${marks.id}`,
-    `case ${flags} in *v*) set -v;; esac`,
-    `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac`,
-    `${evaluate} ${shellQuote(command)}`,
-    `printf 'ETM_E_%s %s\\n' ${marks.id}_${marks.secret} "$?"; }`
+    // What the eval runs first, so neither the eval nor this is traced or echoed: the variable
+    // gone before the command starts, then xtrace and verbose as they were.
+    `case ${flags} in *v*x* | *x*v*) ${FLAGS_VARIABLE}='set -vx';; *v*) ${FLAGS_VARIABLE}='set -v';; *x*) ${FLAGS_VARIABLE}='set -x';; *) ${FLAGS_VARIABLE}=:;; esac`,
+    `${evaluate} "unset ${FLAGS_VARIABLE}; ${flags}\n"${shellQuote(command)}`,
+    `{ ${FLAGS_VARIABLE}="$? $-"; set +x; } 2>/dev/null`,
+    `printf 'ETM_E_%s %s\\n' ${marks.id}_${marks.secret} "\${${FLAGS_VARIABLE}%% *}"`,
+    `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac; }`
   ].join("; ")
 }
 
