@@ -6,11 +6,50 @@
 import { readdirSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { useWorlds } from "../support/liveTmux.js"
-import { BASH, shellWorld } from "../support/shellWorld.js"
+import { errorMeta, okResult, runTool } from "../support/runTool.js"
+import { BASH, handleFields, idOf, paneValue, shellWorld } from "../support/shellWorld.js"
 
 const { world } = useWorlds()
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe("a command made of shell builtins only (issue 21 item 11)", () => {
+  it("keeps its claim against a second MCP server after it timed out: run_pending, nothing typed into its read", async () => {
+    const { w, run } = await shellWorld(world())
+    const first = await run("read x; echo got=$x", { timeout: 1 })
+    expect(first).toMatchObject({ outcome: "timed_out", started: true })
+    expect(paneValue(w, "%0", "@etm-run")).toBe(idOf(first.handle))
+    // Another server on the same tmux server (its own layer: nothing shared but tmux and the files).
+    const second = w.layer()
+    const refused = errorMeta(await runTool(second, "run_command", { pane_id: "%0", command: "echo second", timeout: 3 }))
+    expect(refused).toMatchObject({ code: "conflict", effects: "none" })
+    expect(refused.text).toContain("another run_command")
+    expect(paneValue(w, "%0", "@etm-run")).toBe(idOf(first.handle))
+    // The read got nothing of ours: what is typed now is its answer.
+    w.tmuxOk("send-keys", "-t", "%0", "-l", "typed")
+    w.tmuxOk("send-keys", "-t", "%0", "Enter")
+    const rest = okResult(await runTool(second, "wait_for_command", { handle: first.handle, timeout: 10 }))
+    // The terminal echoes what was typed, then the command prints.
+    expect(rest).toMatchObject({ outcome: "completed", exit_status: 0, output: "typed\ngot=typed" })
+  })
+
+  it("in dash too, and it is taken over once a C-c stopped it", async () => {
+    const { w, run } = await shellWorld(world(), "sh")
+    const first = await run("read x; echo got=$x", { timeout: 1 })
+    expect(first).toMatchObject({ outcome: "timed_out", started: true })
+    const second = w.layer()
+    const refused = errorMeta(await runTool(second, "run_command", { pane_id: "%0", command: "echo second", timeout: 3 }))
+    expect(refused).toMatchObject({ code: "conflict", effects: "none" })
+    expect(handleFields(first.handle).id).toBe(paneValue(w, "%0", "@etm-run"))
+    // Stopped by a person, the read gives its lease up with the rest of the framing: the pane is taken over.
+    w.tmuxOk("send-keys", "-t", "%0", "C-c")
+    await sleep(300)
+    expect(okResult(await runTool(second, "run_command", { pane_id: "%0", command: "echo second", timeout: 5 }))).toMatchObject({
+      outcome: "completed",
+      output: "second"
+    })
+  })
+})
 
 /** The shells installed here that trace with `set -x`, as shellWorld starts them. */
 const tracingShells = [BASH, "sh", ...(readdirSync("/usr/bin").includes("zsh") ? ["zsh -f"] : [])]

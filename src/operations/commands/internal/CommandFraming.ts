@@ -70,6 +70,9 @@ export const endMarkerShape = (id: string): string => `${endMarkerPrefix(id)}[0-
 /** Quotes a word for any POSIX shell. */
 export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
 
+/** The descriptor the framing group holds its lease on (a single digit, for every POSIX shell). */
+export const LEASE_FD = 9
+
 /** The shell variable that carries the shell's `$-` across the fetch (its xtrace and verbose flags). */
 const FLAGS_VARIABLE = "_etm_f"
 
@@ -108,8 +111,12 @@ export const typedLine = ({ id, socketPath, suppressHistory, tmuxProgram }: Type
  * command inside the eval (so the eval itself is not traced, only what it runs), and off again,
  * quietly, in the group that keeps the eval's status; the end is printed untraced, and the shell's
  * xtrace is left as the command left it.
+ *
+ * The group holds the run's log open as LEASE_FD while it runs, and a shell closes it when the
+ * group ends or is cut short (a C-c drops the rest of it): so the claim of a command made of
+ * builtins only (`read x`) is seen live without any child process (see RunLease).
  */
-export const framingScript = (marks: RunMarks, command: string, shell: string): string => {
+export const framingScript = (marks: RunMarks, command: string, shell: string, lease: string): string => {
   const evaluate = shell === "zsh" ? "eval" : "command eval"
   const flags = `$${FLAGS_VARIABLE}`
   return [
@@ -120,7 +127,7 @@ export const framingScript = (marks: RunMarks, command: string, shell: string): 
     `${evaluate} "unset ${FLAGS_VARIABLE}; ${flags}\n"${shellQuote(command)}`,
     `{ ${FLAGS_VARIABLE}="$? $-"; set +x; } 2>/dev/null`,
     `printf 'ETM_E_%s %s\\n' ${marks.id}_${marks.secret} "\${${FLAGS_VARIABLE}%% *}"`,
-    `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac; }`
+    `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac; } ${LEASE_FD}<${shellQuote(lease)}`
   ].join("; ")
 }
 
