@@ -3,15 +3,89 @@
  * and this process keep a bounded part of it), a command made of shell builtins only (its claim
  * stays live for another MCP server), and a shell that traces (the framing never shows).
  */
-import { readdirSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { useWorlds } from "../support/liveTmux.js"
+import { WATCHER_MEMORY_KIB } from "../../src/operations/commands/internal/RunLogs.js"
+import { serverIdentity, useWorlds } from "../support/liveTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 import { BASH, handleFields, idOf, paneValue, shellWorld } from "../support/shellWorld.js"
 
 const { world } = useWorlds()
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Each process's parent, from /proc. */
+const parents = (): Map<number, number> => {
+  const map = new Map<number, number>()
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      map.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return map
+}
+
+const isBelow = (tree: Map<number, number>, pid: number, ancestor: number): boolean => {
+  for (let at = tree.get(pid); at !== undefined && at > 1; at = tree.get(at)) if (at === ancestor) return true
+  return false
+}
+
+/** Peak resident memory (KiB) of each process the tmux server runs outside the pane: the recorder's. */
+const recorderPeaks = (serverPid: number, panePid: number): Map<number, number> => {
+  const tree = parents()
+  const peaks = new Map<number, number>()
+  for (const pid of tree.keys()) {
+    if (!isBelow(tree, pid, serverPid) || pid === panePid || isBelow(tree, pid, panePid)) continue
+    try {
+      const peak = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+      if (peak !== null) peaks.set(pid, Number(peak[1]))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return peaks
+}
+
+describe("a line that never ends (issue 21 item 11)", () => {
+  const MEGABYTES = 24
+  const BYTES = MEGABYTES * 1024 * 1024
+
+  it("a command printing megabytes without a newline: the recorder stays small, the result keeps head and tail", async () => {
+    const { w, layer } = await shellWorld(world())
+    const serverPid = serverIdentity(w).pid
+    const panePid = Number(paneValue(w, "%0", "pane_pid"))
+    // The line is left open while the command sleeps, so the recorder holds it as long as it can.
+    const call = runTool(layer, "run_command", {
+      pane_id: "%0",
+      command: `head -c ${BYTES} /dev/zero | tr '\\0' x; printf 'TAIL'; sleep 2; printf 'END'`,
+      timeout: 60
+    })
+    let settled = false
+    void call.finally(() => {
+      settled = true
+    })
+    const peaks = new Map<number, number>()
+    while (!settled) {
+      for (const [pid, peak] of recorderPeaks(serverPid, panePid)) peaks.set(pid, Math.max(peak, peaks.get(pid) ?? 0))
+      await sleep(50)
+    }
+    const result = okResult(await call)
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 0, lines_total: 1, truncated: true, cut_lines: 1 })
+    // The recorder ran and was watched; none of its processes held the line.
+    expect(peaks.size).toBeGreaterThan(0)
+    expect([...peaks.values()].every((peak) => peak < WATCHER_MEMORY_KIB), `peaks (KiB): ${[...peaks.values()].join(" ")}`).toBe(true)
+    // What was cut is said in the line: its head, the count of bytes left out, its tail.
+    const match = /^(x+)\[… (\d+) bytes elided …\](x*TAILEND)$/.exec(result.output)
+    expect(match).not.toBeNull()
+    const [, head, elided, tail] = match!
+    expect(head!.length + Number(elided) + tail!.length).toBe(BYTES + "TAILEND".length)
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(4096)
+  }, 90_000)
+})
 
 describe("a command made of shell builtins only (issue 21 item 11)", () => {
   it("keeps its claim against a second MCP server after it timed out: run_pending, nothing typed into its read", async () => {
