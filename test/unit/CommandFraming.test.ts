@@ -142,6 +142,10 @@ describe("FramedOutput", () => {
     expect(line).toMatch(/^é+\[… \d+ bytes elided …\]é+$/)
     expect(short).toBe("short")
     expect(output.cutLines).toBe(1)
+    // Cut again by a small budget, it is still one cut line.
+    const small = new FramedOutput({ id: ID, secret: SECRET }, () => new HeadTail(10, 1000), false, { started: false, offset: 0 })
+    small.feed(stream(`ETM_S_${ID}\r\n`, "x".repeat(100_000), "\r\n", `${END} 0\r\n`))
+    expect(small.budget.result().cut_lines + small.cutLines).toBe(1)
   })
 
   it("keeps escapes when asked", () => {

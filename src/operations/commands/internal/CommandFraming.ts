@@ -260,7 +260,7 @@ export class FramedOutput {
     return this.pending.length + (this.long === undefined ? 0 : this.long.head.length + this.long.elided)
   }
 
-  /** Output lines kept as their head and tail only (see LINE_HEAD_BYTES). */
+  /** Output lines kept as their head and tail only (see LINE_HEAD_BYTES), and not cut again by the budget. */
   get cutLines(): number {
     return this.cutCount
   }
@@ -372,9 +372,12 @@ export class FramedOutput {
 
   private output(line: string, cut: LongLine | undefined): void {
     if (this.toSkip > 0) this.toSkip--
+    else if (cut === undefined) this.current.push(line)
     else {
+      // A small output budget may cut the line again: it counts once.
+      const cutBefore = this.current.result().cut_lines
       this.current.push(line)
-      if (cut !== undefined) this.cutCount++
+      if (this.current.result().cut_lines === cutBefore) this.cutCount++
     }
   }
 }
