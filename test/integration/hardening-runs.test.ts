@@ -149,6 +149,14 @@ describe("a shell that traces (issue 21 item 12)", () => {
       ])
       // The shell still traces afterwards.
       expect((await run("echo $-")).output).toMatch(/x/)
+      // With verbose on as well, what is echoed is the command's text, not the framing's.
+      w.tmuxOk("send-keys", "-t", "%0", "-l", "set -v")
+      w.tmuxOk("send-keys", "-t", "%0", "Enter")
+      await sleep(200)
+      const verbose = await run("echo after-set-v")
+      expect(verbose.output.split("\n")).toContain("after-set-v")
+      expect(verbose.output).not.toMatch(/ETM_|_etm_|command eval|printf|set -/)
+      expect((await run("echo $-")).output).toMatch(/(?=.*x)(?=.*v)/)
     })
   }
 })
