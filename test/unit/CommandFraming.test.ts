@@ -116,6 +116,38 @@ describe("FramedOutput", () => {
     expect(output.startLost).toBe(true)
   })
 
+  it("holds a line that never ends as its head and tail only, and says how many bytes it left out (issue 21 item 11)", () => {
+    const output = framed()
+    output.feed(stream(`ETM_S_${ID}\r\n`))
+    const before = process.memoryUsage().arrayBuffers
+    const chunk = Buffer.alloc(1024 * 1024, "x")
+    for (let i = 0; i < 64; i++) output.feed(chunk)
+    // Every byte counts for where the next read starts, but only a bounded part is held.
+    expect(output.pendingLength).toBe(64 * chunk.length)
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(8 * 1024 * 1024)
+    output.feed(stream(`yz${END} 0\r\n`))
+    expect(output.state).toEqual({ started: true, ended: true, exitStatus: 0 })
+    expect(output.offset).toBe(Buffer.byteLength(`ETM_S_${ID}\r\n`) + 64 * chunk.length + Buffer.byteLength(`yz${END} 0\r\n`))
+    const [line] = output.budget.result().lines
+    const [, head, elided, tail] = /^(x+)\[… (\d+) bytes elided …\](x+yz)$/.exec(line!)!
+    expect(head!.length + Number(elided) + tail!.length).toBe(64 * chunk.length + 2)
+    expect(Buffer.byteLength(line!)).toBeLessThanOrEqual(4096)
+    expect(output.cutLines).toBe(1)
+  })
+
+  it("cuts a long line read whole the same way, at character boundaries", () => {
+    const output = framed()
+    output.feed(stream(`ETM_S_${ID}\r\n`, "é".repeat(100_000), "\r\n", "short\r\n", `${END} 0\r\n`))
+    const [line, short] = output.budget.result().lines
+    expect(line).toMatch(/^é+\[… \d+ bytes elided …\]é+$/)
+    expect(short).toBe("short")
+    expect(output.cutLines).toBe(1)
+    // Cut again by a small budget, it is still one cut line.
+    const small = new FramedOutput({ id: ID, secret: SECRET }, () => new HeadTail(10, 1000), false, { started: false, offset: 0 })
+    small.feed(stream(`ETM_S_${ID}\r\n`, "x".repeat(100_000), "\r\n", `${END} 0\r\n`))
+    expect(small.budget.result().cut_lines + small.cutLines).toBe(1)
+  })
+
   it("keeps escapes when asked", () => {
     const output = framed(true)
     output.feed(stream(`ETM_S_${ID}\r\n\x1b[31mred\x1b[0m\r\n${END} 0\r\n`))

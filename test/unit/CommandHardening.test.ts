@@ -65,15 +65,15 @@ describe("the framing", () => {
     expect(line).not.toContain("ETM_")
     expect(line).toContain("set +xv")
     for (const shell of ["bash", "sh", "zsh"]) {
-      const script = framingScript({ id: ID, secret: SECRET }, "echo 'it''s'", shell)
+      const script = framingScript({ id: ID, secret: SECRET }, "echo 'it''s'", shell, "/d/x.log")
       expect(script).toContain(SECRET)
       expect(script).not.toContain(`ETM_E_${ID}_${SECRET}`)
       expect(script).not.toContain(`ETM_S_${ID}`)
       expect(script.startsWith("{ ")).toBe(true)
-      expect(script.endsWith("; }")).toBe(true)
+      expect(script.endsWith("; } 9<'/d/x.log'")).toBe(true)
     }
-    expect(framingScript({ id: ID, secret: SECRET }, "true", "dash")).toContain("command eval 'true'")
-    expect(framingScript({ id: ID, secret: SECRET }, "true", "zsh")).not.toContain("command eval")
+    expect(framingScript({ id: ID, secret: SECRET }, "true", "dash", "/l")).toMatch(/command eval "[^"]*"'true'/)
+    expect(framingScript({ id: ID, secret: SECRET }, "true", "zsh", "/l")).not.toContain("command eval")
   })
 })
 

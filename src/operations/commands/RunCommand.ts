@@ -36,6 +36,7 @@ import {
   runBuffersCommand,
   STALE_UNFETCHED_S
 } from "./internal/PaneClaim.js"
+import { runLease } from "./internal/RunLease.js"
 import { createLog, logDirectory, logExists, logPath, recorderCommand, removeLog } from "./internal/RunLogs.js"
 
 /** A command's text travels in a tmux buffer; this keeps one call's payload reasonable. */
@@ -163,12 +164,14 @@ const judgeClaim = (socket: ResolvedSocket, paneId: string, state: ClaimState, b
       return state
     }
     // Fetched, and the shell is in the foreground: the command ended without its end (a C-c drops
-    // the rest of the framing), or runs shell builtins only. Seen so twice, it counts as stopped.
+    // the rest of the framing), or runs shell builtins only (`read x`), which only the framing's
+    // lease tells apart. Seen so twice, it counts as stopped.
+    if ((yield* runLease(state.pid, state.claim)) === "held") return yield* Effect.fail(pending(paneId))
     yield* Effect.sleep(STALE_CONFIRM_MS)
     const again = yield* readState(socket, paneId)
     const refusal = stateConflict(paneId, again)
     if (refusal !== undefined) return yield* Effect.fail(refusal)
-    if (again.claim !== state.claim) return yield* Effect.fail(pending(paneId))
+    if (again.claim !== state.claim || (yield* runLease(again.pid, again.claim)) === "held") return yield* Effect.fail(pending(paneId))
     return again
   })
 
@@ -268,7 +271,7 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     const marks = Format.newMarks()
     const claimed = yield* (yield* Tmux)
       .run(socket, [claimCommand(marks, { paneId, id, seen: state, recorder, typing })], {
-        stdin: framingScript({ id, secret }, command, shell.shell)
+        stdin: framingScript({ id, secret }, command, shell.shell, log)
       })
       // Failed or cancelled part-way: whatever of the claim, pipe and buffer was set is taken back.
       .pipe(Effect.onError(() => releaseRun(run, { buffer: true })))

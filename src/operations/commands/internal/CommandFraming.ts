@@ -17,7 +17,7 @@
  * script printed by mistake (text left in the line editor, a tracer) cannot end a wait either.
  */
 import { randomBytes } from "node:crypto"
-import { HeadTail } from "../../bounds/OutputBudget.js"
+import type { HeadTail } from "../../bounds/OutputBudget.js"
 import { keepEscapesLine, plainLine } from "./TerminalText.js"
 
 /** Shells whose syntax the framing is written in (POSIX `printf`, `eval`, `$(…)`, `$?`, `case`). */
@@ -70,6 +70,9 @@ export const endMarkerShape = (id: string): string => `${endMarkerPrefix(id)}[0-
 /** Quotes a word for any POSIX shell. */
 export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
 
+/** The descriptor the framing group holds its lease on (a single digit, for every POSIX shell). */
+export const LEASE_FD = 9
+
 /** The shell variable that carries the shell's `$-` across the fetch (its xtrace and verbose flags). */
 const FLAGS_VARIABLE = "_etm_f"
 
@@ -103,16 +106,28 @@ export const typedLine = ({ id, socketPath, suppressHistory, tmuxProgram }: Type
  * `command eval` keeps an error of a special builtin in the command (a syntax error, `set -o bogus`)
  * from aborting the whole group in shells that follow POSIX there (dash); zsh reads `command` as
  * "an external program", and does not abort there, so it gets a plain `eval`.
+ *
+ * xtrace stays off for all of the framing: a shell that traces turns it back on as the first
+ * command inside the eval (so the eval itself is not traced, only what it runs), and off again,
+ * quietly, in the group that keeps the eval's status; the end is printed untraced, and the shell's
+ * xtrace is left as the command left it.
+ *
+ * The group holds the run's log open as LEASE_FD while it runs, and a shell closes it when the
+ * group ends or is cut short (a C-c drops the rest of it): so the claim of a command made of
+ * builtins only (`read x`) is seen live without any child process (see RunLease).
  */
-export const framingScript = (marks: RunMarks, command: string, shell: string): string => {
+export const framingScript = (marks: RunMarks, command: string, shell: string, lease: string): string => {
   const evaluate = shell === "zsh" ? "eval" : "command eval"
   const flags = `$${FLAGS_VARIABLE}`
   return [
     `{ printf 'ETM_S_%s\\n' ${marks.id}`,
-    `case ${flags} in *v*) set -v;; esac`,
-    `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac`,
-    `${evaluate} ${shellQuote(command)}`,
-    `printf 'ETM_E_%s %s\\n' ${marks.id}_${marks.secret} "$?"; }`
+    // What the eval runs first, so neither the eval nor this is traced or echoed: the variable
+    // gone before the command starts, then xtrace and verbose as they were.
+    `case ${flags} in *v*x* | *x*v*) ${FLAGS_VARIABLE}='set -vx';; *v*) ${FLAGS_VARIABLE}='set -v';; *x*) ${FLAGS_VARIABLE}='set -x';; *) ${FLAGS_VARIABLE}=:;; esac`,
+    `${evaluate} "unset ${FLAGS_VARIABLE}; ${flags}\n"${shellQuote(command)}`,
+    `{ ${FLAGS_VARIABLE}="$? $-"; set +x; } 2>/dev/null`,
+    `printf 'ETM_E_%s %s\\n' ${marks.id}_${marks.secret} "\${${FLAGS_VARIABLE}%% *}"`,
+    `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac; } ${LEASE_FD}<${shellQuote(lease)}`
   ].join("; ")
 }
 
@@ -127,12 +142,51 @@ export interface FrameState {
 const PREAMBLE_LINES = 20
 
 /**
+ * A line of more than PENDING_LIMIT bytes (escapes included) is kept as its first LINE_HEAD_BYTES
+ * and its last LINE_TAIL_BYTES (which hold an end marker that shares its line) with the count of
+ * bytes between; an unfinished line is shortened so as soon as it holds that much, so a line that
+ * never ends costs no more memory than PENDING_LIMIT and a read chunk. Shorter lines are read
+ * whole (their text without escapes is often much shorter) and cut by the output budget.
+ */
+const LINE_HEAD_BYTES = 2048
+const LINE_TAIL_BYTES = 1536
+const PENDING_LIMIT = 64 * 1024
+
+/** The head of a line too long to keep whole, and how many of its bytes after the head were dropped. */
+interface LongLine {
+  readonly head: Buffer
+  elided: number
+}
+
+/** The last `length` bytes of `bytes`, starting at a character boundary, copied (so the rest can be freed). */
+const lastBytes = (bytes: Buffer, length: number): Buffer => {
+  let start = Math.max(0, bytes.length - length)
+  // Skip UTF-8 continuation bytes: a character cut in two is left out whole.
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++
+  return Buffer.from(bytes.subarray(start))
+}
+
+/** The first `length` bytes of `bytes`, ending at a character boundary. */
+const firstBytes = (bytes: Buffer, length: number): Buffer => {
+  if (bytes.length <= length) return Buffer.from(bytes)
+  let end = length
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  return Buffer.from(bytes.subarray(0, end))
+}
+
+/** What stands for the bytes a long line lost between its head and its tail. */
+const elision = (bytes: number) => `[… ${bytes} bytes elided …]`
+
+/**
  * Reads a pane's output stream (raw bytes from `pipe-pane`, or rendered lines from a capture) and
  * keeps the lines between the markers within the output budget. Only complete lines are read; the
  * byte offset of the first unread byte lets a later call carry on where this one stopped.
  */
 export class FramedOutput {
+  /** The unfinished line (its tail only once it is long). */
   private pending: Buffer = Buffer.alloc(0)
+  private long: LongLine | undefined
+  private cutCount = 0
   private consumed: number
   private startedFlag: boolean
   /** The start was seen once (in the log, an earlier capture, a handle): a history that lost it cannot undo that. */
@@ -203,7 +257,12 @@ export class FramedOutput {
 
   /** Bytes fed but not yet part of a complete line. */
   get pendingLength(): number {
-    return this.pending.length
+    return this.pending.length + (this.long === undefined ? 0 : this.long.head.length + this.long.elided)
+  }
+
+  /** Output lines kept as their head and tail only (see LINE_HEAD_BYTES), and not cut again by the budget. */
+  get cutLines(): number {
+    return this.cutCount
   }
 
   /** Feeds more of the stream. */
@@ -214,12 +273,34 @@ export class FramedOutput {
     for (;;) {
       const newline = this.pending.indexOf(0x0a, lineStart)
       if (newline < 0) break
-      this.line(this.pending.subarray(lineStart, newline).toString("utf8"))
-      this.consumed += newline + 1 - lineStart
+      const text = this.pending.subarray(lineStart, newline)
+      const long = this.long
+      this.consumed += newline + 1 - lineStart + (long === undefined ? 0 : long.head.length + long.elided)
+      this.long = undefined
+      if (long === undefined && text.length <= PENDING_LIMIT) this.line(text.toString("utf8"))
+      else {
+        const head = long?.head ?? firstBytes(text, LINE_HEAD_BYTES)
+        const tail = lastBytes(long === undefined ? text.subarray(head.length) : text, LINE_TAIL_BYTES)
+        const elided = (long?.elided ?? 0) + (long === undefined ? text.length - head.length : text.length) - tail.length
+        this.line(tail.toString("utf8"), { head, elided })
+      }
       lineStart = newline + 1
       if (this.endedFlag) break
     }
     this.pending = this.pending.subarray(lineStart)
+    if (!this.endedFlag && this.pending.length > PENDING_LIMIT) this.shorten()
+  }
+
+  /** Keeps the unfinished line's head (once) and its tail, counting what is dropped between. */
+  private shorten(): void {
+    let rest = this.pending
+    if (this.long === undefined) {
+      const head = firstBytes(rest, LINE_HEAD_BYTES)
+      this.long = { head, elided: 0 }
+      rest = rest.subarray(head.length)
+    }
+    this.pending = lastBytes(rest, LINE_TAIL_BYTES)
+    this.long.elided += rest.length - this.pending.length
   }
 
   /**
@@ -240,6 +321,8 @@ export class FramedOutput {
 
   private scan(bytes: Buffer, skipLines: number, fromStart: boolean): void {
     this.pending = Buffer.alloc(0)
+    this.long = undefined
+    this.cutCount = 0
     this.consumed = 0
     this.startedFlag = fromStart
     this.startMarkerSeen = false
@@ -252,8 +335,14 @@ export class FramedOutput {
     this.feed(bytes)
   }
 
-  private line(raw: string): void {
+  /** One line of the stream: `raw` whole, or the tail of a long line whose head is in `cut`. */
+  private line(raw: string, cut?: LongLine): void {
     const plain = plainLine(raw)
+    // A long line reads as its head, what was left out, and its tail, each as a screen shows it.
+    const whole = (text: string, escapes: boolean) =>
+      cut === undefined
+        ? text
+        : `${escapes ? cut.head.toString("utf8") : plainLine(cut.head.toString("utf8"))}${elision(cut.elided)}${text}`
     const end = this.endPattern.exec(plain)
     if (end !== null) {
       // A start scrolled out of a pane's history cannot hide the end.
@@ -262,7 +351,9 @@ export class FramedOutput {
       this.status = Number(end[1])
       // Output without a final newline shares the marker's line: it is output all the same.
       const before = plain.slice(0, end.index)
-      if (before !== "") this.output(this.keepEscapes ? keepEscapesLine(raw).slice(0, raw.indexOf(this.endText)) : before)
+      if (before !== "" || cut !== undefined) {
+        this.output(whole(this.keepEscapes ? keepEscapesLine(raw).slice(0, raw.indexOf(this.endText)) : before, this.keepEscapes), cut)
+      }
       return
     }
     if (!this.startedFlag) {
@@ -271,16 +362,22 @@ export class FramedOutput {
         this.startMarkerSeen = true
       } else {
         if (plain.includes(commandBufferName(this.marks.id))) this.typedSeen = true
-        this.before.push(plain)
+        this.before.push(whole(plain, false))
         if (this.before.length > PREAMBLE_LINES) this.before.shift()
       }
       return
     }
-    this.output(this.keepEscapes ? keepEscapesLine(raw) : plain)
+    this.output(whole(this.keepEscapes ? keepEscapesLine(raw) : plain, this.keepEscapes), cut)
   }
 
-  private output(line: string): void {
+  private output(line: string, cut: LongLine | undefined): void {
     if (this.toSkip > 0) this.toSkip--
-    else this.current.push(line)
+    else if (cut === undefined) this.current.push(line)
+    else {
+      // A small output budget may cut the line again: it counts once.
+      const cutBefore = this.current.result().cut_lines
+      this.current.push(line)
+      if (this.current.result().cut_lines === cutBefore) this.cutCount++
+    }
   }
 }

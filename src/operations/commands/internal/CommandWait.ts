@@ -258,9 +258,10 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
       lines_total: bounded.lines_total,
       elided_lines: bounded.elided_lines,
       elided_after_line: bounded.elided_after_line,
-      // Output that scrolled out of the pane's history before it was read is left out too.
-      truncated: bounded.truncated || (outcome !== "not_started" && run.framed.startLost),
-      cut_lines: bounded.cut_lines,
+      // Output that scrolled out of the pane's history before it was read is left out too, and so
+      // is the middle of a line too long to keep whole.
+      truncated: bounded.truncated || (outcome !== "not_started" && (run.framed.startLost || run.framed.cutLines > 0)),
+      cut_lines: bounded.cut_lines + (outcome === "not_started" ? 0 : run.framed.cutLines),
       earlier_lines: run.handle.returned_lines,
       started: state.started,
       interrupt_sent: interruptSent,

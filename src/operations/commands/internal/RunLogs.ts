@@ -14,7 +14,8 @@
  * PaneClaim). The id is no secret, so a command can show a line shaped like its end (with a made-up
  * secret) and stop the recording early: the wait then reads the rest from the pane's history, and
  * only the real end (with the secret) ends it. A log never grows past LOG_LIMIT_BLOCKS (the
- * recorder's file-size limit; tee goes on feeding grep). When the recorder stops for any reason, it
+ * recorder's file-size limit; tee goes on feeding grep), and grep's memory is bounded too
+ * (WATCHER_MEMORY_KIB: a line that never ends). When the recorder stops for any reason, it
  * renames the log `<id>.log.ended`; ended logs untouched for an hour, and the empty logs of
  * history-read commands untouched for a day, are swept the next time a command runs.
  */
@@ -32,6 +33,15 @@ const READ_CHUNK = 1024 * 1024
 
 /** The recorder's file-size limit, in the shell's `ulimit -f` blocks (512 bytes in POSIX sh: 128 MiB; bash's own sh mode: 256 MiB). */
 export const LOG_LIMIT_BLOCKS = 262_144
+
+/**
+ * The memory (KiB of address space, `ulimit -v`) the recorder's grep may use: grep holds a whole
+ * line, and a line may never end. A grep needs a few MiB; past this it fails, and a grep behind
+ * `fold` (lines cut at FOLD_WIDTH bytes, its output block-buffered: it may see the end late) watches
+ * the rest of the stream instead.
+ */
+export const WATCHER_MEMORY_KIB = 16_384
+const FOLD_WIDTH = 4096
 
 const failure = (detail: string) => new Failed({ command: "run log", reason: "spawn", exitCode: null, stderr: detail })
 
@@ -116,13 +126,14 @@ export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: Re
   const ended = tmux([...closePipeCommands(paneId, id), ...releaseClaimCommands(paneId, id)])
   // Stopped some other way (the pane or server died, someone else's pipe replaced ours): the pipe is no longer ours.
   const stopped = tmux(forgetPipeCommands(paneId, id))
+  const shape = shellQuote(endMarkerShape(id))
   const script = [
     // Past the size limit, writes to the log fail (and tee carries on for grep) instead of killing tee.
     "trap '' XFSZ",
     `ulimit -f ${LOG_LIMIT_BLOCKS} 2>/dev/null`,
-    `tee -a ${shellQuote(log)} | { if LC_ALL=C grep -q -E ${
-      shellQuote(endMarkerShape(id))
-    }; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`,
+    `tee -a ${
+      shellQuote(log)
+    } | { if (ulimit -c 0; ulimit -v ${WATCHER_MEMORY_KIB}; LC_ALL=C exec grep -q -E ${shape}) || LC_ALL=C fold -b -w ${FOLD_WIDTH} | LC_ALL=C grep -q -E ${shape}; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`,
     `mv -f ${shellQuote(log)} ${shellQuote(`${log}${ENDED}`)} 2>/dev/null`
   ].join("; ")
   return literalizeFormat(script).replaceAll("%", "%%")
