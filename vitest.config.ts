@@ -2,22 +2,13 @@ import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { defineConfig } from "vitest/config"
 
-/**
- * Real shells and servers under the load of four integration projects on two cores: a few tests
- * whose waits are timing-sensitive fail now and then (each passes alone; they are listed in the
- * issue notes to be made robust). One retry keeps such a run from failing CI; a test that fails
- * twice still fails.
- */
-const INTEGRATION_RETRY = 1
-
 /** The integration suite runs once per live transport: the same tests must pass on both. */
 const integration = (transport: "socket" | "exec") => ({
   extends: true as const,
   test: {
     name: `integration-${transport}`,
     include: ["test/integration/**/*.test.ts"],
-    env: { ETM_TEST_TRANSPORT: transport },
-    retry: INTEGRATION_RETRY
+    env: { ETM_TEST_TRANSPORT: transport }
   }
 })
 
@@ -32,8 +23,7 @@ const tmuxMatrix = (directory = process.env.ETM_TEST_TMUX_MATRIX) =>
     test: {
       name: `integration-tmux-${version}`,
       include: ["test/integration/**/*.test.ts"],
-      env: { ETM_TEST_TMUX: join(directory, version, "tmux") },
-      retry: INTEGRATION_RETRY
+      env: { ETM_TEST_TMUX: join(directory, version, "tmux") }
     }
   }))
 

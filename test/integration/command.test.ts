@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest"
 import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
-import { BASH, idOf, logDirectoryOf, logsOf, shellWorld as shellWorldIn } from "../support/shellWorld.js"
+import { BASH, idOf, logDirectoryOf, logsOf, paneValue, shellWorld as shellWorldIn } from "../support/shellWorld.js"
 
 const { world, defer } = useWorlds()
 
@@ -94,10 +94,14 @@ describe("run_command in bash", () => {
   })
 
   it("refuses a second run_command in the same pane while the first one waits", async () => {
-    const { run, layer } = await shellWorld()
-    const first = run("sleep 1; echo first")
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    const { run, layer, w } = await shellWorld()
+    // The first command holds the pane (in a program of its own, reading a line from the
+    // terminal) until the test types Enter: the second call comes once the first has claimed the
+    // pane and surely before it ends.
+    const first = run("stty -echo; head -n 1 > /dev/null; stty echo; echo first")
+    await waitFor("the first command to run", () => paneValue(w, "%0", "pane_current_command") === "head")
     const second = errorMeta(await runTool(layer, "run_command", { pane_id: "%0", command: "echo second" }))
+    w.tmuxOk("send-keys", "-t", "%0", "Enter")
     expect(second.code).toBe("conflict")
     expect(second.text).toContain("another run_command")
     expect(await first).toMatchObject({ output: "first", exit_status: 0 })

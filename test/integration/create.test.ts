@@ -156,7 +156,9 @@ describe("create_session", () => {
     mkdirSync(directory)
     const program = join(directory, "run $HOME;x")
     const record = join(w.tmpdir, "argv0")
-    writeFileSync(program, `#!/bin/sh\nprintf '%s' "$0" > '${record}'\nexec sleep 600\n`)
+    // Written aside and renamed into place: `>` creates the file before printf writes to it, and a
+    // look in between would read it empty.
+    writeFileSync(program, `#!/bin/sh\nprintf '%s' "$0" > '${record}.part'\nmv '${record}.part' '${record}'\nexec sleep 600\n`)
     chmodSync(program, 0o755)
     okResult(await runTool(layer, "create_session", { session_name: "one", command: [program] }))
     // Through `sh -c`, "/…/bin" would be run (and fail), $HOME expanded and ";" split the line.

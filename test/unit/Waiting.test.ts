@@ -2,11 +2,14 @@
  * The shared pieces of every wait: the timeout clamped to the ceiling, polling that stops on a value
  * or at the deadline and reports progress, and pattern matching that a hostile regex cannot hang.
  */
+import { describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { describe, expect, it } from "vitest"
+import * as TestClock from "effect/TestClock"
 import { loadConfig, TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/bounds/TextMatcher.js"
 import { effectiveTimeout, pollUntil } from "../../src/operations/bounds/Waiting.js"
@@ -30,30 +33,39 @@ describe("effectiveTimeout", () => {
 })
 
 describe("pollUntil", () => {
-  it("returns the first value a check yields", async () => {
-    let calls = 0
-    const result = await Effect.runPromise(
-      pollUntil(Effect.sync(() => (++calls === 3 ? Option.some("found") : Option.none())), { timeout: { seconds: 5, clamped: false } })
-    )
-    expect(Option.getOrNull(result.value)).toBe("found")
-    expect(calls).toBe(3)
-  })
+  // On TestClock: a loaded machine that stalls the process (past a whole second, or past the
+  // deadline) changes neither the number of looks nor the progress counts.
+  it.effect("returns the first value a check yields, after the pauses before it", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const check = Effect.sync(() => (++calls === 3 ? Option.some("found") : Option.none()))
+      const fiber = yield* Effect.fork(pollUntil(check, { timeout: { seconds: 5, clamped: false } }))
+      yield* TestClock.adjust("1 second")
+      const result = yield* Fiber.join(fiber)
+      expect(Option.getOrNull(result.value)).toBe("found")
+      expect(calls).toBe(3)
+      expect(result.elapsedMs).toBe(50 + 75)
+    }))
 
-  it("gives up at the deadline after a last look, reporting progress once a second with an increasing count", async () => {
-    const reports: Array<ProgressReport> = []
-    let calls = 0
-    const progress = Layer.succeed(Progress, { report: (report) => Effect.sync(() => void reports.push(report)) })
-    const result = await Effect.runPromise(
-      pollUntil(Effect.sync(() => (calls++, Option.none<string>())), { timeout: { seconds: 2.2, clamped: false }, message: "m" }).pipe(
-        Effect.provide(progress)
+  it.effect("gives up at a deadline between two looks after a last look there, reporting progress once a second", () =>
+    Effect.gen(function*() {
+      const reports: Array<ProgressReport> = []
+      const looks: Array<number> = []
+      const check = Effect.map(Clock.currentTimeMillis, (now) => (looks.push(now), Option.none<string>()))
+      const progress = Layer.succeed(Progress, { report: (report) => Effect.sync(() => void reports.push(report)) })
+      const fiber = yield* pollUntil(check, { timeout: { seconds: 2.2, clamped: false }, message: "m" }).pipe(
+        Effect.provide(progress),
+        Effect.fork
       )
-    )
-    expect(Option.isNone(result.value)).toBe(true)
-    expect(result.elapsedMs).toBeGreaterThanOrEqual(2200)
-    expect(calls).toBeGreaterThan(3)
-    expect(reports.map((report) => report.progress)).toEqual([1, 2])
-    expect(reports[0]).toMatchObject({ total: 2.2, message: "m" })
-  })
+      yield* TestClock.adjust("3 seconds")
+      const result = yield* Fiber.join(fiber)
+      expect(Option.isNone(result.value)).toBe(true)
+      expect(result.elapsedMs).toBe(2200)
+      // The pause before the last look is cut short so that it lands on the deadline.
+      expect(looks).toEqual([0, 50, 125, 237.5, 406.25, 659.375, 1039.0625, 1539.0625, 2039.0625, 2200])
+      expect(reports.map((report) => report.progress)).toEqual([1, 2])
+      expect(reports[0]).toMatchObject({ total: 2.2, message: "m" })
+    }))
 })
 
 describe("compileMatcher", () => {
