@@ -167,7 +167,7 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
         case "overflow":
           return "Ask for less at once (a shorter capture range or max_lines, fewer panes); nothing of that answer was kept, and the server goes on serving."
         case "refused":
-          return "Name a socket of this user's (list_servers shows them); which other sockets may be used is the user's configuration (docs/configuration.md, "Which sockets are used")."
+          return "Name a socket of this user's (list_servers shows them); which other sockets may be used is the user's configuration (docs/configuration.md, section Which sockets are used)."
       }
     },
     Denied: (e) => {
