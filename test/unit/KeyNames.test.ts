@@ -49,6 +49,10 @@ describe("readKeys", () => {
       "M-é": "M-é",
       "M--": "M--",
       "0x1b": "0x1b",
+      "0x1B": "0x1B",
+      "0xd7ff": "0xd7ff",
+      "0xe000": "0xe000",
+      "0x10ffff": "0x10ffff",
       "[ETX]": "C-c",
       "[nul]": "C-Space",
       "[FS]": "C-\\"
@@ -151,7 +155,13 @@ describe("readKeys", () => {
       "M-BTab": "BTab",
       "S-KP1": "KP1",
       "S-1": undefined,
-      "Shift+/": undefined
+      "Shift+/": undefined,
+      // tmux reads only a lower-case 0x as hex and types a code no UTF-8 character has as text.
+      "0X1b": "0x1b",
+      "0xd800": undefined,
+      "0xdfff": undefined,
+      "0x110000": undefined,
+      "0xffffff": undefined
     }
     for (const [keys, use] of Object.entries(table)) {
       const reading = readKeys(keys)
