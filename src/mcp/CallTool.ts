@@ -4,6 +4,7 @@
  * machine-readable `_meta` entry; only an unknown tool name is a protocol error (left to the caller).
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -151,7 +152,8 @@ const toolCallsOf = (
   tools: ReadonlyMap<string, AnyTool> | undefined
 ): Effect.Effect<typeof ToolCalls.Service, never, Policy | Audit | TmuxMcpConfig> =>
   Effect.gen(function*() {
-    const services = yield* Effect.context<Policy | Audit>()
+    // Only these two: the whole context would also carry the call's Progress over run_batch's own.
+    const services = Context.pick(Policy, Audit)(yield* Effect.context<Policy | Audit>())
     const config = yield* TmuxMcpConfig
     let known = tools
     return {
