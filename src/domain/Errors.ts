@@ -5,13 +5,14 @@
  */
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
+import { escapeMessageControls } from "./ControlText.js"
 
 /** No tmux server answers on the socket: distinct from an empty server. */
 export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
   socket: Schema.String
 }) {
   override get message(): string {
-    return `No tmux server is running on socket ${this.socket}.`
+    return escapeMessageControls(`No tmux server is running on socket ${this.socket}.`)
   }
 }
 
@@ -32,11 +33,13 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   socket: Schema.String
 }) {
   override get message(): string {
-    return this.kind === "server"
-      ? `The tmux server at socket ${this.socket} is no longer generation ${
-        excerpt(this.target)
-      }: it restarted, so ids read before may now name other objects.`
-      : `No ${this.kind} ${excerpt(this.target)} exists on the tmux server at socket ${this.socket}.`
+    return escapeMessageControls(
+      this.kind === "server"
+        ? `The tmux server at socket ${this.socket} is no longer generation ${
+          excerpt(this.target)
+        }: it restarted, so ids read before may now name other objects.`
+        : `No ${this.kind} ${excerpt(this.target)} exists on the tmux server at socket ${this.socket}.`
+    )
   }
 }
 
@@ -60,8 +63,9 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
   exitCode: Schema.NullOr(Schema.Number),
   stderr: Schema.String
 }) {
+  // tmux's words, a socket's or a binary's: what they hold could drive the terminal that shows the error.
   override get message(): string {
-    return cutMessage(this.fullMessage)
+    return cutMessage(escapeMessageControls(this.fullMessage))
   }
 
   private get fullMessage(): string {

@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { escapeMessageControls } from "../domain/ControlText.js"
 import { type Denied, errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
 import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
@@ -74,7 +75,8 @@ export const errorResult = (tool: AnyTool, error: ToolError): ToolResult => {
   const recovery = hint(error)
   return {
     isError: true,
-    content: [{ type: "text", text: `${bounded(error.message)}\nHint: ${recovery}` }],
+    // The tmux errors escape their own text; a denial or conflict may quote a name a program set.
+    content: [{ type: "text", text: `${bounded(escapeMessageControls(error.message))}\nHint: ${recovery}` }],
     _meta: {
       [ERROR_META_KEY]: {
         code: errorCode(error),
@@ -100,7 +102,7 @@ const defectResult = (tool: AnyTool, defect: unknown): ToolResult => ({
     {
       type: "text",
       text: `Internal error in ${tool.name}: ${
-        defect instanceof Error ? defect.message : String(defect)
+        escapeMessageControls(defect instanceof Error ? defect.message : String(defect))
       }\nHint: This is a bug in effect-tmux-mcp; run \`effect-tmux-mcp doctor\` and report it.`
     }
   ],
