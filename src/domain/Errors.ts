@@ -44,10 +44,11 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
 }
 
 /**
- * Why tmux `Failed`: it exited non-zero (`exit`), did not answer in time, could not be spawned, or
- * printed output without the call's end mark (`unparseable`).
+ * Why tmux `Failed`: it exited non-zero (`exit`), did not answer in time, could not be spawned,
+ * printed output without the call's end mark (`unparseable`), or the server refused this client
+ * before running anything (`access`: its `server-access` list, tmux >= 3.3; wired as `denied`).
  */
-export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable")
+export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable", "access")
 export type FailureReason = typeof FailureReason.Type
 
 /** An error message is read by an agent: what stays of an overlong one. */
@@ -78,6 +79,8 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
         return `tmux ${this.command} printed output this server could not read: ${this.stderr}`
       case "exit":
         return `tmux ${this.command} failed${this.exitCode === null ? "" : ` (exit ${this.exitCode})`}: ${this.stderr}`
+      case "access":
+        return `The tmux server refused this client before running ${this.command}: ${this.stderr}`
     }
   }
 }
@@ -162,6 +165,8 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
           return "This is a bug in effect-tmux-mcp or an unsupported tmux version; run `effect-tmux-mcp doctor` and report it."
         case "exit":
           return "The message above is tmux's own: correct the arguments and retry."
+        case "access":
+          return "The server's server-access list does not allow this user (tmux >= 3.3). Only its owner can change that (`tmux server-access -a USER`, in that server); or use a server of your own (list_servers)."
       }
     },
     Denied: (e) => {
@@ -209,7 +214,7 @@ export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>(
   Match.tagsExhaustive({
     NoServer: () => "no_server" as const,
     NotFound: () => "not_found" as const,
-    Failed: (e) => (e.reason === "timeout" ? ("timeout" as const) : ("failed" as const)),
+    Failed: (e) => (e.reason === "timeout" ? ("timeout" as const) : e.reason === "access" ? ("denied" as const) : ("failed" as const)),
     Denied: () => "denied" as const,
     Conflict: () => "conflict" as const,
     InvalidInput: () => "invalid_input" as const
@@ -236,7 +241,7 @@ export const happenedBeforeTmux: (error: ToolError) => boolean = Match.type<Tool
   Match.tagsExhaustive({
     NoServer: () => true,
     NotFound: () => false,
-    Failed: (e) => e.reason === "spawn",
+    Failed: (e) => e.reason === "spawn" || e.reason === "access",
     Denied: () => true,
     Conflict: () => true,
     InvalidInput: () => true

@@ -80,7 +80,11 @@ export const errorResult = (tool: AnyTool, error: ToolError): ToolResult => {
     _meta: {
       [ERROR_META_KEY]: {
         code: errorCode(error),
-        ...(error._tag === "Denied" || error._tag === "Conflict" ? { kind: error.kind } : {}),
+        ...(error._tag === "Denied" || error._tag === "Conflict"
+          ? { kind: error.kind }
+          : error._tag === "Failed" && error.reason === "access"
+          ? { kind: "server_access" }
+          : {}),
         hint: recovery,
         retryable: isRetryable(error),
         effects: tool.tier === "readonly" || happenedBeforeTmux(error) ? "none" : "possible"

@@ -22,6 +22,7 @@ const samples: ReadonlyArray<readonly [ToolError, string]> = [
   [new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }), "timeout"],
   [new Failed({ command: "list-panes", reason: "spawn", exitCode: null, stderr: "ENOENT" }), "failed"],
   [new Failed({ command: "format ses", reason: "unparseable", exitCode: null, stderr: "bad" }), "failed"],
+  [new Failed({ command: "list-panes", reason: "access", exitCode: 0, stderr: "access not allowed" }), "denied"],
   [new Denied({ kind: "tier", reason: "kill_server is a destructive tool.", requiredTier: "destructive" }), "denied"],
   [new Denied({ kind: "self", reason: "Refusing to kill your own server." }), "denied"],
   [new Denied({ kind: "server_start", reason: "Starting a server is not allowed." }), "denied"],
