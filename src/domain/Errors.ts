@@ -162,7 +162,7 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
         case "spawn":
           return "Install tmux or point LIBTMUX_TMUX_BIN (--tmux) at it, then run `effect-tmux-mcp doctor`."
         case "unparseable":
-          return "This is a bug in effect-tmux-mcp or an unsupported tmux version; run `effect-tmux-mcp doctor` and report it."
+          return "The answer was not tmux's: LIBTMUX_TMUX_BIN (--tmux) may not be tmux, or the socket may be not a tmux server (or one of an unsupported version). `effect-tmux-mcp doctor` shows what the binary says it is (tmux -V) and whether the server answers."
         case "exit":
           return "The message above is tmux's own: correct the arguments and retry."
         case "access":

@@ -77,6 +77,14 @@ describe("errors", () => {
     )
   })
 
+  it("say what an unreadable answer most likely is: not tmux, or not a tmux server (issue 21 item 10)", () => {
+    const unreadable = hint(new Failed({ command: "list-panes", reason: "unparseable", exitCode: null, stderr: "garbage" }))
+    expect(unreadable).not.toMatch(/bug/i)
+    expect(unreadable).toContain("LIBTMUX_TMUX_BIN")
+    expect(unreadable).toContain("not a tmux server")
+    expect(unreadable).toContain("effect-tmux-mcp doctor")
+  })
+
   it("tell a target's state (conflict) from bad arguments, with a way out per kind", () => {
     const kinds = ["busy", "run_pending", "copy_mode", "full_screen", "dead", "unsupported_shell"] as const
     for (const kind of kinds) {
