@@ -2,7 +2,7 @@
  * Issue 21 items 7 and 10: what a tmux server (or a socket, or a binary) says in an error reaches
  * the client escaped, whichever transport carried it; and tmux's refusal of a client its
  * `server-access` list does not allow ("access not allowed", exit 0 or 1) is `denied`, not a
- * failure to read tmux.
+ * failure to read tmux. And a missing target is named as what the caller named: a pane id is a pane.
  */
 import { chmodSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -85,6 +85,27 @@ describe.runIf(testTransport !== "socket")("over the exec transport", () => {
       expect({ code, error: error.code, effects: error.effects }).toEqual({ code, error: "denied", effects: "none" })
       expect(error.text).toContain("access not allowed")
       expect(error.hint).toContain("server-access")
+    }
+  })
+})
+
+describe("a missing target, named as the caller named it", () => {
+  it("set_option and show_options on a missing pane or window say pane or window, not session", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "main")
+    const layer = w.layer()
+    for (
+      const [tool, args, named] of [
+        ["set_option", { name: "mouse", value: "off", target: "%9999" }, "No pane %9999"],
+        ["set_option", { name: "mode-keys", value: "vi", target: "%9999" }, "No pane %9999"],
+        ["set_option", { name: "mouse", value: "off", target: "@9999" }, "No window @9999"],
+        ["set_option", { name: "mouse", value: "off", target: "$9999" }, "No session $9999"],
+        ["show_options", { scope: "session", target: "%9999" }, "No pane %9999"],
+        ["show_options", { scope: "window", target: "%9999" }, "No pane %9999"]
+      ] as const
+    ) {
+      const error = errorMeta(await runTool(layer, tool, args))
+      expect({ tool, args, code: error.code, text: error.text.split(" exists")[0] }).toEqual({ tool, args, code: "not_found", text: named })
     }
   })
 })
