@@ -203,6 +203,15 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
   })
 )
 
+/**
+ * The hint of a failed resource read: as a tool's, but a bad URI (or an argument in it) is fixed by
+ * the resource lists, since a resource has no tool schema to read.
+ */
+export const resourceHint = (error: ToolError): string =>
+  error._tag === "InvalidInput"
+    ? "Correct the URI: resources/list and resources/templates/list show the ones this server reads (ids as %N, @N, $N)."
+    : hint(error)
+
 /** Machine-readable error code carried in `_meta` on the wire. */
 export type ErrorCode = "no_server" | "not_found" | "failed" | "denied" | "conflict" | "invalid_input" | "timeout"
 

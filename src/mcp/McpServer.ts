@@ -32,7 +32,7 @@ import type * as Scope from "effect/Scope"
 import { InvocationContext, type InvocationContextShape } from "../context/InvocationContext.js"
 import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
-import { errorCode, hint, type ToolError } from "../domain/Errors.js"
+import { errorCode, resourceHint, type ToolError } from "../domain/Errors.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import type { Audit } from "../services/Audit.js"
 import type { Policy } from "../services/Policy.js"
@@ -90,7 +90,7 @@ const resourceError = (error: ToolError): Error =>
       : error._tag === "NotFound"
       ? RESOURCE_NOT_FOUND as ErrorCode
       : ErrorCode.InternalError,
-    `${error.message}\nHint: ${hint(error)}`,
+    `${error.message}\nHint: ${resourceHint(error)}`,
     { code: errorCode(error) }
   )
 

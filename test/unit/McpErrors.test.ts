@@ -70,4 +70,18 @@ describe("JSON-RPC errors of the bridge", () => {
     expect(long?.message).toBe(`MCP error -32602: run_and_read: arguments.command must be at most ${MAX_ARGUMENT_BYTES} bytes`)
     expect(await get({ command: "x".repeat(MAX_ARGUMENT_BYTES) })).toBeUndefined()
   })
+
+  it("a malformed resource URI is invalid params whose hint points at the resource lists, not at tools/list (issue 21 item 10)", async () => {
+    const client = await connected()
+    for (const uri of ["tmux://pane/%0?x", "tmux://pane/%0%3Bkill-server/screen"]) {
+      const error = await client.readResource({ uri }).then(
+        () => undefined,
+        (e: unknown) => e as { code: number; message: string }
+      )
+      expect({ uri, code: error?.code }).toEqual({ uri, code: -32602 })
+      expect(error?.message).toContain("Hint: ")
+      expect(error?.message).toContain("resources/templates/list")
+      expect(error?.message).not.toContain("tools/list")
+    }
+  })
 })
