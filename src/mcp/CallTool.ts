@@ -178,6 +178,12 @@ const toolCallsOf = (
     }
   })
 
+/** How many of a batch's operations failed or were skipped, read from its result (`results[].ok`). */
+const operationsNotOk = (value: unknown): number => {
+  const results = (value as { readonly results?: unknown }).results
+  return Array.isArray(results) ? results.filter((result) => (result as { readonly ok?: unknown }).ok === false).length : 0
+}
+
 /**
  * Runs one tool as the MCP server's tools/call does: the safety tier, the argument bounds, decoding,
  * the handler, encoding and one audit record; every ordinary failure (and a defect) is an error
@@ -206,10 +212,12 @@ export const callTool = (
       onLeft: (error) => errorResult(tool, error),
       onRight: successResult
     })
+    const failedOperations = Either.isRight(outcome) && tool.hints.runsTools === true ? operationsNotOk(outcome.right) : 0
     yield* audit.record({
       tool: tool.name,
-      outcome: Either.isLeft(outcome) ? "error" : "ok",
+      outcome: Either.isLeft(outcome) ? "error" : failedOperations > 0 ? "partial" : "ok",
       error_code: Either.isLeft(outcome) ? errorCode(outcome.left) : null,
+      ...(failedOperations > 0 ? { failed_operations: failedOperations } : {}),
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       arguments: redactArguments(args, tool.payloadArguments)
     })
