@@ -22,7 +22,8 @@
  *   that is no key name (`C-Foo`, `Ctrl+Shift+Banana`), unless the only modifiers are tmux's
  *   letters in lower case (`c-section` is text); Cmd, Super and Win, which no terminal sends; and
  *   combinations tmux does not deliver as meant (Ctrl with a digit, Enter, Tab or Escape; Shift
- *   with a character other than a letter); a hex code after `0X`, or of a surrogate or past U+10FFFF.
+ *   with a character other than a letter); a hex code after `0X`, or of no character tmux shows
+ *   (a surrogate, past U+10FFFF, a C1 control, unassigned, a noncharacter).
  */
 
 /** What `readKeys` made of a send_keys string. */
@@ -134,13 +135,19 @@ const characterKey = (character: string, modifiers: Modifiers): KeyReading => {
   return key(prefix({ ...modifiers, shift: false }) + base)
 }
 
+/** Code points past ASCII that tmux cannot show (wcwidth < 0): C1 controls, unassigned, noncharacters. */
+const UNSHOWN = /^[\p{Cc}\p{Cn}]$/u
+
 /**
- * A hex code: tmux (key-string.c) reads only a lower-case `0x` as one, and types a code that is no
- * Unicode scalar value (a surrogate, past U+10FFFF) as text, since no UTF-8 character has it.
+ * A hex code: tmux (key-string.c) reads only a lower-case `0x` as one, and types a code as letters
+ * when it is no Unicode scalar value (a surrogate, past U+10FFFF) or one it cannot show (measured
+ * on 3.3a: 0x80, 0x9b, 0xd7ff, 0xffff, 0x10ffff are typed as text; 0x7f, 0xe000, 0x10fffd sent).
  */
 const hexKey = (x: string, digits: string): KeyReading => {
   const code = Number.parseInt(digits, 16)
-  if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return refused("a hex code that is no Unicode character")
+  if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || (code >= 0x80 && UNSHOWN.test(String.fromCodePoint(code)))) {
+    return refused("a hex code of no character tmux can send")
+  }
   return x === "x" ? key(`0x${digits}`) : refused("tmux reads a hex code only after a lower-case 0x", `0x${digits}`)
 }
 
