@@ -209,7 +209,6 @@ const readOptions = (
     return { ...page, items: yield* readValues(socket, request, page.items) }
   }).pipe(Effect.mapError((error) => namedAsGiven(request, error)))
 
-
 /** The options (or hooks) of a scope, one page of them with their values. */
 export const showOptions = Effect.fn("Options.showOptions")((
   socket: ResolvedSocket,
