@@ -15,9 +15,19 @@ import * as Schema from "effect/Schema"
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/g
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_NEWLINE = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g
+
+const hexEscape = (character: string): string => `\\x${character.charCodeAt(0).toString(16).padStart(2, "0")}`
+
 /** `text` with each control character written as `\xNN`. */
-export const escapeControls = (text: string): string =>
-  text.replace(CONTROL, (character) => `\\x${character.charCodeAt(0).toString(16).padStart(2, "0")}`)
+export const escapeControls = (text: string): string => text.replace(CONTROL, hexEscape)
+
+/**
+ * An error message that may quote a tmux server, a socket or a binary (stderr, an exit message):
+ * each control but the newline written as `\xNN`, so a message of several lines keeps them.
+ */
+export const escapeMessageControls = (text: string): string => text.replace(CONTROL_BUT_NEWLINE, hexEscape)
 
 // eslint-disable-next-line no-control-regex
 const INVISIBLE = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g

@@ -5,13 +5,14 @@
  */
 import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
+import { escapeMessageControls } from "./ControlText.js"
 
 /** No tmux server answers on the socket: distinct from an empty server. */
 export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
   socket: Schema.String
 }) {
   override get message(): string {
-    return `No tmux server is running on socket ${this.socket}.`
+    return escapeMessageControls(`No tmux server is running on socket ${this.socket}.`)
   }
 }
 
@@ -32,21 +33,24 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   socket: Schema.String
 }) {
   override get message(): string {
-    return this.kind === "server"
-      ? `The tmux server at socket ${this.socket} is no longer generation ${
-        excerpt(this.target)
-      }: it restarted, so ids read before may now name other objects.`
-      : `No ${this.kind} ${excerpt(this.target)} exists on the tmux server at socket ${this.socket}.`
+    return escapeMessageControls(
+      this.kind === "server"
+        ? `The tmux server at socket ${this.socket} is no longer generation ${
+          excerpt(this.target)
+        }: it restarted, so ids read before may now name other objects.`
+        : `No ${this.kind} ${excerpt(this.target)} exists on the tmux server at socket ${this.socket}.`
+    )
   }
 }
 
 /**
  * Why tmux `Failed`: it exited non-zero (`exit`), did not answer in time, could not be spawned,
  * printed output without the call's end mark (`unparseable`), printed more than a call may hold
- * (`overflow`), or was not asked at all because the socket is not one this server may use
- * (`refused`, reported as `denied`).
+ * (`overflow`), was not asked at all because the socket is not one this server may use
+ * (`refused`), or the server refused this client before running anything (`access`: its
+ * `server-access` list, tmux >= 3.3). `refused` and `access` are wired as `denied`.
  */
-export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable", "overflow", "refused")
+export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable", "overflow", "refused", "access")
 export type FailureReason = typeof FailureReason.Type
 
 /** An error message is read by an agent: what stays of an overlong one. */
@@ -62,8 +66,9 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
   exitCode: Schema.NullOr(Schema.Number),
   stderr: Schema.String
 }) {
+  // tmux's words, a socket's or a binary's: what they hold could drive the terminal that shows the error.
   override get message(): string {
-    return cutMessage(this.fullMessage)
+    return cutMessage(escapeMessageControls(this.fullMessage))
   }
 
   private get fullMessage(): string {
@@ -80,6 +85,8 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
         return `tmux ${this.command} answered with too much output: ${this.stderr}`
       case "refused":
         return `tmux ${this.command} was not sent: ${this.stderr}`
+      case "access":
+        return `The tmux server refused this client before running ${this.command}: ${this.stderr}`
     }
   }
 }
@@ -161,13 +168,15 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
         case "spawn":
           return "Install tmux or point LIBTMUX_TMUX_BIN (--tmux) at it, then run `effect-tmux-mcp doctor`."
         case "unparseable":
-          return "This is a bug in effect-tmux-mcp or an unsupported tmux version; run `effect-tmux-mcp doctor` and report it."
+          return "The answer was not tmux's: LIBTMUX_TMUX_BIN (--tmux) may not be tmux, or the socket may be not a tmux server (or one of an unsupported version). `effect-tmux-mcp doctor` shows what the binary says it is (tmux -V) and whether the server answers."
         case "exit":
           return "The message above is tmux's own: correct the arguments and retry."
         case "overflow":
           return "Ask for less at once (a shorter capture range or max_lines, fewer panes); nothing of that answer was kept, and the server goes on serving."
         case "refused":
           return "Name a socket of this user's (list_servers shows them); which other sockets may be used is the user's configuration (docs/configuration.md, section Which sockets are used)."
+        case "access":
+          return "The server's server-access list does not allow this user (tmux >= 3.3). Only its owner can change that (`tmux server-access -a USER`, in that server); or use a server of your own (list_servers)."
       }
     },
     Denied: (e) => {
@@ -204,6 +213,15 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
   })
 )
 
+/**
+ * The hint of a failed resource read: as a tool's, but a bad URI (or an argument in it) is fixed by
+ * the resource lists, since a resource has no tool schema to read.
+ */
+export const resourceHint = (error: ToolError): string =>
+  error._tag === "InvalidInput"
+    ? "Correct the URI: resources/list and resources/templates/list show the ones this server reads (ids as %N, @N, $N)."
+    : hint(error)
+
 /** Machine-readable error code carried in `_meta` on the wire. */
 export type ErrorCode = "no_server" | "not_found" | "failed" | "denied" | "conflict" | "invalid_input" | "timeout"
 
@@ -215,7 +233,13 @@ export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>(
   Match.tagsExhaustive({
     NoServer: () => "no_server" as const,
     NotFound: () => "not_found" as const,
-    Failed: (e) => (e.reason === "timeout" ? ("timeout" as const) : e.reason === "refused" ? ("denied" as const) : ("failed" as const)),
+    Failed: (
+      e
+    ) => (e.reason === "timeout"
+      ? ("timeout" as const)
+      : e.reason === "refused" || e.reason === "access"
+      ? ("denied" as const)
+      : ("failed" as const)),
     Denied: () => "denied" as const,
     Conflict: () => "conflict" as const,
     InvalidInput: () => "invalid_input" as const
@@ -242,7 +266,7 @@ export const happenedBeforeTmux: (error: ToolError) => boolean = Match.type<Tool
   Match.tagsExhaustive({
     NoServer: () => true,
     NotFound: () => false,
-    Failed: (e) => e.reason === "spawn" || e.reason === "refused",
+    Failed: (e) => e.reason === "spawn" || e.reason === "refused" || e.reason === "access",
     Denied: () => true,
     Conflict: () => true,
     InvalidInput: () => true

@@ -4,11 +4,13 @@
  * machine-readable `_meta` entry; only an unknown tool name is a protocol error (left to the caller).
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { escapeMessageControls } from "../domain/ControlText.js"
 import { type Denied, errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
 import { withRegexBudget } from "../operations/bounds/RegexBudget.js"
 import { Audit, redactArguments } from "../services/Audit.js"
@@ -74,11 +76,18 @@ export const errorResult = (tool: AnyTool, error: ToolError): ToolResult => {
   const recovery = hint(error)
   return {
     isError: true,
-    content: [{ type: "text", text: `${bounded(error.message)}\nHint: ${recovery}` }],
+    // The tmux errors escape their own text; a denial or conflict may quote a name a program set.
+    content: [{ type: "text", text: `${bounded(escapeMessageControls(error.message))}\nHint: ${recovery}` }],
     _meta: {
       [ERROR_META_KEY]: {
         code: errorCode(error),
-        ...(error._tag === "Denied" || error._tag === "Conflict" ? { kind: error.kind } : {}),
+        ...(error._tag === "Denied" || error._tag === "Conflict"
+          ? { kind: error.kind }
+          : error._tag === "Failed" && error.reason === "access"
+          ? { kind: "server_access" }
+          : error._tag === "Failed" && error.reason === "refused"
+          ? { kind: "socket_owner" }
+          : {}),
         hint: recovery,
         retryable: isRetryable(error),
         effects: tool.tier === "readonly" || happenedBeforeTmux(error) ? "none" : "possible"
@@ -100,7 +109,7 @@ const defectResult = (tool: AnyTool, defect: unknown): ToolResult => ({
     {
       type: "text",
       text: `Internal error in ${tool.name}: ${
-        defect instanceof Error ? defect.message : String(defect)
+        escapeMessageControls(defect instanceof Error ? defect.message : String(defect))
       }\nHint: This is a bug in effect-tmux-mcp; run \`effect-tmux-mcp doctor\` and report it.`
     }
   ],
@@ -152,7 +161,8 @@ const toolCallsOf = (
   tools: ReadonlyMap<string, AnyTool> | undefined
 ): Effect.Effect<typeof ToolCalls.Service, never, Policy | Audit | TmuxMcpConfig> =>
   Effect.gen(function*() {
-    const services = yield* Effect.context<Policy | Audit>()
+    // Only these two: the whole context would also carry the call's Progress over run_batch's own.
+    const services = Context.pick(Policy, Audit)(yield* Effect.context<Policy | Audit>())
     const config = yield* TmuxMcpConfig
     let known = tools
     return {
@@ -170,6 +180,12 @@ const toolCallsOf = (
       }
     }
   })
+
+/** How many of a batch's operations failed or were skipped, read from its result (`results[].ok`). */
+const operationsNotOk = (value: unknown): number => {
+  const results = (value as { readonly results?: unknown }).results
+  return Array.isArray(results) ? results.filter((result) => (result as { readonly ok?: unknown }).ok === false).length : 0
+}
 
 /**
  * Runs one tool as the MCP server's tools/call does: the safety tier, the argument bounds, decoding,
@@ -200,10 +216,12 @@ export const callTool = (
       onLeft: (error) => errorResult(tool, error),
       onRight: successResult
     })
+    const failedOperations = Either.isRight(outcome) && tool.hints.runsTools === true ? operationsNotOk(outcome.right) : 0
     yield* audit.record({
       tool: tool.name,
-      outcome: Either.isLeft(outcome) ? "error" : "ok",
+      outcome: Either.isLeft(outcome) ? "error" : failedOperations > 0 ? "partial" : "ok",
       error_code: Either.isLeft(outcome) ? errorCode(outcome.left) : null,
+      ...(failedOperations > 0 ? { failed_operations: failedOperations } : {}),
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       arguments: redactArguments(args, tool.payloadArguments)
     })

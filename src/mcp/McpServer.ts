@@ -32,7 +32,7 @@ import type * as Scope from "effect/Scope"
 import { InvocationContext, type InvocationContextShape } from "../context/InvocationContext.js"
 import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
-import { errorCode, hint, type ToolError } from "../domain/Errors.js"
+import { errorCode, resourceHint, type ToolError } from "../domain/Errors.js"
 import { SERVER_NAME, VERSION } from "../domain/Version.js"
 import type { Audit } from "../services/Audit.js"
 import type { Policy } from "../services/Policy.js"
@@ -72,6 +72,11 @@ const jsonRpcError = (code: ErrorCode, message: string, data?: unknown): Error =
   Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
 
 /** MCP's code for a resource that does not exist (the spec's "Resource not found"). */
+/** prompts/get with its arguments left for getPrompt to check, so a bad one is -32602 in our words. */
+const PromptRequest = GetPromptRequestSchema.extend({
+  params: GetPromptRequestSchema.shape.params.omit({ arguments: true }).loose()
+})
+
 const RESOURCE_NOT_FOUND = -32002
 
 /**
@@ -85,7 +90,7 @@ const resourceError = (error: ToolError): Error =>
       : error._tag === "NotFound"
       ? RESOURCE_NOT_FOUND as ErrorCode
       : ErrorCode.InternalError,
-    `${error.message}\nHint: ${hint(error)}`,
+    `${error.message}\nHint: ${resourceHint(error)}`,
     { code: errorCode(error) }
   )
 
@@ -201,7 +206,7 @@ const serverFor = (
     return {}
   })
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...listedPrompts] }))
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+  server.setRequestHandler(PromptRequest, (request) => {
     const prompt = getPrompt(request.params.name, request.params.arguments)
     if (prompt === undefined) throw jsonRpcError(ErrorCode.InvalidParams, "Unknown prompt. prompts/list shows the prompts.")
     if (typeof prompt === "string") throw jsonRpcError(ErrorCode.InvalidParams, prompt)

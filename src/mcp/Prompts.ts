@@ -6,6 +6,7 @@
 import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js"
 import * as Schema from "effect/Schema"
 import { PaneId } from "../domain/Ids.js"
+import { MAX_ARGUMENT_BYTES, pathSegment } from "./internal/ArgumentGuard.js"
 
 type Arguments = Readonly<Record<string, string | undefined>>
 
@@ -109,10 +110,29 @@ export const prompts: ReadonlyArray<PromptDefinition> = [
 /** What prompts/list shows: everything but the text. */
 export const listedPrompts: ReadonlyArray<Prompt> = prompts.map(({ text: _text, ...prompt }) => prompt)
 
+/**
+ * Why a prompt's arguments are no strings a prompt can hold, or undefined. A client may send any
+ * JSON (the SDK's own check would answer -32603 with its schema dump), and a value lands whole in
+ * the prompt's text, so it is bounded as a tool's string is.
+ */
+const argumentsProblem = (name: string, args: unknown): string | undefined => {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return `${name}: arguments must be an object of strings`
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value !== "string") return `${name}: arguments.${pathSegment(key)} must be a string`
+    if (Buffer.byteLength(value, "utf8") > MAX_ARGUMENT_BYTES) {
+      return `${name}: arguments.${pathSegment(key)} must be at most ${MAX_ARGUMENT_BYTES} bytes`
+    }
+  }
+  return undefined
+}
+
 /** A prompt filled in; a string says why not (never echoing a value); `undefined`: no such prompt. */
-export const getPrompt = (name: string, args: Arguments = {}): GetPromptResult | string | undefined => {
+export const getPrompt = (name: string, given: unknown = {}): GetPromptResult | string | undefined => {
   const prompt = prompts.find((candidate) => candidate.name === name)
   if (prompt === undefined) return undefined
+  const problem = argumentsProblem(name, given)
+  if (problem !== undefined) return problem
+  const args = given as Arguments
   const known = prompt.arguments ?? []
   const unknown = Object.keys(args).filter((key) => !known.some((argument) => argument.name === key))
   if (unknown.length > 0) return `${name} takes only ${known.map((argument) => argument.name).join(", ")}`

@@ -10,12 +10,15 @@ import type { ErrorCode } from "../domain/Errors.js"
 
 /**
  * One tool call: the tool, its outcome and error code, how long it took, and its arguments with
- * payloads reduced to length and hash.
+ * payloads reduced to length and hash. A call that runs others (run_batch) is `partial` when it
+ * ran but some of its operations failed or were skipped (each has its own record too).
  */
 export interface AuditRecord {
   readonly tool: string
-  readonly outcome: "ok" | "error"
+  readonly outcome: "ok" | "error" | "partial"
   readonly error_code: ErrorCode | null
+  /** With `partial`: how many operations failed or were skipped. */
+  readonly failed_operations?: number
   readonly duration_ms: number
   readonly arguments: unknown
 }

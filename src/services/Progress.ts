@@ -34,3 +34,26 @@ export const reportProgress = (report: ProgressReport): Effect.Effect<void> =>
     Effect.serviceOption(Progress),
     (progress) => Option.isSome(progress) ? progress.value.report(report).pipe(Effect.catchAllCause(() => Effect.void)) : Effect.void
   )
+
+/**
+ * For effects run one after another under one call's progress (run_batch's operations): each one
+ * counts from 1, so each one's reports are shifted to continue from where the one before stopped,
+ * and the call's progress keeps increasing as MCP requires for one progressToken. Its `total` is
+ * left out, as only the effect's own end is known, not the call's.
+ */
+export const progressInSequence: Effect.Effect<<A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>> = Effect.map(
+  Effect.serviceOption(Progress),
+  (listener) => {
+    let reached = 0
+    return (effect) => {
+      if (Option.isNone(listener)) return effect
+      const offset = reached
+      return Effect.provideService(effect, Progress, {
+        report: ({ message, progress }) => {
+          reached = offset + progress
+          return listener.value.report({ progress: reached, ...(message === undefined ? {} : { message }) })
+        }
+      })
+    }
+  }
+)

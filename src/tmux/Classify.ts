@@ -10,11 +10,18 @@ const MAX_STDERR_CHARS = 1000
 const bound = (text: string): string =>
   text.length <= MAX_STDERR_CHARS ? text : `${text.slice(0, MAX_STDERR_CHARS)}… (${text.length - MAX_STDERR_CHARS} more characters)`
 
+// What tmux >= 3.3 tells a client its server-access list does not allow (an exit message, so the
+// CLI prints it on stderr; 3.3a's exit status is 0).
+const ACCESS_REFUSED = /^access not allowed$/m
+
+/** Whether a client's stderr is the server refusing it access, whatever its exit status. */
+export const refusedAccess = (stderr: string): boolean => ACCESS_REFUSED.test(stderr)
+
 const NO_SERVER = /no server running on |error connecting to |server exited unexpectedly/
 // set-environment and show-environment say "no such session" where other commands say "can't find".
 const NOT_FOUND = /(?:can't find|no such) (session|window|pane): ?(.*)/
 
-/** Classifies a failed invocation from its stderr and exit code. */
+/** Classifies a failed invocation (or an access refusal) from its stderr and exit code. */
 export const classifyFailure = (params: {
   readonly stderr: string
   readonly exitCode: number | null
@@ -22,6 +29,9 @@ export const classifyFailure = (params: {
   readonly command: string
 }): TmuxError => {
   const stderr = params.stderr.trim()
+  if (refusedAccess(stderr)) {
+    return new Failed({ command: params.command, reason: "access", exitCode: params.exitCode, stderr: "access not allowed" })
+  }
   if (NO_SERVER.test(stderr)) return new NoServer({ socket: params.socketLabel })
   const notFound = NOT_FOUND.exec(stderr)
   if (notFound !== null) {

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Denied, InvalidInput } from "../domain/Errors.js"
+import { progressInSequence } from "../services/Progress.js"
 import { defineTool, NonNegativeInt, optional, type ToolServices } from "./Tool.js"
 
 export const BATCH_TOOL_NAME = "run_batch"
@@ -102,6 +103,7 @@ export const runBatchTool = defineTool({
         )
       }
       const stopOnError = input.stop_on_error ?? true
+      const inSequence = yield* progressInSequence
       const results: Array<BatchOperationResult> = []
       let stopped = false
       let bytes = 0
@@ -111,7 +113,7 @@ export const runBatchTool = defineTool({
           results.push({ tool, ok: false, skipped: true })
           continue
         }
-        const outcome = yield* run
+        const outcome = yield* inSequence(run)
         if (!outcome.ok) {
           results.push({ tool, ok: false, error: outcome.error })
           stopped = stopOnError

@@ -14,7 +14,7 @@ import { USAGE } from "../../src/cli/Args.js"
 import { SAFETY_LEVELS } from "../../src/context/TmuxMcpConfig.js"
 import { Session } from "../../src/domain/Model.js"
 import { allTools } from "../../src/tools/registry.js"
-import { visibleTools } from "../../src/tools/Tool.js"
+import { TOOL_GROUPS, visibleTools } from "../../src/tools/Tool.js"
 import { doctorReport } from "../support/doctorReport.js"
 import { ROOT } from "./harness.js"
 
@@ -70,6 +70,11 @@ describe("docs match the code", () => {
         new RegExp(`^\\| \`${level}\`( \\(default\\))? \\|.*\\(${count === allTools.length ? `all ${count}` : count} tools\\) \\|$`, "m")
       )
     }
+  })
+
+  it("the README names every tool group LIBTMUX_MCP_TOOLS takes, in order", () => {
+    const row = readme.split("\n").find((line) => line.startsWith("| `LIBTMUX_MCP_TOOLS`"))
+    expect(row).toContain(`groups (${TOOL_GROUPS.map((group) => `\`${group}\``).join(", ")})`)
   })
 
   it("shows doctor's report as doctor prints it for the configuration it names", async () => {

@@ -109,6 +109,20 @@ describe("send_keys: what reaches the program", () => {
     await rec.expectBytes({ keys: "C-Foo", literal: true, enter: false }, "C-Foo")
   })
 
+  it("sends a hex code as its character, and refuses one tmux would type as letters (issue 21 item 4)", async () => {
+    const rec = await recorder(world())
+    expect(await rec.expectBytes({ keys: "0x1b" }, "\x1b")).toMatchObject({ special_key: true, key: "0x1b", enter_sent: false })
+    await rec.expectBytes({ keys: "0x20ac" }, "€")
+    await rec.expectBytes({ keys: "0xe000" }, "\ue000")
+    await rec.expectBytes({ keys: "0x10fffd" }, "\u{10fffd}")
+    for (const keys of ["0xd800", "0x110000", "0x10ffff", "0xffff", "0x80", "0X1b"]) {
+      const refused = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys }))
+      expect({ keys, code: refused.code, effects: refused.effects }).toEqual({ keys, code: "invalid_input", effects: "none" })
+    }
+    // Nothing arrived: the next bytes are the first ones.
+    await rec.expectBytes({ keys: "after", literal: true, enter: false }, "after")
+  })
+
   it("literal types key names, quotes, ;, $ and backslashes exactly, as one piece", async () => {
     const w = world()
     const rec = await recorder(w)

@@ -12,6 +12,7 @@ import {
   NotFound,
   type ToolError
 } from "../../src/domain/Errors.js"
+import { classifyFailure } from "../../src/tmux/Classify.js"
 
 const samples: ReadonlyArray<readonly [ToolError, string]> = [
   [new NoServer({ socket: "work (/tmp/tmux-1/work)" }), "no_server"],
@@ -21,6 +22,7 @@ const samples: ReadonlyArray<readonly [ToolError, string]> = [
   [new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }), "timeout"],
   [new Failed({ command: "list-panes", reason: "spawn", exitCode: null, stderr: "ENOENT" }), "failed"],
   [new Failed({ command: "format ses", reason: "unparseable", exitCode: null, stderr: "bad" }), "failed"],
+  [new Failed({ command: "list-panes", reason: "access", exitCode: 0, stderr: "access not allowed" }), "denied"],
   [new Denied({ kind: "tier", reason: "kill_server is a destructive tool.", requiredTier: "destructive" }), "denied"],
   [new Denied({ kind: "self", reason: "Refusing to kill your own server." }), "denied"],
   [new Denied({ kind: "server_start", reason: "Starting a server is not allowed." }), "denied"],
@@ -75,6 +77,14 @@ describe("errors", () => {
     )
   })
 
+  it("say what an unreadable answer most likely is: not tmux, or not a tmux server (issue 21 item 10)", () => {
+    const unreadable = hint(new Failed({ command: "list-panes", reason: "unparseable", exitCode: null, stderr: "garbage" }))
+    expect(unreadable).not.toMatch(/bug/i)
+    expect(unreadable).toContain("LIBTMUX_TMUX_BIN")
+    expect(unreadable).toContain("not a tmux server")
+    expect(unreadable).toContain("effect-tmux-mcp doctor")
+  })
+
   it("tell a target's state (conflict) from bad arguments, with a way out per kind", () => {
     const kinds = ["busy", "run_pending", "copy_mode", "full_screen", "dead", "unsupported_shell"] as const
     for (const kind of kinds) {
@@ -86,5 +96,29 @@ describe("errors", () => {
     expect(hint(new Conflict({ kind: "busy", reason: "x" }))).toMatch(/wait_for_command|wait_for_text/)
     expect(hint(new Conflict({ kind: "dead", reason: "x" }))).toContain("respawn_pane")
     expect(kinds.filter((kind) => isRetryable(new Conflict({ kind, reason: "x" })))).toEqual(["busy", "run_pending"])
+  })
+})
+
+describe("error text from tmux or a socket (issue 21 item 7)", () => {
+  // OSC 52 (writes the clipboard), a title set (OSC 0, and screen's ESC k), a clear screen (CSI 2J, RIS), a C1 CSI, BEL, CR.
+  const hostile = "\x1b]52;c;ZWNobyBwd25lZA==\x07 \x1b]0;owned\x1b\\ \x1bkowned\x1b\\ \x1b[2J\x1b[H \x1bc \x9b2J \x07 \r"
+  // eslint-disable-next-line no-control-regex
+  const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/
+
+  it("escape every control character a tmux message holds, keeping the text readable", () => {
+    const errors: ReadonlyArray<ToolError> = [
+      ...(["exit", "unparseable", "spawn", "timeout"] as const).map((reason) =>
+        new Failed({ command: "list-panes", reason, exitCode: reason === "exit" ? 1 : null, stderr: `boom ${hostile}` })
+      ),
+      classifyFailure({ stderr: `can't find pane: ${hostile}`, exitCode: 1, socketLabel: "s", command: "x" }),
+      new NotFound({ kind: "session", target: `x${hostile}`, socket: `s${hostile}` }),
+      new NoServer({ socket: `work${hostile}` })
+    ]
+    for (const error of errors) {
+      expect(error.message, error._tag).not.toMatch(RAW_CONTROL)
+    }
+    expect(errors[0]!.message).toContain("boom \\x1b]52;c;ZWNobyBwd25lZA==\\x07")
+    // Lines of a message stay lines.
+    expect(new Failed({ command: "x", reason: "exit", exitCode: 1, stderr: "one\ntwo" }).message).toContain("one\ntwo")
   })
 })

@@ -49,6 +49,13 @@ describe("readKeys", () => {
       "M-é": "M-é",
       "M--": "M--",
       "0x1b": "0x1b",
+      "0x1B": "0x1B",
+      "0x7f": "0x7f",
+      "0xe9": "0xe9",
+      "0x20ac": "0x20ac",
+      "0xe000": "0xe000",
+      "0x1f600": "0x1f600",
+      "0x10fffd": "0x10fffd",
       "[ETX]": "C-c",
       "[nul]": "C-Space",
       "[FS]": "C-\\"
@@ -151,7 +158,20 @@ describe("readKeys", () => {
       "M-BTab": "BTab",
       "S-KP1": "KP1",
       "S-1": undefined,
-      "Shift+/": undefined
+      "Shift+/": undefined,
+      // tmux reads only a lower-case 0x as hex, and types as letters a code that is no character
+      // (surrogates, past U+10FFFF) or none it can show (C1 controls, unassigned, noncharacters),
+      // as measured on 3.3a.
+      "0X1b": "0x1b",
+      "0xd800": undefined,
+      "0xdfff": undefined,
+      "0x110000": undefined,
+      "0xffffff": undefined,
+      "0x80": undefined,
+      "0x9b": undefined,
+      "0xd7ff": undefined,
+      "0xffff": undefined,
+      "0x10ffff": undefined
     }
     for (const [keys, use] of Object.entries(table)) {
       const reading = readKeys(keys)

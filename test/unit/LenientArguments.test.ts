@@ -116,4 +116,23 @@ describe("lenient arguments at tools/call", () => {
       }
       expect((yield* fakeState(layer)).invocations).toEqual([])
     }))
+
+  it.effect("an object a schema also takes as JSON text (environment) is guarded as decoded, as when passed directly", () =>
+    Effect.gen(function*() {
+      const layer = fakeLayer(live())
+      for (
+        const [environment, problem] of [
+          ["{\"__proto__\":\"x\",\"A\":\"b\"}", "__proto__"],
+          ["{\"A\":\"a\\u0000b\"}", "environment.A: must not contain NUL"]
+        ] as const
+      ) {
+        for (const [tool, target] of [["create_session", {}], ["create_window", { session_id: "$0" }]] as const) {
+          const meta = errorMeta(yield* call(layer, tool, { ...target, environment }))
+          expect({ tool, environment, code: meta.code }).toEqual({ tool, environment, code: "invalid_input" })
+          expect(meta.text).toContain(problem)
+        }
+      }
+      expect((yield* fakeState(layer)).invocations).toEqual([])
+      expect(okResult(yield* call(layer, "create_window", { session_id: "$0", environment: "{\"A\":\"b\"}" }))).toMatchObject({})
+    }))
 })

@@ -9,6 +9,7 @@ import * as Exit from "effect/Exit"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Scope from "effect/Scope"
 import { afterEach, describe, expect, it } from "vitest"
+import { MAX_ARGUMENT_BYTES } from "../../src/mcp/internal/ArgumentGuard.js"
 import { makeMcpServer } from "../../src/mcp/McpServer.js"
 import { allTools } from "../../src/tools/registry.js"
 import { fakeLayer } from "../support/fakeWorld.js"
@@ -50,5 +51,37 @@ describe("JSON-RPC errors of the bridge", () => {
       (e: unknown) => e as { code: number; message: string }
     )
     expect(error).toMatchObject({ code: -32602, message: "MCP error -32602: Unknown resource: tmux://nothing" })
+  })
+
+  it("a prompt argument that is no string, or longer than a tool's string, is invalid params in our words (issue 21 item 8)", async () => {
+    const client = await connected()
+    const get = (args: Record<string, unknown>) =>
+      client.getPrompt({ name: "run_and_read", arguments: args as Record<string, string> }).then(
+        () => undefined,
+        (e: unknown) => e as { code: number; message: string }
+      )
+    for (const command of [5, true, null, ["ls"], { a: "b" }]) {
+      const error = await get({ command })
+      expect({ command, code: error?.code }).toEqual({ command, code: -32602 })
+      expect(error?.message).toBe("MCP error -32602: run_and_read: arguments.command must be a string")
+    }
+    const long = await get({ command: "x".repeat(MAX_ARGUMENT_BYTES + 1) })
+    expect(long?.code).toBe(-32602)
+    expect(long?.message).toBe(`MCP error -32602: run_and_read: arguments.command must be at most ${MAX_ARGUMENT_BYTES} bytes`)
+    expect(await get({ command: "x".repeat(MAX_ARGUMENT_BYTES) })).toBeUndefined()
+  })
+
+  it("a malformed resource URI is invalid params whose hint points at the resource lists, not at tools/list (issue 21 item 10)", async () => {
+    const client = await connected()
+    for (const uri of ["tmux://pane/%0?x", "tmux://pane/%0%3Bkill-server/screen"]) {
+      const error = await client.readResource({ uri }).then(
+        () => undefined,
+        (e: unknown) => e as { code: number; message: string }
+      )
+      expect({ uri, code: error?.code }).toEqual({ uri, code: -32602 })
+      expect(error?.message).toContain("Hint: ")
+      expect(error?.message).toContain("resources/templates/list")
+      expect(error?.message).not.toContain("tools/list")
+    }
   })
 })

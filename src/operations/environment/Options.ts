@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
-import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
+import { InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import { runInBatches } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
@@ -176,6 +176,16 @@ const readValues = (
     return names.map((listed, index) => ({ ...listed, value: values.get(index)! }))
   })
 
+/**
+ * tmux names the scope it looked the target up in ("can't find session: %9" for a session option
+ * on a pane): a missing id is named as the kind the caller gave (a pane), the way every tool says it.
+ */
+const namedAsGiven = (where: OptionsWhere, error: TmuxError | InvalidInput): TmuxError | InvalidInput => {
+  if (error._tag !== "NotFound" || error.kind === "server" || error.target !== where.target) return error
+  const { kind } = queryTarget(where)
+  return kind === "object" || kind === error.kind ? error : new NotFound({ kind, target: error.target, socket: error.socket })
+}
+
 const readOptions = (
   socket: ResolvedSocket,
   request: OptionsRequest,
@@ -197,7 +207,7 @@ const readOptions = (
     }
     const page = paginate(yield* listNames(socket, request, request, before), request)
     return { ...page, items: yield* readValues(socket, request, page.items) }
-  })
+  }).pipe(Effect.mapError((error) => namedAsGiven(request, error)))
 
 /** The options (or hooks) of a scope, one page of them with their values. */
 export const showOptions = Effect.fn("Options.showOptions")((

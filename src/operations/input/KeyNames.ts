@@ -22,7 +22,8 @@
  *   that is no key name (`C-Foo`, `Ctrl+Shift+Banana`), unless the only modifiers are tmux's
  *   letters in lower case (`c-section` is text); Cmd, Super and Win, which no terminal sends; and
  *   combinations tmux does not deliver as meant (Ctrl with a digit, Enter, Tab or Escape; Shift
- *   with a character other than a letter).
+ *   with a character other than a letter); a hex code after `0X`, or of no character tmux shows
+ *   (a surrogate, past U+10FFFF, a C1 control, unassigned, a noncharacter).
  */
 
 /** What `readKeys` made of a send_keys string. */
@@ -134,11 +135,28 @@ const characterKey = (character: string, modifiers: Modifiers): KeyReading => {
   return key(prefix({ ...modifiers, shift: false }) + base)
 }
 
+/** Code points past ASCII that tmux cannot show (wcwidth < 0): C1 controls, unassigned, noncharacters. */
+const UNSHOWN = /^[\p{Cc}\p{Cn}]$/u
+
+/**
+ * A hex code: tmux (key-string.c) reads only a lower-case `0x` as one, and types a code as letters
+ * when it is no Unicode scalar value (a surrogate, past U+10FFFF) or one it cannot show (measured
+ * on 3.3a: 0x80, 0x9b, 0xd7ff, 0xffff, 0x10ffff are typed as text; 0x7f, 0xe000, 0x10fffd sent).
+ */
+const hexKey = (x: string, digits: string): KeyReading => {
+  const code = Number.parseInt(digits, 16)
+  if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || (code >= 0x80 && UNSHOWN.test(String.fromCodePoint(code)))) {
+    return refused("a hex code of no character tmux can send")
+  }
+  return x === "x" ? key(`0x${digits}`) : refused("tmux reads a hex code only after a lower-case 0x", `0x${digits}`)
+}
+
 /** Reads a send_keys string (without `literal`) as text, one key, or a key-like string to refuse. */
 export const readKeys = (keys: string): KeyReading => {
   // eslint-disable-next-line no-control-regex
   if (/[\s\x00-\x1f\x7f]/u.test(keys) || [...keys].length <= 1) return TEXT
-  if (/^0x[0-9a-f]{1,6}$/i.test(keys)) return key(keys)
+  const hex = /^0([xX])([0-9a-fA-F]{1,6})$/.exec(keys)
+  if (hex !== null) return hexKey(hex[1]!, hex[2]!)
   const modifiers: Modifiers = { ctrl: false, meta: false, shift: false }
   let rest = keys
   let spelled = false

@@ -16,7 +16,7 @@
  */
 import * as Either from "effect/Either"
 import { Failed, type TmuxError } from "../../domain/Errors.js"
-import { classifyFailure } from "../Classify.js"
+import { classifyFailure, refusedAccess } from "../Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "../CommandBatches.js"
 import { escapeArgvArgument } from "../Literal.js"
 import type { TmuxCommand } from "../Tmux.js"
@@ -98,7 +98,7 @@ export const readAnswer = (
   if (list.mark === undefined) return result.exitCode === 0 ? Either.right(result.stdout) : Either.left(failure())
   const output = list.mark.strip(result)
   if (output !== undefined) return Either.right(output)
-  if (result.exitCode !== 0) return Either.left(failure())
+  if (result.exitCode !== 0 || refusedAccess(result.stderr)) return Either.left(failure())
   return Either.left(
     new Failed({
       command: description,

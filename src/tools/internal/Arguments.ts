@@ -30,16 +30,14 @@ export const commandArgument = optional(
   "argv, no shell."
 )
 
-const EnvironmentObject = Schema.Record({ key: Schema.String, value: Schema.String })
-
-/** Variables as an object, or the same object as a JSON string (some clients can only send strings). */
-export const EnvironmentValue = Schema.Union(
-  EnvironmentObject,
-  // JSON.parse errors quote the input; the input may hold secrets.
-  Schema.parseJson(EnvironmentObject).annotations({
-    message: () => ({ message: "a JSON string holding an object of strings", override: true })
-  })
-)
+/**
+ * Variables as an object of strings. The same object as a JSON string (some clients can only send
+ * strings) is read by tools/call's lenient pass, which the argument guard checks again, so the
+ * schema takes no string of its own: a string it decoded itself would skip the guard.
+ */
+export const EnvironmentValue = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+  message: () => "an object of strings, or that object as JSON text"
+})
 
 export const environmentArgument = optional(
   EnvironmentValue,
