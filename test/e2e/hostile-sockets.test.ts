@@ -6,10 +6,11 @@
  * target is never created), no tmux process runs for them (a counting LIBTMUX_TMUX_BIN), memory
  * stays bounded, and the server answers the next call.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { askForFiles, type FakeConnection, type FakeTmuxServer, fakeTmuxServer, type FileAnswers } from "../support/FakeTmuxServer.js"
+import { type FakeConnection, type FakeTmuxServer, fakeTmuxServer } from "../support/FakeTmuxServer.js"
+import { countingTmux, directoryWithMode, fileCanaries } from "../support/FileCanaries.js"
 import { errorOf, makeWorld, ok, poll, serve, type Served, textOf, type World } from "./harness.js"
 
 const cleanups: Array<() => unknown> = []
@@ -35,36 +36,6 @@ const listen = async (path: string, script: (c: FakeConnection) => void | Promis
   return fake
 }
 
-const directory = (w: World, name: string, mode: number) => {
-  const dir = join(w.dir, name)
-  mkdirSync(dir)
-  chmodSync(dir, mode)
-  return dir
-}
-
-/** A tmux that counts its runs, then is the real one. */
-const countingTmux = (w: World) => {
-  const bin = join(w.dir, "counting-tmux")
-  writeFileSync(bin, `#!/bin/sh\necho run >> "$0.count"\nexec tmux "$@"\n`)
-  chmodSync(bin, 0o755)
-  return { bin, runs: () => (existsSync(`${bin}.count`) ? readFileSync(`${bin}.count`, "utf8").split("\n").filter(Boolean).length : 0) }
-}
-
-const canaries = (w: World) => {
-  const secret = join(w.dir, "id_secret")
-  writeFileSync(secret, "PRIVATE KEY MATERIAL\n", { mode: 0o600 })
-  const target = join(w.dir, "bashrc-written-by-a-server")
-  const answers: Array<FileAnswers> = []
-  return {
-    answers,
-    ask: async (c: FakeConnection) => void answers.push(await askForFiles(c, secret, target)),
-    untouched: () => {
-      expect(existsSync(target)).toBe(false)
-      expect(answers.every((answer) => answer.read.length === 0 && answer.readError !== 0 && answer.writeError !== 0)).toBe(true)
-    }
-  }
-}
-
 /** The server's peak resident memory so far (VmHWM), in MiB. */
 const peakRssMiB = (pid: number): number => {
   const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"))!
@@ -81,10 +52,10 @@ describe("hostile listeners over stdio", () => {
     it(`a listener that ${what} and then asks for files never gets one, and no tmux process runs for it`, async () => {
       const w = world()
       w.startTmux()
-      const files = canaries(w)
-      const counting = countingTmux(w)
+      const files = fileCanaries(w.dir)
+      const counting = countingTmux(w.dir)
       let seen = 0
-      const fake = await listen(join(directory(w, "listener", 0o700), "tmux"), (c) => (seen++ === 0 ? first(c) : files.ask(c)))
+      const fake = await listen(join(directoryWithMode(w.dir, "listener", 0o700), "tmux"), (c) => (seen++ === 0 ? first(c) : files.ask(c)))
       const server = await served(w, { LIBTMUX_TMUX_BIN: counting.bin })
       expect(errorOf(await server.call("list_sessions", { socket_path: fake.path })).code).toBe(code)
       for (const name of ["list_sessions", "get_server_info", "list_panes", "capture_pane"]) {
@@ -101,8 +72,8 @@ describe("hostile listeners over stdio", () => {
 
   it("a listener in a directory other users can write is denied before anything connects", async () => {
     const w = world()
-    const files = canaries(w)
-    const fake = await listen(join(directory(w, "shared", 0o777), "tmux"), files.ask)
+    const files = fileCanaries(w.dir)
+    const fake = await listen(join(directoryWithMode(w.dir, "shared", 0o777), "tmux"), files.ask)
     const server = await served(w)
     const refused = errorOf(await server.call("list_sessions", { socket_path: fake.path }))
     expect(refused).toMatchObject({ code: "denied", effects: "none" })
@@ -116,7 +87,10 @@ describe("hostile listeners over stdio", () => {
       const w = world()
       w.startTmux()
       const sent: Array<number> = []
-      const fake = await listen(join(directory(w, "flood", 0o700), "tmux"), async (c) => void sent.push(await c.flood(1024 * 1024 * 1024)))
+      const fake = await listen(
+        join(directoryWithMode(w.dir, "flood", 0o700), "tmux"),
+        async (c) => void sent.push(await c.flood(1024 * 1024 * 1024))
+      )
       const server = await served(w)
       const flooded = errorOf(await server.call("list_sessions", { socket_path: fake.path }))
       expect(flooded.code).toBe("failed")

@@ -11,7 +11,7 @@
  * that neither happened.
  */
 import * as Effect from "effect/Effect"
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { constants } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -21,49 +21,16 @@ import { Tmux } from "../../src/tmux/Tmux.js"
 import { TmuxSocket } from "../../src/tmux/TmuxSocket.js"
 import { allTools } from "../../src/tools/registry.js"
 import { validCallsOfEveryTool } from "../support/everyTool.js"
-import { askForFiles, type FakeConnection, fakeTmuxServer, type FileAnswers } from "../support/FakeTmuxServer.js"
+import { type FakeConnection, fakeTmuxServer } from "../support/FakeTmuxServer.js"
+import { countingTmux, directoryWithMode, fileCanaries } from "../support/FileCanaries.js"
 import { fileRequestRelay } from "../support/FileRequestRelay.js"
 import { processAlive, useWorlds, waitFor } from "../support/liveTmux.js"
-import { type PrivateTmux, servicesLayer, testTransport } from "../support/PrivateTmux.js"
+import { servicesLayer, testTransport } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 
 const { defer, world } = useWorlds()
 const isRoot = process.getuid?.() === 0
 const NOBODY = 65534
-
-/** A tmux binary that logs each run to `<bin>.count`, then is the real tmux: exec's runs, counted. */
-const countingTmux = (w: PrivateTmux) => {
-  const bin = join(w.tmpdir, "counting-tmux")
-  writeFileSync(bin, `#!/bin/sh\necho "$*" >> "$0.count"\nexec tmux "$@"\n`)
-  chmodSync(bin, 0o755)
-  return { bin, runs: () => (existsSync(`${bin}.count`) ? readFileSync(`${bin}.count`, "utf8").split("\n").filter(Boolean).length : 0) }
-}
-
-/** A directory of its own, with the given mode (set after creation: the umask does not cut it). */
-const directoryIn = (w: PrivateTmux, name: string, mode: number) => {
-  const dir = join(w.tmpdir, name)
-  mkdirSync(dir)
-  chmodSync(dir, mode)
-  return dir
-}
-
-/** The canaries a listener asks for: a secret to read and a target to create; `untouched` checks both. */
-const canaries = (w: PrivateTmux) => {
-  const secret = join(w.tmpdir, "id_secret")
-  writeFileSync(secret, "PRIVATE KEY MATERIAL\n", { mode: 0o600 })
-  const target = join(w.tmpdir, "written-by-a-server")
-  const answers: Array<FileAnswers> = []
-  const ask = async (c: FakeConnection) => void answers.push(await askForFiles(c, secret, target))
-  const untouched = () => {
-    expect(existsSync(target)).toBe(false)
-    for (const answer of answers) {
-      expect(answer.read.length).toBe(0)
-      expect(answer.readError).not.toBe(0)
-      expect(answer.writeError).not.toBe(0)
-    }
-  }
-  return { ask, answers, untouched }
-}
 
 /** A listener whose first connection gets `first`, every later one a request for the canaries. */
 const listener = async (path: string, first: (c: FakeConnection) => void | Promise<void>, later: (c: FakeConnection) => Promise<void>) => {
@@ -76,8 +43,8 @@ const listener = async (path: string, first: (c: FakeConnection) => void | Promi
 describe("a socket a call names", () => {
   it("in a directory other users can write is denied before anything connects", async () => {
     const w = world()
-    const files = canaries(w)
-    const fake = await listener(join(directoryIn(w, "shared", 0o777), "tmux"), files.ask, files.ask)
+    const files = fileCanaries(w.tmpdir)
+    const fake = await listener(join(directoryWithMode(w.tmpdir, "shared", 0o777), "tmux"), files.ask, files.ask)
     const refused = errorMeta(await runTool(w.layer(), "list_sessions", { socket_path: fake.path }))
     expect(refused).toMatchObject({ code: "denied", effects: "none", retryable: false })
     expect(refused.text).toMatch(/not this user's \(its directory is writable by other users/)
@@ -88,8 +55,8 @@ describe("a socket a call names", () => {
 
   it.runIf(isRoot)("owned by another uid is denied before anything connects, by name or by path", async () => {
     const w = world()
-    const files = canaries(w)
-    const fake = await listener(join(directoryIn(w, "theirs", 0o755), "tmux"), files.ask, files.ask)
+    const files = fileCanaries(w.tmpdir)
+    const fake = await listener(join(directoryWithMode(w.tmpdir, "theirs", 0o755), "tmux"), files.ask, files.ask)
     chownSync(fake.path, NOBODY, NOBODY)
     const refused = errorMeta(await runTool(w.layer(), "get_server_info", { socket_path: fake.path }))
     expect(refused).toMatchObject({ code: "denied", effects: "none" })
@@ -119,9 +86,9 @@ describe("a socket the user configured that is not this user's", () => {
     "is served by the socket transport only: file requests are refused, and MSG_VERSION is denied, never handed to a tmux process",
     async () => {
       const w = world()
-      const files = canaries(w)
-      const counting = countingTmux(w)
-      const path = join(directoryIn(w, "shared", 0o777), "tmux")
+      const files = fileCanaries(w.tmpdir)
+      const counting = countingTmux(w.tmpdir)
+      const path = join(directoryWithMode(w.tmpdir, "shared", 0o777), "tmux")
       // First a request for the files, then another protocol version, then the files again.
       let seen = 0
       const fake = await fakeTmuxServer(path, (c) => (seen++ === 1 ? (c.send(12), c.close()) : files.ask(c)))
@@ -142,9 +109,9 @@ describe("a socket the user configured that is not this user's", () => {
 
   it.runIf(testTransport === "exec")("is denied on the exec transport, before any tmux process runs", async () => {
     const w = world()
-    const files = canaries(w)
-    const counting = countingTmux(w)
-    const fake = await listener(join(directoryIn(w, "shared", 0o777), "tmux"), files.ask, files.ask)
+    const files = fileCanaries(w.tmpdir)
+    const counting = countingTmux(w.tmpdir)
+    const fake = await listener(join(directoryWithMode(w.tmpdir, "shared", 0o777), "tmux"), files.ask, files.ask)
     const layer = servicesLayer({ ...w.config({ flags: { tmuxBin: counting.bin } }), socketName: undefined, socketPath: fake.path })
     const refused = errorMeta(await runTool(layer, "list_sessions"))
     expect(refused.code).toBe("denied")
@@ -164,9 +131,9 @@ describe.runIf(testTransport === "socket")("odd first answers never make exec se
   for (const [what, first, code] of cases) {
     it(`a listener that ${what}, then asks for files, gets no file and no tmux process`, async () => {
       const w = world()
-      const files = canaries(w)
-      const counting = countingTmux(w)
-      const fake = await listener(join(directoryIn(w, "private", 0o700), "tmux"), first, files.ask)
+      const files = fileCanaries(w.tmpdir)
+      const counting = countingTmux(w.tmpdir)
+      const fake = await listener(join(directoryWithMode(w.tmpdir, "private", 0o700), "tmux"), first, files.ask)
       const layer = w.layer({ flags: { tmuxBin: counting.bin } })
       const firstCall = errorMeta(await runTool(layer, "list_sessions", { socket_path: fake.path }))
       expect(firstCall.code).toBe(code)
@@ -194,7 +161,7 @@ describe("a server's output is bounded", () => {
       w.tmuxOk("new-session", "-d", "-s", "after")
       const sent: Array<number> = []
       const fake = await fakeTmuxServer(
-        join(directoryIn(w, "flood", 0o700), "tmux"),
+        join(directoryWithMode(w.tmpdir, "flood", 0o700), "tmux"),
         async (c) => void sent.push(await c.flood(4 * MAX_OUTPUT_BYTES))
       )
       defer(() => void fake.close())
@@ -235,7 +202,7 @@ describe("no tool makes a server open a file", () => {
       w.tmuxOk("new-session", "-d", "-s", "main", "-x", "80", "-y", "24", "cat")
       w.tmuxOk("split-window", "-d", "-t", "main", "cat")
       w.tmuxOk("set-buffer", "-b", "b", "x")
-      const relay = await fileRequestRelay(join(directoryIn(w, "relay", 0o700), "tmux"), w.socketPath)
+      const relay = await fileRequestRelay(join(directoryWithMode(w.tmpdir, "relay", 0o700), "tmux"), w.socketPath)
       defer(() => void relay.close())
       const layer = servicesLayer({
         ...w.config({ env: { LIBTMUX_SAFETY: "destructive" } }),
