@@ -49,8 +49,23 @@ const MATCH_SCRIPT = new vm.Script(`
 `)
 
 /** Checks and compiles the patterns; a bad one is named by its position, never echoed. */
-export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect.Effect<Matcher, InvalidInput> =>
+/**
+ * How errors name what was given: the argument (`patterns`; a single condition's field, then named
+ * without an index) and what the patterns run on.
+ */
+export interface MatcherNames {
+  readonly argument: string
+  readonly single?: boolean
+  readonly subject?: string
+}
+
+export const compileMatcher = (
+  spec: PatternSpec,
+  names: MatcherNames = { argument: "patterns" }
+): Effect.Effect<Matcher, InvalidInput> =>
   Effect.gen(function*() {
+    const { argument, single = false, subject = "the pane text" } = names
+    const named = (index: number) => (single ? argument : `${argument}[${index}]`)
     if (spec.patterns.length === 0) return yield* Effect.fail(new InvalidInput({ reason: `${argument} must hold at least one pattern.` }))
     if (spec.patterns.length > MAX_PATTERNS) {
       return yield* Effect.fail(
@@ -59,10 +74,10 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
     }
     for (const [index, pattern] of spec.patterns.entries()) {
       if (pattern === "") {
-        return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is empty; it would match every line.` }))
+        return yield* Effect.fail(new InvalidInput({ reason: `${named(index)} is empty; it would match every line.` }))
       }
       if (pattern.length > MAX_PATTERN_LENGTH) {
-        return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is longer than ${MAX_PATTERN_LENGTH} characters.` }))
+        return yield* Effect.fail(new InvalidInput({ reason: `${named(index)} is longer than ${MAX_PATTERN_LENGTH} characters.` }))
       }
     }
     if (spec.regex !== true) {
@@ -86,7 +101,7 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
         regexes.push(new RegExp(pattern, spec.ignoreCase === true ? "i" : ""))
       } catch (error) {
         const detail = error instanceof Error ? error.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "") : "invalid"
-        return yield* Effect.fail(new InvalidInput({ reason: `${argument}[${index}] is not a valid regular expression (${detail}).` }))
+        return yield* Effect.fail(new InvalidInput({ reason: `${named(index)} is not a valid regular expression (${detail}).` }))
       }
     }
     const context = vm.createContext({ regexes, lines: [] as ReadonlyArray<string>, out: [] as Array<number> })
@@ -94,7 +109,7 @@ export const compileMatcher = (spec: PatternSpec, argument = "patterns"): Effect
       new InvalidInput({
         reason: inRequest
           ? `a regular expression in ${argument} ran longer than this request's ${REGEX_BUDGET_MS} ms budget for regular expressions (catastrophic backtracking?); simplify it or use literal patterns.`
-          : `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on the pane text (catastrophic backtracking?); simplify it or use literal patterns.`
+          : `a regular expression in ${argument} ran longer than ${REGEX_TIME_BOX_MS} ms on ${subject} (catastrophic backtracking?); simplify it or use literal patterns.`
       })
     /**
      * One run within `allowed` ms: `done`, `runaway` (stopped while it kept a core busy), or

@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { InvalidInput } from "../../domain/Errors.js"
+import type { InvalidInput } from "../../domain/Errors.js"
 import { compileMatcher } from "../bounds/TextMatcher.js"
 import { project, type Projected } from "./Fields.js"
 
@@ -31,16 +31,6 @@ export const textFields = (fields: Fields): ReadonlySet<string> =>
 export const filterFields = <K extends string>(filter: ItemFilter<K>): ReadonlyArray<K> => Object.keys(filter.where ?? {}) as Array<K>
 
 /**
- * The matcher's words, for one condition: its one pattern is the field itself (`where.command`, not
- * `where.command[0]`), and what it ran on is that field's values, not pane text.
- */
-const conditionNamed = (field: string) => <A>(effect: Effect.Effect<A, InvalidInput>): Effect.Effect<A, InvalidInput> =>
-  Effect.mapError(effect, (error) =>
-    new InvalidInput({
-      reason: error.reason.replaceAll(`where.${field}[0]`, `where.${field}`).replaceAll("the pane text", `the ${field} values`)
-    }))
-
-/**
  * The items every condition holds for, in order. A text condition runs over all the items' values
  * in one batch (one time box for a regex); a bad or runaway regex is InvalidInput naming the field.
  */
@@ -55,10 +45,13 @@ export const filterItems = <A extends object, K extends string>(
       if (kept.length === 0) break
       const values = kept.map((item) => (item as Record<string, unknown>)[field])
       if (typeof value === "string" && text.has(field)) {
-        const named = conditionNamed(field)
-        const matcher = yield* compileMatcher({ patterns: [value], regex: filter.regex }, `where.${field}`).pipe(named)
+        const matcher = yield* compileMatcher({ patterns: [value], regex: filter.regex }, {
+          argument: `where.${field}`,
+          single: true,
+          subject: `the ${field} values`
+        })
         const lines = values.map((v) => (typeof v === "string" ? v : ""))
-        const matched = new Set((yield* matcher.matchLines(lines).pipe(named)).map((match) => match.line))
+        const matched = new Set((yield* matcher.matchLines(lines)).map((match) => match.line))
         kept = kept.filter((_, index) => matched.has(index))
       } else {
         kept = kept.filter((_, index) => values[index] === value)

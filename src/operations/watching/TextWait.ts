@@ -115,7 +115,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
     const matcher = request.patterns === null ? null : yield* compileMatcher({ patterns: request.patterns, ...spec })
     const stopper = request.stopPatterns === undefined
       ? null
-      : yield* compileMatcher({ patterns: request.stopPatterns, ...spec }, "stop_patterns")
+      : yield* compileMatcher({ patterns: request.stopPatterns, ...spec }, { argument: "stop_patterns" })
     let anchor: Cursor | undefined = request.since === undefined ? undefined : yield* parseCursorFor(request.since, paneId, "since")
 
     let lastView: PaneView | undefined
