@@ -20,7 +20,8 @@ const VALUE_FLAGS: Record<string, keyof ConfigFlags> = {
   "--safety": "safety",
   "--tools": "tools",
   "--transport": "transport",
-  "--wait-max": "waitMaxSeconds"
+  "--wait-max": "waitMaxSeconds",
+  "--hosts": "hosts"
 }
 
 /** Boolean flags: bare means on; `--flag=0` turns them off. */
@@ -50,6 +51,8 @@ Options (each overrides the environment variable in brackets):
                             (one tmux process per call) (default: socket)  [LIBTMUX_MCP_TRANSPORT]
   --allow-server-start[=0|1]  default for tools that may start a server (default 0)  [LIBTMUX_ALLOW_SERVER_START]
   --suppress-history[=0|1]  keep typed commands out of shell history (default 1)  [LIBTMUX_SUPPRESS_HISTORY]
+  --hosts FILE              a JSON file of remote hosts reached over OpenSSH (docs/remote-hosts.md);
+                            tools then take host: <name>  [LIBTMUX_MCP_HOSTS]
   --wait-max SECONDS        ceiling for blocking waits, 1..120 (default 30)  [LIBTMUX_MCP_WAIT_MAX_SECONDS]
   -h, --help                Show this help.
   -V, --version             Print the version.

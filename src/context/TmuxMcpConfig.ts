@@ -8,6 +8,8 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { readFileSync } from "node:fs"
+import { type HostsConfig, loadHostsFile } from "./HostsConfig.js"
 
 /** The safety levels, lowest first: each enables the tools of its tier and those below. */
 export const SAFETY_LEVELS = ["readonly", "mutating", "destructive"] as const
@@ -60,6 +62,11 @@ export interface TmuxMcpConfigShape {
   readonly callerPane: string | undefined
   /** The environment given to tmux clients we spawn: only the basics, never the whole MCP environment. */
   readonly tmuxEnvironment: Readonly<Record<string, string>>
+  /**
+   * The other machines tools may name as `host` (LIBTMUX_MCP_HOSTS / --hosts); undefined: this
+   * machine only, no `host` argument, no ssh ever run.
+   */
+  readonly hosts?: HostsConfig | undefined
 }
 
 /** The settings every service reads; `layer(config)` provides them. */
@@ -82,6 +89,7 @@ export interface ConfigFlags {
   readonly allowServerStart?: string
   readonly suppressHistory?: string
   readonly waitMaxSeconds?: string
+  readonly hosts?: string
 }
 
 /** What `loadConfig` reads: the environment, the command-line flags and the user id. */
@@ -89,6 +97,8 @@ export interface ConfigSources {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly flags: ConfigFlags
   readonly uid: number
+  /** Reads the hosts file (default: the file system). */
+  readonly readFile?: (path: string) => Buffer
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000
@@ -127,7 +137,7 @@ const pick = (
 }
 
 /** Builds the validated configuration, or says exactly what is wrong and how to fix it. */
-export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<TmuxMcpConfigShape, ConfigError> =>
+export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigSources): Either.Either<TmuxMcpConfigShape, ConfigError> =>
   Either.gen(function*() {
     // A socket flag replaces both socket variables: the command line is the more specific choice.
     const fromFlags = flags.socketName !== undefined || flags.socketPath !== undefined
@@ -202,6 +212,15 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Tm
       waitMaxSeconds = Math.min(WAIT_MAX_BOUNDS[1], Math.max(WAIT_MAX_BOUNDS[0], parsed))
     }
 
+    const hostsRaw = pick(flags.hosts, "--hosts", env.LIBTMUX_MCP_HOSTS, "LIBTMUX_MCP_HOSTS")
+    let hosts: HostsConfig | undefined
+    if (hostsRaw !== undefined) {
+      const loaded = loadHostsFile(hostsRaw.value, hostsRaw.source, readFile)
+      if (Either.isLeft(loaded)) return yield* Either.left(new ConfigError({ message: loaded.left }))
+      // ssh finds the user's keys through their agent; nothing else of this environment is passed.
+      hosts = env.SSH_AUTH_SOCK === undefined ? loaded.right : { ...loaded.right, environment: { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } }
+    }
+
     const tmuxEnvironment: Record<string, string> = {}
     for (const [key, value] of Object.entries(env)) {
       if (value !== undefined && (INHERITED_VARIABLES.includes(key) || key.startsWith("LC_"))) tmuxEnvironment[key] = value
@@ -224,6 +243,7 @@ export const loadConfig = ({ env, flags, uid }: ConfigSources): Either.Either<Tm
       uid,
       callerTmux: nonEmpty(env.TMUX),
       callerPane: nonEmpty(env.TMUX_PANE),
-      tmuxEnvironment
+      tmuxEnvironment,
+      hosts
     } satisfies TmuxMcpConfigShape
   })

@@ -9,7 +9,10 @@ import { escapeMessageControls } from "./ControlText.js"
 
 /** No tmux server answers on the socket: distinct from an empty server. */
 export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
-  socket: Schema.String
+  socket: Schema.String,
+  /** On a remote host: its name, and whether the hosts file lets a server be started there. */
+  host: Schema.optionalWith(Schema.String, { exact: true }),
+  startable: Schema.optionalWith(Schema.Boolean, { exact: true })
 }) {
   override get message(): string {
     return escapeMessageControls(`No tmux server is running on socket ${this.socket}.`)
@@ -48,9 +51,10 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
  * printed output without the call's end mark (`unparseable`), printed more than a call may hold
  * (`overflow`), was not asked at all because the socket is not one this server may use
  * (`refused`), or the server refused this client before running anything (`access`: its
- * `server-access` list, tmux >= 3.3). `refused` and `access` are wired as `denied`.
+ * `server-access` list, tmux >= 3.3), or its remote host could not be reached (`host`: the ssh
+ * link is down or refused). `refused` and `access` are wired as `denied`.
  */
-export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable", "overflow", "refused", "access")
+export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable", "overflow", "refused", "access", "host")
 export type FailureReason = typeof FailureReason.Type
 
 /** An error message is read by an agent: what stays of an overlong one. */
@@ -87,6 +91,8 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
         return `tmux ${this.command} was not sent: ${this.stderr}`
       case "access":
         return `The tmux server refused this client before running ${this.command}: ${this.stderr}`
+      case "host":
+        return `tmux ${this.command} could not reach its host: ${this.stderr}`
     }
   }
 }
@@ -95,7 +101,7 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
  * Why a call was `Denied`: the safety tier, the caller's own objects (`self`), a pane a person
  * watches, or starting a server.
  */
-export const DenialKind = Schema.Literal("tier", "self", "watched", "server_start")
+export const DenialKind = Schema.Literal("tier", "self", "watched", "server_start", "host_safety")
 export type DenialKind = typeof DenialKind.Type
 
 /** Policy said no: the safety tier, a guard protecting the caller's own tmux objects or a pane a person watches, or server start. */
@@ -156,7 +162,12 @@ const listToolFor: Record<ObjectKind, string> = {
 /** What the caller can do next. The one place recovery advice lives. */
 export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
-    NoServer: () => "Call list_servers to find live sockets, or start_server / create_session(allow_server_start=true) to start one.",
+    NoServer: (e) =>
+      e.host !== undefined && e.startable !== true
+        ? `Call list_servers with host ${e.host} to find live sockets there. This server may not start one on that host (the hosts file's allow_server_start is off): ask the user to start tmux there.`
+        : e.host !== undefined
+        ? `Call list_servers with host ${e.host} to find live sockets there, or start_server / create_session(allow_server_start=true) with host ${e.host} to start one.`
+        : "Call list_servers to find live sockets, or start_server / create_session(allow_server_start=true) to start one.",
     NotFound: (e) =>
       `Call ${
         listToolFor[e.kind]
@@ -177,6 +188,8 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
           return "Name a socket of this user's (list_servers shows them); which other sockets may be used is the user's configuration (docs/configuration.md, section Which sockets are used)."
         case "access":
           return "The server's server-access list does not allow this user (tmux >= 3.3). Only its owner can change that (`tmux server-access -a USER`, in that server); or use a server of your own (list_servers)."
+        case "host":
+          return "Only the user can fix an ssh link: `effect-tmux-mcp doctor` shows each host's link and why it failed (ssh runs with BatchMode: keys from the agent or without passphrase, the host key in known_hosts). A later call connects again by itself; where_am_i shows the link's state."
       }
     },
     Denied: (e) => {
@@ -191,6 +204,8 @@ export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
           return "Ask the person watching that pane first; pass force: true only if typing there while they watch is intended."
         case "server_start":
           return "Call start_server first if starting a tmux server is intended."
+        case "host_safety":
+          return "Only the user can allow this on that host: its \"safety\" in the hosts file caps what runs there. Use a readonly tool there, or another host."
       }
     },
     Conflict: (e) => {
@@ -251,7 +266,7 @@ export const isRetryable: (error: ToolError) => boolean = Match.type<ToolError>(
   Match.tagsExhaustive({
     NoServer: () => false,
     NotFound: () => false,
-    Failed: (e) => e.reason === "timeout",
+    Failed: (e) => e.reason === "timeout" || e.reason === "host",
     Denied: () => false,
     Conflict: (e) => e.kind === "busy" || e.kind === "run_pending",
     InvalidInput: () => false

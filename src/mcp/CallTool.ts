@@ -9,15 +9,17 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { LOCAL_HOST } from "../context/HostsConfig.js"
+import { onHost } from "../context/RemoteHosts.js"
+import { SAFETY_LEVELS, TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { escapeMessageControls } from "../domain/ControlText.js"
-import { type Denied, errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
+import { Denied, errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
 import { withRegexBudget } from "../operations/bounds/RegexBudget.js"
 import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import { type OperationOutcome, ToolCalls } from "../tools/batch.js"
 import { allTools } from "../tools/registry.js"
-import type { AnyTool, ToolServices } from "../tools/Tool.js"
+import { type AnyTool, targetsServer, type ToolServices } from "../tools/Tool.js"
 import { selectedTools } from "../tools/ToolSets.js"
 import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
 import { lenientArguments } from "./internal/LenientArguments.js"
@@ -87,6 +89,8 @@ export const errorResult = (tool: AnyTool, error: ToolError): ToolResult => {
           ? { kind: "server_access" }
           : error._tag === "Failed" && error.reason === "refused"
           ? { kind: "socket_owner" }
+          : error._tag === "Failed" && error.reason === "host"
+          ? { kind: "host_link" }
           : {}),
         hint: recovery,
         retryable: isRetryable(error),
@@ -129,9 +133,43 @@ const decodedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, Inva
     return yield* decodeArguments(tool, lenient)
   })
 
-/** tools/call's checks: the safety tier, then the input's. */
-const checkedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput | Denied, Policy> =>
-  Effect.zipRight(Effect.flatMap(Policy, (policy) => policy.check(tool)), decodedInput(tool, args))
+/** A call's arguments without `host`, and the host it names (`local` by default). */
+interface Hosted {
+  readonly args: unknown
+  readonly host: string
+}
+
+/**
+ * With a hosts file, a tool that targets a server takes `host`: a name of the file or `local`,
+ * never a destination. It is taken out before decoding (the tools' own schemas do not know it);
+ * without a hosts file it is an unknown argument like any other.
+ */
+const hostedArguments = (tool: AnyTool, args: unknown, config: TmuxMcpConfigShape): Effect.Effect<Hosted, InvalidInput> => {
+  if (config.hosts === undefined || !targetsServer(tool) || typeof args !== "object" || args === null || !("host" in args)) {
+    return Effect.succeed({ args, host: LOCAL_HOST })
+  }
+  const { host, ...rest } = args as Record<string, unknown>
+  const names = [LOCAL_HOST, ...config.hosts.hosts.map((entry) => entry.name)]
+  return typeof host === "string" && names.includes(host)
+    ? Effect.succeed({ args: rest, host })
+    : Effect.fail(new InvalidInput({ reason: `host: must be one of ${names.join(", ")} (where_am_i shows each host).` }))
+}
+
+/** A host's own cap below the server's safety level (the hosts file's "safety"). */
+const checkHostSafety = (tool: AnyTool, host: string, config: TmuxMcpConfigShape): Effect.Effect<void, Denied> => {
+  const cap = config.hosts?.hosts.find((entry) => entry.name === host)?.safety
+  if (cap === undefined || tool.hints.runsTools === true || SAFETY_LEVELS.indexOf(tool.tier) <= SAFETY_LEVELS.indexOf(cap)) return Effect.void
+  return Effect.fail(
+    new Denied({ kind: "host_safety", reason: `${tool.name} is a ${tool.tier} tool and host ${host} allows ${cap} tools only (the hosts file's "safety").` })
+  )
+}
+
+/** tools/call's checks: the safety tier, the host's, then the input's. */
+const checkedInput = (tool: AnyTool, hosted: Hosted): Effect.Effect<unknown, InvalidInput | Denied, Policy | TmuxMcpConfig> =>
+  Effect.zipRight(
+    Effect.flatMap(Policy, (policy) => policy.check(tool)),
+    Effect.flatMap(TmuxMcpConfig, (config) => Effect.zipRight(checkHostSafety(tool, hosted.host, config), decodedInput(tool, hosted.args)))
+  )
 
 /**
  * A tool's value as JSON, as tools/call computes it: the input's checks, the handler and encoding.
@@ -139,7 +177,9 @@ const checkedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, Inva
  */
 export const toolValue = (tool: AnyTool, args: unknown): Effect.Effect<unknown, ToolError, ToolServices> =>
   withRegexBudget(Effect.gen(function*() {
-    const output = yield* tool.handler(yield* decodedInput(tool, args))
+    const hosted = yield* hostedArguments(tool, args, yield* TmuxMcpConfig)
+    const input = yield* decodedInput(tool, hosted.args)
+    const output = yield* onHost(hosted.host)(tool.handler(input))
     // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
     return encodeOutput(tool.output, output)
   }))
@@ -172,10 +212,12 @@ const toolCallsOf = (
         if (tool === undefined) {
           return Effect.fail(new InvalidInput({ reason: "tool: names no tool of this server's tool set (tools/list shows them)." }))
         }
-        return checkedInput(tool, args).pipe(
+        return hostedArguments(tool, args, config).pipe(
+          Effect.flatMap((hosted) => checkedInput(tool, hosted)),
           Effect.as(callTool(tool, args, known).pipe(Effect.map(operationOutcome), Effect.provide(services))),
           Effect.mapError((error) => error._tag === "InvalidInput" ? new InvalidInput({ reason: `${tool.name}: ${error.reason}` }) : error),
-          Effect.provide(services)
+          Effect.provide(services),
+          Effect.provideService(TmuxMcpConfig, config)
         )
       }
     }
@@ -203,11 +245,12 @@ export const callTool = (
     const started = performance.now()
     const audit = yield* Audit
     const outcome = yield* Effect.gen(function*() {
-      const input = yield* checkedInput(tool, args)
+      const hosted = yield* hostedArguments(tool, args, yield* TmuxMcpConfig)
+      const input = yield* checkedInput(tool, hosted)
       // Only a tool that runs others (run_batch) is given the way to; every other call skips building it.
       const output = tool.hints.runsTools === true
         ? yield* Effect.provideService(tool.handler(input), ToolCalls, yield* toolCallsOf(tools))
-        : yield* tool.handler(input)
+        : yield* onHost(hosted.host)(tool.handler(input))
       // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
       return encodeOutput(tool.output, output)
       // run_batch's operations run inside it: one budget for the whole call.

@@ -148,7 +148,8 @@ const serverFor = (
   // A tool the tool set leaves out is unknown here; one above the safety level is listed not, but denied by name.
   const byName = new Map(selectedTools(tools, config.toolSelection).map((tool) => [tool.name, tool]))
   // Computed once: the tier and the tool set cannot change while the server runs.
-  const listed = enabledTools(tools, config).map((tool) => describeTool(tool, config.safety))
+  const hostNames = config.hosts?.hosts.map((host) => host.name) ?? []
+  const listed = enabledTools(tools, config).map((tool) => describeTool(tool, config.safety, hostNames))
 
   const server = new Server(
     { name: SERVER_NAME, version: VERSION, title: "tmux (effect-tmux-mcp)" },

@@ -3,7 +3,8 @@
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
-import type { AnyTool } from "../tools/Tool.js"
+import { LOCAL_HOST } from "../context/HostsConfig.js"
+import { type AnyTool, targetsServer } from "../tools/Tool.js"
 import { toolJsonSchema } from "./internal/JsonSchema.js"
 
 /** The `_meta` key that asks a client deferring tool loading to keep a tool loaded (Claude Code reads it). */
@@ -25,12 +26,23 @@ const annotationsOf = (tool: AnyTool, safety: SafetyLevel): McpTool["annotations
       openWorldHint: tool.hints.openWorld ?? false
     }
 
-/** A tool as tools/list shows it at a safety level (by default the highest). */
-export const describeTool = (tool: AnyTool, safety: SafetyLevel = "destructive"): McpTool => ({
+/**
+ * The input schema, with `host` (an enum: `local` and the hosts file's names) on a tool that
+ * targets a server when hosts are configured; without them, exactly the tool's own.
+ */
+const inputSchemaOf = (tool: AnyTool, hosts: ReadonlyArray<string>): McpTool["inputSchema"] => {
+  const schema = toolJsonSchema(tool.input)
+  if (hosts.length === 0 || !targetsServer(tool)) return schema
+  const properties = (schema.properties ?? {}) as Record<string, unknown>
+  return { ...schema, properties: { ...properties, host: { type: "string", enum: [LOCAL_HOST, ...hosts] } } }
+}
+
+/** A tool as tools/list shows it at a safety level (by default the highest), with `host` when `hosts` are configured. */
+export const describeTool = (tool: AnyTool, safety: SafetyLevel = "destructive", hosts: ReadonlyArray<string> = []): McpTool => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
-  inputSchema: toolJsonSchema(tool.input),
+  inputSchema: inputSchemaOf(tool, hosts),
   outputSchema: toolJsonSchema(tool.output, "output"),
   annotations: annotationsOf(tool, safety),
   ...(tool.alwaysLoad === true ? { _meta: { [ALWAYS_LOAD_META_KEY]: true } } : {})

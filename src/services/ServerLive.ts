@@ -8,6 +8,7 @@ import * as Layer from "effect/Layer"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { SocketResolver } from "../context/SocketResolver.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
+import { ConnectionsLive } from "../tmux/Connections.js"
 import type { Tmux } from "../tmux/Tmux.js"
 import { TmuxLive } from "../tmux/TmuxLive.js"
 import { Audit } from "./Audit.js"
@@ -28,6 +29,8 @@ export const ServerLive = {
   layer: <Extra = never>(config: TmuxMcpConfigShape, options: ServerLiveOptions<Extra> = {}): Layer.Layer<LiveServices | Extra> =>
     Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, options.audit ?? Audit.layer).pipe(
       Layer.provideMerge(options.tmux ?? (TmuxLive.layer as Layer.Layer<Tmux | Extra, never, TmuxMcpConfig>)),
+      // Below Tmux (its forwards) and released after everything above (their remote sessions go first).
+      Layer.provideMerge(ConnectionsLive),
       Layer.provideMerge(TmuxMcpConfig.layer(config))
     )
 }

@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import { isRemoteHost } from "../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { Failed } from "../domain/Errors.js"
@@ -49,6 +50,13 @@ export const makeTmuxExec = Effect.gen(function*() {
     const marked = markList(commands, description)
     if (Either.isLeft(marked)) return Effect.fail(marked.left)
     const list = marked.right
+    // This machine's tmux never runs against a remote host's socket: at a forward's path it would
+    // start a server here (the socket transport serves remote hosts).
+    if (isRemoteHost(socket.host)) {
+      return Effect.fail(
+        new Failed({ command: description, reason: "refused", exitCode: null, stderr: `${socket.label} is on host ${socket.host}, which a local tmux process never serves` })
+      )
+    }
     // A tmux process opens every file its server asks for: only this user's own sockets get one,
     // checked right before the spawn (a symlink is passed as its target, which cannot change).
     const trust = socketTrust(socket.path, config.uid)

@@ -29,12 +29,15 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { statSync } from "node:fs"
-import type { ResolvedSocket } from "../context/SocketResolver.js"
+import { isRemoteHost, type RemoteHostView } from "../context/RemoteHosts.js"
+import { type ResolvedSocket, socketKey } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
-import { Failed, type TmuxError } from "../domain/Errors.js"
+import { Failed, NoServer, type TmuxError } from "../domain/Errors.js"
 import { classifyFailure, timedOut } from "./Classify.js"
-import { hostSpeaksEveryVersion, prepareIdentity, PROTOCOL_VERSION } from "./internal/ClientProtocol.js"
+import { Connections } from "./Connections.js"
+import { hostSpeaksEveryVersion, type PreparedIdentity, prepareIdentity, PROTOCOL_VERSION } from "./internal/ClientProtocol.js"
 import { listArgv, type MarkedList, markList, readAnswer } from "./internal/CommandList.js"
 import { OutputAllowance, outputOverflowed } from "./internal/OutputLimit.js"
 import { runOverSocket, type SocketOutcome } from "./internal/SocketClient.js"
@@ -74,11 +77,14 @@ const MAX_TIMER_MS = 2_147_483_647
 const BIG_ENDIAN_HOST =
   "this host is big-endian, where tmux's frame header (changed in tmux 3.6) differs between versions; a tmux process per call serves every server"
 
-/** A socket about to be connected to: whose it is, and the path to connect to (a symlink's target). */
+/** A socket about to be connected to: whose it is, the path to connect to (a symlink's target, a forward) and as whom. */
 interface Target {
   readonly socket: ResolvedSocket
   readonly trust: SocketTrust
   readonly connectPath: string
+  readonly identity: PreparedIdentity
+  /** The remote host's name when the socket is reached through a forward. */
+  readonly host: string | undefined
 }
 
 /** A server that exec serves, and the socket file it was found behind. */
@@ -109,6 +115,7 @@ const workingDirectory = (home: string | undefined): string => {
 export const makeTmuxSocket = Effect.gen(function*() {
   const config = yield* TmuxMcpConfig
   const exec = yield* TmuxExec.make
+  const connections = Option.getOrUndefined(yield* Effect.serviceOption(Connections))
   const fallbacks = new Map<string, Fallback>()
   // What this layer's exchanges hold of their output, together.
   const allowance = new OutputAllowance()
@@ -118,9 +125,25 @@ export const makeTmuxSocket = Effect.gen(function*() {
     cwd: workingDirectory(config.tmuxEnvironment.HOME),
     pid: process.pid
   })
+  // A remote server gets the terminal's basics only, and the host user's HOME as the working
+  // directory: this machine's directories mean nothing there (or something else).
+  const remoteEnvironment = Object.fromEntries(
+    Object.entries(config.tmuxEnvironment).filter(([name]) => name === "TERM" || name === "LANG" || name.startsWith("LC_"))
+  )
+  const remoteIdentities = new Map<string, PreparedIdentity>()
+  const remoteIdentity = (view: RemoteHostView): PreparedIdentity => {
+    const key = `${view.host}\0${view.home}`
+    let identity = remoteIdentities.get(key)
+    if (identity === undefined) {
+      remoteIdentities.set(key, identity = prepareIdentity({ environment: remoteEnvironment, cwd: view.home, pid: process.pid }))
+    }
+    return identity
+  }
 
   /** Why exec serves this socket now, or undefined for the socket protocol. */
   const fallbackFor = (socket: ResolvedSocket): string | undefined => {
+    // A remote host's socket is this client's alone (exec would run this machine's tmux).
+    if (isRemoteHost(socket.host)) return undefined
     if (!hostSpeaksEveryVersion) return BIG_ENDIAN_HOST
     const fallback = fallbacks.get(socket.path)
     if (fallback === undefined) return undefined
@@ -145,8 +168,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
    * `timeoutFail` forks a fiber and races it, ~0.2 ms of a one-pane read (measured).
    */
   const exchange = (
-    socket: ResolvedSocket,
-    connectPath: string,
+    { connectPath, identity, socket }: Target,
     argv: ReadonlyArray<string>,
     stdin: string | undefined,
     timeoutMs: number,
@@ -172,7 +194,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
       // The deadline counts the wait for a turn too. A list that waits on a channel takes none: it
       // may hold its connection for minutes, and a few of them would hold up every other call.
       if (waits) connect()
-      else leave = turnsFor(socket.path).take(connect)
+      else leave = turnsFor(socketKey(socket)).take(connect)
       // No timer for a deadline one cannot hold: the caller keeps that one with Effect's clock.
       if (timeoutMs <= MAX_TIMER_MS) {
         timer = setTimeout(() => {
@@ -189,6 +211,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
     })
 
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
+    if (isRemoteHost(socket.host)) return runRemote(socket.host, socket, commands, options)
     if (options.startServer === true || fallbackFor(socket) !== undefined) return exec.run(socket, commands, options)
     const description = describeCommands(commands)
     const marked = markList(commands, description)
@@ -197,7 +220,54 @@ export const makeTmuxSocket = Effect.gen(function*() {
     // Right before connecting: whose socket this is decides whether it may be used, and by whom.
     const trust = socketTrust(socket.path, config.uid)
     if (trust._tag === "foreign" && !mayBeForeign(socket)) return Effect.fail(foreignRefused(socket, trust.why, description))
-    const target: Target = { socket, trust, connectPath: trust._tag === "absent" ? socket.path : trust.path }
+    const target: Target = { socket, trust, connectPath: trust._tag === "absent" ? socket.path : trust.path, identity, host: undefined }
+    return deadlined(target, commands, options, list, description)
+  }
+
+  /**
+   * A socket on a remote host: through its forward (made on first use), never by exec, which would
+   * run this machine's tmux at the forward's path; a list that may start a server runs on the host.
+   */
+  const runRemote = (
+    host: string,
+    socket: ResolvedSocket,
+    commands: ReadonlyArray<TmuxCommand>,
+    options: RunOptions
+  ): Effect.Effect<string, TmuxError> => {
+    const description = describeCommands(commands)
+    if (connections === undefined) {
+      return Effect.fail(new Failed({ command: description, reason: "refused", exitCode: null, stderr: `no hosts file configures host ${host}` }))
+    }
+    const marked = markList(commands, description)
+    if (Either.isLeft(marked)) return Effect.fail(marked.left)
+    const list = marked.right
+    const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
+    if (options.startServer === true) {
+      return connections.runStarting(host, socket.path, listArgv(list.sent), { stdin: options.stdin, timeout, description }).pipe(
+        Effect.flatMap((result) => readAnswer(result, list, socket.label, description))
+      )
+    }
+    return Effect.gen(function*() {
+      const view = yield* connections.view(host)
+      const connectPath = yield* connections.forward(host, socket.path)
+      // The forward's socket is this server's own (0600 in its private directory): anything else there is not.
+      const trust = socketTrust(connectPath, config.uid)
+      if (trust._tag !== "own") {
+        return yield* Effect.fail(
+          new Failed({ command: description, reason: "refused", exitCode: null, stderr: `the forward's socket for ${socket.label} is not this server's own` })
+        )
+      }
+      return yield* deadlined({ socket, trust, connectPath, identity: remoteIdentity(view), host }, commands, options, list, description)
+    })
+  }
+
+  const deadlined = (
+    target: Target,
+    commands: ReadonlyArray<TmuxCommand>,
+    options: RunOptions,
+    list: MarkedList,
+    description: string
+  ): Effect.Effect<string, TmuxError> => {
     const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     const timeoutMs = Duration.toMillis(timeout)
     // A deadline past what one timer holds (about 24.8 days) or none at all: Effect's clock keeps it.
@@ -213,7 +283,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
   // No span of its own, unlike exec's: one costs ~0.1 ms here, a twentieth of a one-pane read, and
   // the operation's span (Effect.fn) already covers the round trip.
   const exchangeFor = (
-    { connectPath, socket, trust }: Target,
+    target: Target,
     commands: ReadonlyArray<TmuxCommand>,
     options: RunOptions,
     list: MarkedList,
@@ -221,10 +291,20 @@ export const makeTmuxSocket = Effect.gen(function*() {
     timeout: Duration.Duration,
     timeoutMs: number
   ): Effect.Effect<string, TmuxError> => {
+    const { host, socket, trust } = target
     const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
-    return exchange(socket, connectPath, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
+    return exchange(target, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
       Effect.flatMap(({ elapsedMs, outcome }) => {
+        // Over a forward, a link that went down explains any failure: the host's error says so.
+        const linkDown = host === undefined || outcome !== TIMED_OUT && outcome._tag === "Exited"
+          ? undefined
+          : connections?.linkError(host, description)
+        if (linkDown !== undefined) return Effect.fail(linkDown)
         if (outcome === TIMED_OUT) return Effect.fail(timedOut(description, timeout))
+        if (host !== undefined) {
+          const remote = remoteOutcome(host, socket, outcome, description)
+          if (remote !== undefined) return Effect.fail(remote)
+        }
         switch (outcome._tag) {
           case "Exited":
             return readAnswer(outcome, list, socket.label, description)
@@ -267,6 +347,34 @@ export const makeTmuxSocket = Effect.gen(function*() {
         }
       })
     )
+  }
+
+  /**
+   * What a forward's failures mean. ssh accepts every connection to a forward and opens the channel
+   * only then, so a close before any answer is the remote side saying no: no server at that path
+   * (or sshd refusing to forward, which doctor tells apart). Never a reason to try exec.
+   */
+  const remoteOutcome = (host: string, socket: ResolvedSocket, outcome: SocketOutcome, description: string): TmuxError | undefined => {
+    switch (outcome._tag) {
+      case "Unreachable":
+        return new Failed({
+          command: description,
+          reason: "host",
+          exitCode: null,
+          stderr: `host ${host}: the forward to ${socket.path} does not accept connections (${outcome.stderr.trim()}); the ssh link may be going down`
+        })
+      case "Lost":
+        return new NoServer({ socket: socket.label, host, startable: connections?.settings(host)?.allowServerStart === true })
+      case "OtherVersion":
+        return new Failed({
+          command: description,
+          reason: "unparseable",
+          exitCode: null,
+          stderr: `the tmux server at ${socket.label} speaks tmux protocol version ${outcome.version}, this client ${PROTOCOL_VERSION}: a remote server is served by this client only`
+        })
+      default:
+        return undefined
+    }
   }
 
   /** One deadline for the call: a retry by exec gets what the socket left of it. */

@@ -5,6 +5,7 @@
  */
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import type { InvocationContext } from "../context/InvocationContext.js"
 import type { SocketResolver } from "../context/SocketResolver.js"
 import type { SafetyLevel, TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
@@ -104,6 +105,21 @@ export const optional = <S extends Schema.Schema.All>(schema: S, description?: s
 export const socketArguments = {
   socket_name: optional(Schema.String),
   socket_path: optional(Schema.String)
+}
+
+const serverTargeting = new WeakMap<AnyTool, boolean>()
+
+/**
+ * Whether a tool targets a server (it takes `socketArguments`): with a hosts file such a tool also
+ * takes `host`, which the tools bridge reads before decoding (the call then runs on that host).
+ */
+export const targetsServer = (tool: AnyTool): boolean => {
+  let targets = serverTargeting.get(tool)
+  if (targets === undefined) {
+    targets = AST.getPropertySignatures(tool.input.ast).some((property) => property.name === "socket_name")
+    serverTargeting.set(tool, targets)
+  }
+  return targets
 }
 
 export { Int, NonNegativeInt } from "../domain/Model.js"

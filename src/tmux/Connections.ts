@@ -1,0 +1,449 @@
+/**
+ * `Connections`: the links to the remote hosts of the hosts file, below `Tmux`. Each host gets one
+ * OpenSSH master (`ssh -M -N`, a child of this process in its own process group, like tmux
+ * children), started on first use (concurrent first calls share the start), and each remote tmux
+ * socket one forward through it (`ssh -O forward -L <local>:<remote>`): the socket transport then
+ * speaks tmux's protocol over the forward's local socket, with no process per call.
+ *
+ * - What runs remotely is fixed (internal/RemoteScripts.ts): discovery once per connection, the
+ *   socket listing for list_servers, and a tmux command list that may start a server, only where
+ *   the hosts file allows it. Never caller text, never the local tmux (a local tmux at a forward's
+ *   path would start a server on this machine while the agent believes it is on the host).
+ * - Local files: the masters' control sockets and the forwards' sockets live in this user's private
+ *   directory (`<TMUX_TMPDIR>/effect-tmux-mcp-<uid>/ssh`, 0700; each socket 0600 by
+ *   StreamLocalBindMask), named by this process's pid and a hash of (host, remote path). OpenSSH
+ *   never unlinks a forward's socket, so this layer does: when a master ends, at shutdown, and at
+ *   start-up for the files of processes that are gone.
+ * - A master that exits (the link died, ServerAlive gave up, it was killed) marks the host down:
+ *   its forwards are removed, and calls fail at once with the host's error naming ssh's last words
+ *   until a back-off (1 s, doubling to 30 s) has passed; the next call then connects again.
+ * - Shutdown: the layer is released after the layers above (Ownership kills its remote sessions
+ *   first, over the still-open link); then each master is ended and every file removed.
+ */
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import type { ChildProcess } from "node:child_process"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import { join } from "node:path"
+import type { HostsConfig, HostSettings } from "../context/HostsConfig.js"
+import { realPathOrSelf } from "../context/RealPath.js"
+import { RemoteHosts, type RemoteHostsShape, type RemoteHostView } from "../context/RemoteHosts.js"
+import { MAX_SOCKET_PATH_BYTES } from "../context/SocketResolver.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { Failed } from "../domain/Errors.js"
+import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./internal/RemoteScripts.js"
+import { forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
+import { type Finished, runToEnd, terminate, TmuxProcesses } from "./TmuxProcess.js"
+
+/** A host's link as where_am_i and doctor report it. */
+export interface LinkReport {
+  readonly host: string
+  readonly ssh: string
+  readonly state: "idle" | "connecting" | "up" | "down"
+  /** Why the link is down (ssh's own last words), else null. */
+  readonly cause: string | null
+  /** When down: milliseconds until the next call may connect again. */
+  readonly retryInMs: number | null
+  /** Remote sockets forwarded now. */
+  readonly forwards: number
+}
+
+export interface ConnectionsShape extends RemoteHostsShape {
+  readonly settings: (host: string) => HostSettings | undefined
+  /** The local socket that reaches `remotePath` on `host`, forwarding it first if needed. */
+  readonly forward: (host: string, remotePath: string) => Effect.Effect<string, Failed>
+  /** The host's error when its link is down now (a call over it just failed), else undefined. */
+  readonly linkError: (host: string, description: string) => Failed | undefined
+  /** The socket names in the host's socket directory now. */
+  readonly sockets: (host: string) => Effect.Effect<ReadonlyArray<string>, Failed>
+  /**
+   * Runs `tmux -u -S <remotePath> <argv>` on the host (a list that may start a server): only where
+   * the hosts file allows it.
+   */
+  readonly runStarting: (
+    host: string,
+    remotePath: string,
+    argv: ReadonlyArray<string>,
+    options: { readonly stdin?: string | undefined; readonly timeout: Duration.Duration; readonly description: string }
+  ) => Effect.Effect<Finished, Failed>
+  readonly link: (host: string) => LinkReport
+}
+
+/** The links to the hosts file's hosts; provided (with RemoteHosts) only when a hosts file is configured. */
+export class Connections extends Context.Tag("effect-tmux-mcp/Connections")<Connections, ConnectionsShape>() {}
+
+const FIRST_BACKOFF_MS = 1000
+const MAX_BACKOFF_MS = 30_000
+/** Output of one ssh for discovery or a listing: a few lines. */
+const MAX_SCRIPT_OUTPUT_BYTES = 256 * 1024
+/** What the master's stderr is kept of, for the cause of its end. */
+const MAX_STDERR_TAIL = 2048
+/** ssh binds its control socket as `<ControlPath>.<16 random characters>` first. */
+const CONTROL_SUFFIX_BYTES = 17
+const READY_POLL_MS = 20
+const FORWARD_TIMEOUT_MS = 10_000
+/** The ssh client's "something went wrong on my side" exit status. */
+const SSH_FAILED = 255
+
+interface Forward {
+  readonly localPath: string
+  readonly ready: Deferred.Deferred<string, Failed>
+}
+
+interface HostState {
+  readonly settings: HostSettings
+  readonly controlPath: string
+  master: ChildProcess | undefined
+  /** The start in progress or done, for this master's lifetime. */
+  starting: Deferred.Deferred<RemoteHostView, Failed> | undefined
+  view: RemoteHostView | undefined
+  forwards: Map<string, Forward>
+  down: { readonly cause: string; readonly retryAt: number } | undefined
+  failures: number
+  stderrTail: string
+}
+
+const hash = (...parts: ReadonlyArray<string>): string => createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 12)
+
+const unlinkQuietly = (path: string) => {
+  try {
+    fs.unlinkSync(path)
+  } catch {
+    // Already gone.
+  }
+}
+
+const isSocketFile = (path: string): boolean => {
+  try {
+    return fs.lstatSync(path).isSocket()
+  } catch {
+    return false
+  }
+}
+
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** A private directory of this uid (0700, not a symlink), made if missing. */
+const privateDirectory = (path: string, uid: number): void => {
+  try {
+    fs.mkdirSync(path, { mode: 0o700 })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+  }
+  const stat = fs.lstatSync(path)
+  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
+    throw new Error(`${path} is not a private directory of uid ${uid}; remove it and retry`)
+  }
+}
+
+/** Files of processes that are gone: their masters and forwards are gone too (ssh never unlinks them). */
+const sweep = (dir: string) => {
+  for (const name of fs.readdirSync(dir)) {
+    const match = /^[fm](\d+)-/.exec(name)
+    if (match !== null && !processAlive(Number(match[1]))) unlinkQuietly(join(dir, name))
+  }
+}
+
+/** ssh's last words, one line, for a cause. */
+const lastWords = (stderr: string): string => {
+  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "")
+  return lines[lines.length - 1]?.slice(0, 300) ?? ""
+}
+
+export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsShape, never, TmuxMcpConfig | TmuxProcesses | Scope.Scope> =>
+  Effect.gen(function*() {
+    const config = yield* TmuxMcpConfig
+    const processes = yield* TmuxProcesses
+    const scope = yield* Effect.scope
+    const baseDirectory = join(realPathOrSelf(config.tmuxTmpdir), `effect-tmux-mcp-${config.uid}`)
+    const directory = join(baseDirectory, "ssh")
+    let prepared = false
+    const environment: Record<string, string> = { ...config.tmuxEnvironment, ...hosts.environment }
+
+    const states = new Map<string, HostState>()
+    for (const settings of hosts.hosts) {
+      states.set(settings.name, {
+        settings,
+        controlPath: join(directory, `m${process.pid}-${hash(settings.name)}`),
+        master: undefined,
+        starting: undefined,
+        view: undefined,
+        forwards: new Map(),
+        down: undefined,
+        failures: 0,
+        stderrTail: ""
+      })
+    }
+
+    const hostFailed = (host: HostSettings, command: string, detail: string) =>
+      new Failed({ command, reason: "host", exitCode: null, stderr: `host ${host.name} (ssh ${host.destination}): ${detail}` })
+
+    const downError = (state: HostState, command: string): Failed => {
+      const wait = Math.max(0, (state.down?.retryAt ?? 0) - Date.now())
+      return hostFailed(
+        state.settings,
+        command,
+        `the ssh link is down (${state.down?.cause ?? "unknown"}); ${wait > 0 ? `a call after ${Math.ceil(wait / 1000)} s connects again` : "the next call connects again"}`
+      )
+    }
+
+    /** Private directory, leftovers swept, once; file names that fit a socket address. */
+    const prepare = (state: HostState): string | undefined => {
+      try {
+        if (!prepared) {
+          privateDirectory(baseDirectory, config.uid)
+          privateDirectory(directory, config.uid)
+          sweep(directory)
+          prepared = true
+        }
+      } catch (error) {
+        return `cannot prepare the private directory for ssh sockets: ${error instanceof Error ? error.message : String(error)}`
+      }
+      if (/[%\s:]/.test(directory)) return `the private directory ${directory} holds '%', ':' or whitespace, which ssh would read in a path`
+      if (Buffer.byteLength(state.controlPath) + CONTROL_SUFFIX_BYTES > MAX_SOCKET_PATH_BYTES) {
+        return `the private directory ${directory} is too long for ssh's control socket (set TMUX_TMPDIR to a shorter directory)`
+      }
+      return undefined
+    }
+
+    const runSsh = (argv: ReadonlyArray<string>, timeoutMs: number, stdin?: string): Effect.Effect<Finished, string> =>
+      runToEnd("ssh", argv, { env: environment, stdin, maxOutputBytes: MAX_SCRIPT_OUTPUT_BYTES }).pipe(
+        Effect.provideService(TmuxProcesses, processes),
+        Effect.mapError((error) => error._tag === "OutputOverflowed" ? "ssh printed more than a script answers" : error.message),
+        Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `ssh did not answer in ${timeoutMs} ms` })
+      )
+
+    const markDown = (state: HostState, cause: string) => {
+      state.failures++
+      const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (state.failures - 1))
+      state.down = { cause, retryAt: Date.now() + backoff }
+      state.view = undefined
+      state.starting = undefined
+      for (const forward of state.forwards.values()) unlinkQuietly(forward.localPath)
+      state.forwards.clear()
+      unlinkQuietly(state.controlPath)
+      process.stderr.write(`effect-tmux-mcp: host ${state.settings.name}: ssh link down: ${cause}\n`)
+    }
+
+    /** Starts the master, waits until its control socket answers, then discovers the host. */
+    const start = (state: HostState): Effect.Effect<RemoteHostView, Failed> =>
+      Effect.gen(function*() {
+        const { settings } = state
+        const command = `connect to host ${settings.name}`
+        const problem = prepare(state)
+        if (problem !== undefined) return yield* Effect.fail(hostFailed(settings, command, problem))
+        unlinkQuietly(state.controlPath)
+        state.stderrTail = ""
+        let child: ChildProcess
+        try {
+          child = processes.spawn("ssh", masterArgv(hosts, settings, state.controlPath), { env: environment, stdin: false })
+        } catch (error) {
+          return yield* Effect.fail(hostFailed(settings, command, `ssh could not be started: ${(error as NodeJS.ErrnoException).code ?? String(error)}`))
+        }
+        state.master = child
+        child.stdout?.resume()
+        child.stderr?.on("data", (chunk: Buffer) => {
+          state.stderrTail = (state.stderrTail + chunk.toString("utf8")).slice(-MAX_STDERR_TAIL)
+        })
+        let exited: string | undefined
+        const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+          exited = lastWords(state.stderrTail) || (signal === null ? `ssh exited with status ${code}` : `ssh ended by ${signal}`)
+          if (state.master !== child) return
+          state.master = undefined
+          markDown(state, exited)
+        }
+        child.once("exit", onExit)
+        // A spawn that failed emits "error" and never "exit".
+        child.once("error", () => onExit(null, null))
+        const deadline = Date.now() + settings.connectTimeoutS * 1000 + 5000
+        while (!isSocketFile(state.controlPath)) {
+          if (exited !== undefined) return yield* Effect.fail(hostFailed(settings, command, `ssh could not connect: ${exited}`))
+          if (Date.now() > deadline) {
+            yield* Effect.promise(() => terminate(child))
+            return yield* Effect.fail(hostFailed(settings, command, "ssh did not connect in time"))
+          }
+          yield* Effect.sleep(Duration.millis(READY_POLL_MS))
+        }
+        const found = yield* discover(state, DISCOVERY, parseDiscovery)
+        state.failures = 0
+        state.down = undefined
+        const view: RemoteHostView = {
+          host: settings.name,
+          uid: found.uid,
+          home: found.home,
+          socketDirectory: found.socketDirectory,
+          runDirectory: found.runDirectory,
+          allowedSockets: settings.sockets,
+          allowServerStart: settings.allowServerStart
+        }
+        state.view = view
+        return view
+      }).pipe(
+        // Whatever failed, a master left running would hold a link no one uses.
+        Effect.tapError(() =>
+          Effect.promise(async () => {
+            const child = state.master
+            state.master = undefined
+            if (child !== undefined) await terminate(child)
+            if (state.down === undefined) markDown(state, "the connection could not be set up")
+          })
+        )
+      )
+
+    const discover = <A>(state: HostState, script: string, parse: (stdout: string) => A | string): Effect.Effect<A, Failed> => {
+      const { settings } = state
+      const timeoutMs = settings.connectTimeoutS * 1000 + 5000
+      return runSsh(remoteExecArgv(hosts, settings, state.controlPath, script, []), timeoutMs).pipe(
+        Effect.flatMap((result) => {
+          if (result.exitCode !== 0) return Effect.fail(lastWords(result.stderr) || `the remote script exited with status ${result.exitCode}`)
+          const parsed = parse(result.stdout)
+          return typeof parsed === "string" ? Effect.fail(parsed) : Effect.succeed(parsed)
+        }),
+        Effect.mapError((detail) => hostFailed(settings, `discover host ${settings.name}`, detail))
+      )
+    }
+
+    const stateOf = (host: string): HostState | undefined => states.get(host)
+
+    const unknownHost = (host: string) =>
+      new Failed({ command: "connect", reason: "refused", exitCode: null, stderr: `host ${host} is not in the hosts file` })
+
+    const view = (host: string): Effect.Effect<RemoteHostView, Failed> =>
+      Effect.suspend(() => {
+        const state = stateOf(host)
+        if (state === undefined) return Effect.fail(unknownHost(host))
+        if (state.view !== undefined && state.master !== undefined) return Effect.succeed(state.view)
+        if (state.down !== undefined && Date.now() < state.down.retryAt) return Effect.fail(downError(state, `connect to host ${host}`))
+        if (state.starting === undefined) {
+          const starting = Deferred.unsafeMake<RemoteHostView, Failed>(undefined as never)
+          state.starting = starting
+          // The start belongs to the layer, not to the first caller: a caller that gives up (its
+          // deadline, a cancel) does not end the start the others wait for.
+          return Effect.zipRight(
+            Effect.forkIn(Effect.flatMap(Effect.exit(start(state)), (exit) => Deferred.done(starting, exit)), scope),
+            Deferred.await(starting)
+          )
+        }
+        return Deferred.await(state.starting)
+      })
+
+    const forward = (host: string, remotePath: string): Effect.Effect<string, Failed> =>
+      Effect.flatMap(view(host), () =>
+        Effect.suspend(() => {
+          const state = stateOf(host)!
+          const known = state.forwards.get(remotePath)
+          if (known !== undefined) return Deferred.await(known.ready)
+          const localPath = join(directory, `f${process.pid}-${hash(host, remotePath)}`)
+          if (Buffer.byteLength(localPath) > MAX_SOCKET_PATH_BYTES) {
+            return Effect.fail(hostFailed(state.settings, "forward", `the forward's socket path ${localPath} is too long (set TMUX_TMPDIR shorter)`))
+          }
+          const ready = Deferred.unsafeMake<string, Failed>(undefined as never)
+          state.forwards.set(remotePath, { localPath, ready })
+          unlinkQuietly(localPath)
+          const made = runSsh(forwardArgv(hosts, state.settings, state.controlPath, localPath, remotePath), FORWARD_TIMEOUT_MS).pipe(
+            Effect.flatMap((result) =>
+              result.exitCode === 0 && isSocketFile(localPath)
+                ? Effect.succeed(localPath)
+                : Effect.fail(lastWords(result.stderr) || `ssh -O forward exited with status ${result.exitCode}`)
+            ),
+            Effect.mapError((detail) => hostFailed(state.settings, "forward", `the master refused to forward ${remotePath}: ${detail}`)),
+            Effect.tapError(() =>
+              Effect.sync(() => {
+                if (state.forwards.get(remotePath)?.ready === ready) state.forwards.delete(remotePath)
+              })
+            )
+          )
+          return Effect.zipRight(
+            Effect.forkIn(Effect.flatMap(Effect.exit(made), (exit) => Deferred.done(ready, exit)), scope),
+            Deferred.await(ready)
+          )
+        }))
+
+    const linkError = (host: string, description: string): Failed | undefined => {
+      const state = stateOf(host)
+      if (state === undefined) return unknownHost(host)
+      return state.master === undefined && state.down !== undefined ? downError(state, description) : undefined
+    }
+
+    const sockets = (host: string) =>
+      Effect.flatMap(view(host), () => discover(stateOf(host)!, SOCKETS, parseSockets))
+
+    const runStarting: ConnectionsShape["runStarting"] = (host, remotePath, argv, options) =>
+      Effect.flatMap(view(host), () => {
+        const state = stateOf(host)!
+        if (!state.settings.allowServerStart) {
+          return Effect.fail(
+            new Failed({
+              command: options.description,
+              reason: "refused",
+              exitCode: null,
+              stderr: `host ${host} does not allow starting a tmux server (its "allow_server_start" in the hosts file is off)`
+            })
+          )
+        }
+        const timeoutMs = Duration.toMillis(options.timeout)
+        return runSsh(remoteExecArgv(hosts, state.settings, state.controlPath, TMUX_START, [remotePath, ...argv]), timeoutMs, options.stdin).pipe(
+          Effect.mapError((detail) => hostFailed(state.settings, options.description, detail)),
+          Effect.flatMap((result) =>
+            result.exitCode === SSH_FAILED
+              ? Effect.fail(hostFailed(state.settings, options.description, lastWords(result.stderr) || "ssh failed"))
+              : Effect.succeed(result)
+          )
+        )
+      })
+
+    const link = (host: string): LinkReport => {
+      const state = stateOf(host)
+      if (state === undefined) return { host, ssh: "", state: "down", cause: "not in the hosts file", retryInMs: null, forwards: 0 }
+      const base = { host, ssh: state.settings.destination, forwards: state.forwards.size }
+      if (state.master !== undefined && state.view !== undefined) return { ...base, state: "up", cause: null, retryInMs: null }
+      if (state.master !== undefined || state.starting !== undefined) return { ...base, state: "connecting", cause: null, retryInMs: null }
+      if (state.down !== undefined) {
+        return { ...base, state: "down", cause: state.down.cause, retryInMs: Math.max(0, state.down.retryAt - Date.now()) }
+      }
+      return { ...base, state: "idle", cause: null, retryInMs: null }
+    }
+
+    // Released after every layer above (their remote sessions are gone by then): end each master,
+    // then remove what ssh leaves behind.
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        await Promise.all([...states.values()].map(async (state) => {
+          const child = state.master
+          state.master = undefined
+          if (child !== undefined) await terminate(child)
+          for (const forward of state.forwards.values()) unlinkQuietly(forward.localPath)
+          state.forwards.clear()
+          unlinkQuietly(state.controlPath)
+        }))
+      })
+    )
+
+    return { names: hosts.hosts.map((host) => host.name), view, settings: (host) => stateOf(host)?.settings, forward, linkError, sockets, runStarting, link }
+  })
+
+/**
+ * The links of the configured hosts file, as `Connections` and `RemoteHosts`; nothing at all
+ * without a hosts file (then no ssh ever runs).
+ */
+export const ConnectionsLive: Layer.Layer<never, never, TmuxMcpConfig> = Layer.unwrapEffect(
+  Effect.map(TmuxMcpConfig, (config) =>
+    config.hosts === undefined
+      ? Layer.empty
+      : Layer.scopedContext(
+        Effect.map(makeConnections(config.hosts), (connections) =>
+          Context.make(Connections, connections).pipe(Context.add(RemoteHosts, connections)))
+      ).pipe(Layer.provide(TmuxProcesses.layer)) as unknown as Layer.Layer<never>)
+)

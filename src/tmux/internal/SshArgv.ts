@@ -1,0 +1,113 @@
+/**
+ * Every ssh this server runs, as argv: fixed options first, then `--`, then the destination, which
+ * comes from the hosts file only (validated there: HostsConfig.destinationProblem). The options
+ * are forced, whatever the user's ssh_config says, because each closes a way for a remote host,
+ * a prompt or the user's other settings to take a call over:
+ * - BatchMode: no password or host-key prompt can hang a call (or reach the MCP client);
+ * - StrictHostKeyChecking=yes: an unknown or changed host key is refused, never accepted silently;
+ * - ServerAliveInterval/CountMax: a dead link ends the master within seconds;
+ * - ExitOnForwardFailure, StreamLocalBindUnlink, StreamLocalBindMask=0177: a forward binds its
+ *   socket afresh, readable by this user only, or fails;
+ * - ClearAllForwardings on the master: the user's LocalForward/RemoteForward lines do not ride along;
+ * - ForwardAgent/ForwardX11 off, PermitLocalCommand off, RequestTTY off: nothing else travels;
+ * - ControlMaster/ControlPath: this server's own master, in its private directory, never the user's.
+ */
+import type { HostsConfig, HostSettings } from "../../context/HostsConfig.js"
+
+/** The options every ssh of this server gets. */
+export const forcedOptions = (host: HostSettings): ReadonlyArray<string> =>
+  [
+    "BatchMode=yes",
+    "StrictHostKeyChecking=yes",
+    `ConnectTimeout=${host.connectTimeoutS}`,
+    "ServerAliveInterval=5",
+    "ServerAliveCountMax=2",
+    "ExitOnForwardFailure=yes",
+    "StreamLocalBindUnlink=yes",
+    "StreamLocalBindMask=0177",
+    "ForwardAgent=no",
+    "ForwardX11=no",
+    "PermitLocalCommand=no",
+    "RequestTTY=no",
+    "ControlPersist=no"
+  ].flatMap((option) => ["-o", option])
+
+const prefix = (config: HostsConfig, host: HostSettings, controlPath: string): Array<string> => [
+  ...(config.sshConfig === undefined ? [] : ["-F", config.sshConfig]),
+  ...forcedOptions(host),
+  "-o",
+  `ControlPath=${controlPath}`
+]
+
+/**
+ * The master: one connection per host, no command, no forwards of the user's; `-N` keeps it idle.
+ * ControlMaster=yes and no `-M`: ssh reads `-M` on top of it as "ask", and with BatchMode every
+ * forward request would then be refused ("Permission denied").
+ */
+export const masterArgv = (config: HostsConfig, host: HostSettings, controlPath: string): ReadonlyArray<string> => [
+  ...prefix(config, host, controlPath),
+  "-o",
+  "ControlMaster=yes",
+  "-o",
+  "ClearAllForwardings=yes",
+  "-N",
+  "--",
+  host.destination
+]
+
+/** Asks the master to forward `localPath` to the Unix socket `remotePath` on the host. */
+export const forwardArgv = (
+  config: HostsConfig,
+  host: HostSettings,
+  controlPath: string,
+  localPath: string,
+  remotePath: string
+): ReadonlyArray<string> => [
+  ...prefix(config, host, controlPath),
+  "-o",
+  "ControlMaster=no",
+  "-O",
+  "forward",
+  "-L",
+  `${localPath}:${remotePath}`,
+  "--",
+  host.destination
+]
+
+/**
+ * Runs `script` on the host through the master: `exec /bin/sh -c '<script>' sh <args>`, each
+ * argument quoted for a POSIX shell. ssh hands the remote login shell one string (whatever that
+ * shell is, even fish or csh, single quotes are read the same), and `exec` leaves that shell at
+ * once: only /bin/sh reads the script, and the arguments reach it as `$1`… untouched.
+ */
+export const remoteExecArgv = (
+  config: HostsConfig,
+  host: HostSettings,
+  controlPath: string,
+  script: string,
+  args: ReadonlyArray<string>
+): ReadonlyArray<string> => [
+  ...prefix(config, host, controlPath),
+  "-o",
+  "ControlMaster=no",
+  "-T",
+  "--",
+  host.destination,
+  remoteCommand(script, args)
+]
+
+/** A word quoted for a POSIX shell: inside single quotes nothing is special but the quote itself. */
+export const posixQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
+
+/** The one string the remote login shell gets. */
+export const remoteCommand = (script: string, args: ReadonlyArray<string>): string =>
+  ["exec", "/bin/sh", "-c", posixQuote(script), "sh", ...args.map(posixQuote)].join(" ")
+
+/** `ssh -V`, for doctor. */
+export const versionArgv: ReadonlyArray<string> = ["-V"]
+
+/** Parses `OpenSSH_9.2p1 …` into [major, minor], or undefined for another ssh. */
+export const openSshVersion = (text: string): readonly [number, number] | undefined => {
+  const match = /OpenSSH_(\d+)\.(\d+)/.exec(text)
+  return match === null ? undefined : [Number(match[1]), Number(match[2])]
+}
