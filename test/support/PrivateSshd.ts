@@ -84,8 +84,11 @@ export interface PrivateSshd {
   /** sshd's log (`-e`, LogLevel VERBOSE): refused forwards and failed logins are explained here. */
   readonly logPath: string
   readonly log: () => string
-  /** The remote world: what remote sessions get as TMUX_TMPDIR and HOME (both 0700, inside dir). */
-  readonly remote: { readonly tmpdir: string; readonly home: string }
+  /**
+   * The remote world: what remote sessions get as TMUX_TMPDIR and HOME (both 0700, inside dir), and
+   * the directory tmux makes in TMUX_TMPDIR for this uid's sockets (`<tmpdir>/tmux-<uid>`).
+   */
+  readonly remote: { readonly tmpdir: string; readonly home: string; readonly socketDir: string }
   /** The environment of a remote session as far as tmux cares, to start remote-world tmux locally without ssh. */
   readonly remoteEnv: Readonly<Record<string, string>>
   /** Where a tmux server named `socketName` in the remote world has its socket. */
@@ -158,7 +161,7 @@ export const startPrivateSshd = (options: PrivateSshdOptions = {}): PrivateSshd 
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "etm-sshd-")))
   chmodSync(dir, 0o700)
   const path = (name: string) => join(dir, name)
-  const remote = { tmpdir: path("remote-tmp"), home: path("remote-home") }
+  const remote = { tmpdir: path("remote-tmp"), home: path("remote-home"), socketDir: join(path("remote-tmp"), `tmux-${uid}`) }
   const remoteEnv: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     LANG: "C.UTF-8",
@@ -310,7 +313,7 @@ export const startPrivateSshd = (options: PrivateSshdOptions = {}): PrivateSshd 
       log: () => readFileSync(logPath, "utf8"),
       remote,
       remoteEnv,
-      remoteSocketPath: (socketName) => join(remote.tmpdir, `tmux-${uid}`, socketName),
+      remoteSocketPath: (socketName) => join(remote.socketDir, socketName),
       ssh,
       hostsFile,
       writeHostsFile: (name, entry) => {
