@@ -2,16 +2,19 @@
  * The private sshd the remote-host tests stand on (test/support/PrivateSshd.ts): remote sessions
  * live in a world of their own, a remote tmux socket forwarded through a master answers tmux over
  * the local end, a host with `AllowTcpForwarding no` lets the forward bind but refuses what goes
- * through it, and stop() leaves no process and no directory behind.
+ * through it, and stop() leaves no process and no directory behind. In remote mode (ETM_TEST_HOST,
+ * the project integration-remote) also: a world's tmux server is the remote world's, the product's
+ * configuration is local and names the hosts file.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { waitFor } from "../support/liveTmux.js"
+import { useWorlds, waitFor } from "../support/liveTmux.js"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
 import { isRunning } from "../support/ProcessTree.js"
+import { testHost } from "../support/testHost.js"
 
 const cleanups: Array<() => void> = []
 afterEach(() => {
@@ -141,5 +144,32 @@ describe("stopping a private sshd", () => {
     expect(existsSync(sshd.dir)).toBe(false)
     // The master loses its connection and ends.
     await connected.exited
+  })
+})
+
+describe.runIf(testHost !== undefined)("a world in remote mode", () => {
+  const { world } = useWorlds()
+
+  it("runs its tmux server in the sshd's remote world, and configures the product here with the hosts file", async () => {
+    const w = world()
+    const { sshd, hostsFile } = w.remote!
+    w.tmuxOk("new-session", "-d", "-s", "far", "-x", "80", "-y", "24")
+    expect(w.socketPath).toBe(sshd.remoteSocketPath(w.socketName))
+    expect(w.tmuxOk("display-message", "-p", "#{socket_path}")).toBe(`${w.socketPath}\n`)
+    expect(w.tmuxOk("show-environment", "-g", "HOME")).toBe(`HOME=${sshd.remote.home}\n`)
+    expect(w.tmpdir.startsWith(`${sshd.remote.tmpdir}/`)).toBe(true)
+    // The product's side: a local directory of this world, not inside the sshd's.
+    expect(w.config().tmuxTmpdir).toBe(w.productDir)
+    expect(w.productDir.startsWith(sshd.dir)).toBe(false)
+    expect(JSON.parse(readFileSync(hostsFile, "utf8"))).toEqual({
+      ssh_config: sshd.sshConfigPath,
+      hosts: { [testHost!]: { ssh: sshd.alias, allow_server_start: true } }
+    })
+    // What the product will do with that host: the world's server answers through a forward.
+    const local = localDir()
+    const controlPath = join(local, "ctl")
+    await master(sshd, controlPath)
+    forward(sshd, controlPath, join(local, "forward.sock"), w.socketPath)
+    expect(tmuxOn(join(local, "forward.sock"), "list-sessions", "-F", "#{session_name}").stdout).toBe("far\n")
   })
 })
