@@ -27,6 +27,25 @@ const tmuxMatrix = (directory = process.env.ETM_TEST_TMUX_MATRIX) =>
     }
   }))
 
+/**
+ * The remote column (issue 22): the read, input, watching and run_command tests once more with the
+ * worlds' tmux servers behind a private sshd on loopback and every server-targeting call sent with
+ * `host: "ci"` (test/support/testHost.ts, PrivateTmux.ts, runTool.ts), plus the sshd's own test.
+ * Off until the product takes hosts: ETM_TEST_REMOTE_PROJECT=1 turns it on.
+ */
+const remoteHost = (enabled = process.env.ETM_TEST_REMOTE_PROJECT === "1") =>
+  enabled
+    ? [{
+      extends: true as const,
+      test: {
+        name: "integration-remote",
+        include: ["hierarchy", "capture", "input", "watch", "command", "private-sshd"].map((name) => `test/integration/${name}.test.ts`),
+        // A forwarded socket is served over the socket transport only.
+        env: { ETM_TEST_HOST: "ci", ETM_TEST_TRANSPORT: "socket" }
+      }
+    }]
+    : []
+
 export default defineConfig({
   test: {
     setupFiles: ["test/support/setup.ts"],
@@ -40,6 +59,7 @@ export default defineConfig({
       integration("socket"),
       integration("exec"),
       ...tmuxMatrix(),
+      ...remoteHost(),
       { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts"] } }
     ]
   }

@@ -2,12 +2,23 @@
  * A private tmux world per test: its own TMUX_TMPDIR and socket name, `-f /dev/null`, no $TMUX.
  * Nothing here can touch the developer's default server. `dispose` kills the server and removes
  * the directory (socket files included).
+ *
+ * Remote mode (ETM_TEST_HOST set, see testHost.ts; the vitest project `integration-remote`): the
+ * world's tmux server lives in the remote world of a private sshd on loopback (PrivateSshd.ts),
+ * one sshd per test file, started with the first world and stopped after the file (useWorlds'
+ * afterAll) or at process exit. Then `env` is the remote world's (TMUX_TMPDIR and HOME of the
+ * sshd's remote sessions), `socketPath` is the path on the remote side, `tmpdir` is a directory of
+ * this world in the remote world (for files its panes read or write), and `config()` is the
+ * product's on this machine: TMUX_TMPDIR and HOME are `productDir` (the world directory, as without
+ * a host) and LIBTMUX_MCP_HOSTS names a hosts file with host ETM_TEST_HOST -> the sshd's alias,
+ * its ssh_config, allow_server_start true. Same machine, same user, but no path of one side is a
+ * path of the other.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import {
@@ -23,14 +34,21 @@ import { Audit } from "../../src/services/Audit.js"
 import { ServerLive } from "../../src/services/ServerLive.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
 import { TmuxLive } from "../../src/tmux/TmuxLive.js"
+import { type PrivateSshd, startPrivateSshd } from "./PrivateSshd.js"
+import { testHost } from "./testHost.js"
 
 export interface PrivateTmux {
   readonly socketName: string
+  /** This world's directory on the server's side: TMUX_TMPDIR and HOME, or (remote mode) a directory in the remote world. */
   readonly tmpdir: string
-  /** Where tmux puts the socket for `socketName` inside `tmpdir`. */
+  /** Where tmux puts the socket for `socketName`: inside `tmpdir`, or (remote mode) the path on the remote side. */
   readonly socketPath: string
-  /** The environment for tmux (and our server) in this world. */
+  /** The environment for tmux in this world (and, without a host, for our server). */
   readonly env: Record<string, string>
+  /** TMUX_TMPDIR and HOME of the product's configuration (`config()`): `tmpdir`, or in remote mode a local directory. */
+  readonly productDir: string
+  /** Remote mode: the host name tools get (ETM_TEST_HOST), the sshd and the hosts file; undefined otherwise. */
+  readonly remote: RemoteWorld | undefined
   /** Runs the real tmux CLI on this world's socket (for setting up and checking). */
   readonly tmux: (...args: Array<string>) => { readonly status: number; readonly stdout: string; readonly stderr: string }
   /** Like `tmux`, but throws on a non-zero exit. */
@@ -75,6 +93,43 @@ export const servicesLayer = <Extra = never>(
 
 let counter = 0
 
+export interface RemoteWorld {
+  readonly host: string
+  readonly sshd: PrivateSshd
+  /** The product's hosts file (LIBTMUX_MCP_HOSTS): `host` -> the sshd's alias. */
+  readonly hostsFile: string
+}
+
+let remoteWorld: RemoteWorld | undefined
+
+/** This test file's remote world, its sshd started on first use. */
+const theRemoteWorld = (host: string): RemoteWorld => {
+  if (remoteWorld === undefined) {
+    const sshd = startPrivateSshd()
+    // Login shells in remote panes read the remote HOME's profile.
+    writeMatrixProfile(sshd.remote.home)
+    remoteWorld = { host, sshd, hostsFile: sshd.writeHostsFile(host, { allow_server_start: true }) }
+    process.once("exit", stopRemoteWorld)
+  }
+  return remoteWorld
+}
+
+/**
+ * Ends this file's remote world, if one was started: every tmux server in it (the worlds' and any
+ * the product started there), then the sshd and its directory.
+ */
+export const stopRemoteWorld = (): void => {
+  const world = remoteWorld
+  remoteWorld = undefined
+  if (world === undefined) return
+  process.removeListener("exit", stopRemoteWorld)
+  const { socketDir } = world.sshd.remote
+  for (const name of existsSync(socketDir) ? readdirSync(socketDir) : []) {
+    spawnSync("tmux", ["-S", join(socketDir, name), "kill-server"], { env: world.sshd.remoteEnv, timeout: 10_000 })
+  }
+  world.sshd.stop()
+}
+
 /**
  * A project of the version matrix names its tmux (ETM_TEST_TMUX, test/support/setup.ts puts it
  * first on PATH). A login shell in a pane resets PATH from /etc/profile, and would find the system
@@ -92,7 +147,7 @@ export const makePrivateTmux = (): PrivateTmux => {
   const dir = mkdtempSync(join(tmpdir(), "etm-test-"))
   writeMatrixProfile(dir)
   const socketName = `etm-test-${process.pid}-${++counter}`
-  const env: Record<string, string> = {
+  const localEnv: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: dir,
     TMUX_TMPDIR: dir,
@@ -103,13 +158,18 @@ export const makePrivateTmux = (): PrivateTmux => {
     HISTFILE: "/dev/null"
   }
   const uid = process.getuid?.() ?? 0
+  const remote = testHost === undefined ? undefined : theRemoteWorld(testHost)
+  // Remote mode: the server side is the sshd's remote world; this world's own directory is made there.
+  const serverDir = remote === undefined ? dir : mkdtempSync(join(remote.sshd.remote.tmpdir, "world-"))
+  const env: Record<string, string> = remote === undefined ? localEnv : { ...remote.sshd.remoteEnv, TERM: localEnv.TERM! }
+  const productEnv: Record<string, string> = remote === undefined ? localEnv : { ...localEnv, LIBTMUX_MCP_HOSTS: remote.hostsFile }
   const tmux = (...args: Array<string>) => {
     const result = spawnSync("tmux", ["-f", "/dev/null", "-L", socketName, ...args], { env, encoding: "utf8", timeout: 10_000 })
     return { status: result.status ?? -1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" }
   }
   const config = (options: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags } = {}) => {
     const loaded = loadConfig({
-      env: { ...env, ...options.env },
+      env: { ...productEnv, ...options.env },
       flags: { socketName, tmuxConfigFile: "/dev/null", ...options.flags },
       uid
     })
@@ -118,9 +178,11 @@ export const makePrivateTmux = (): PrivateTmux => {
   }
   return {
     socketName,
-    tmpdir: dir,
-    socketPath: join(dir, `tmux-${uid}`, socketName),
+    tmpdir: serverDir,
+    socketPath: remote === undefined ? join(dir, `tmux-${uid}`, socketName) : remote.sshd.remoteSocketPath(socketName),
     env,
+    productDir: dir,
+    remote,
     tmux,
     tmuxOk: (...args) => {
       const result = tmux(...args)
@@ -132,7 +194,7 @@ export const makePrivateTmux = (): PrivateTmux => {
     dispose: () => {
       tmux("kill-server")
       // Shells killed with the server may still be writing (e.g. history into HOME): retry.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 40, retryDelay: 50 })
+      for (const path of new Set([serverDir, dir])) rmSync(path, { recursive: true, force: true, maxRetries: 40, retryDelay: 50 })
     }
   }
 }

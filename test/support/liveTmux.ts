@@ -5,14 +5,17 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach } from "vitest"
-import { makePrivateTmux, type PrivateTmux } from "./PrivateTmux.js"
+import { afterAll, afterEach } from "vitest"
+import { makePrivateTmux, type PrivateTmux, stopRemoteWorld } from "./PrivateTmux.js"
+import { testHost } from "./testHost.js"
 
 /**
  * Registers an afterEach that runs the cleanups (newest first) and disposes every world made in
- * the test. Returns `world()` to make a world and `defer(fn)` to add a cleanup.
+ * the test. Returns `world()` to make a world and `defer(fn)` to add a cleanup. With a test host
+ * (remote mode), the file's remote world (its sshd) is stopped after the file.
  */
 export const useWorlds = () => {
+  if (testHost !== undefined) afterAll(stopRemoteWorld)
   const cleanups: Array<() => void> = []
   afterEach(() => {
     const errors: Array<unknown> = []

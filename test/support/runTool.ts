@@ -1,12 +1,16 @@
 /**
  * Calls a tool the way the MCP bridge does (decode, tier check, handler, encode), without stdio.
+ * With a test host (ETM_TEST_HOST, testHost.ts), every tool that takes `socket_name` also gets
+ * `host: <the test host>`, unless the test passed `host` itself.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import * as SchemaAST from "effect/SchemaAST"
 import { callTool, ERROR_META_KEY } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { allTools } from "../../src/tools/registry.js"
+import { testHost } from "./testHost.js"
 
 export const toolNamed = (name: string) => {
   const tool = allTools.find((t) => t.name === name)
@@ -14,8 +18,26 @@ export const toolNamed = (name: string) => {
   return tool
 }
 
+/** The tools that target a server: their input has a `socket_name` property. Computed on first use. */
+let serverTargeting: ReadonlySet<string> | undefined
+const targetsServer = (name: string): boolean => {
+  serverTargeting ??= new Set(
+    allTools
+      .filter((tool) => SchemaAST.getPropertySignatures(tool.input.ast).some((property) => property.name === "socket_name"))
+      .map((tool) => tool.name)
+  )
+  return serverTargeting.has(name)
+}
+
+/** `args` with `host: testHost` added where the tool targets a server and the test did not choose a host. */
+export const withTestHost = (name: string, args: unknown): unknown =>
+  testHost === undefined || typeof args !== "object" || args === null || Array.isArray(args) || "host" in args ||
+    !targetsServer(name)
+    ? args
+    : { ...args, host: testHost }
+
 export const runTool = (layer: Layer.Layer<ServerServices>, name: string, args: unknown = {}): Promise<CallToolResult> =>
-  Effect.runPromise(callTool(toolNamed(name), args).pipe(Effect.provide(layer)))
+  Effect.runPromise(callTool(toolNamed(name), withTestHost(name, args)).pipe(Effect.provide(layer)))
 
 /** The structured result of a successful call; throws with the error text otherwise. */
 export const okResult = <T = any>(result: CallToolResult): T => {
