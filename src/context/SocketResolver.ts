@@ -163,7 +163,9 @@ export const makeSocketResolver = (config: TmuxMcpConfigShape, remote?: RemoteHo
     }
     const { socket_name, socket_path } = selector
     if (socket_path !== undefined && !socket_path.startsWith("/")) {
-      return Effect.fail(new InvalidInput({ reason: `socket_path must be an absolute path on host ${host} (list_servers with host shows them).` }))
+      return Effect.fail(
+        new InvalidInput({ reason: `socket_path must be an absolute path on host ${host} (list_servers with host shows them).` })
+      )
     }
     if (socket_name !== undefined && socketNameProblem(socket_name) !== undefined) {
       return Effect.fail(new InvalidInput({ reason: `socket_name on host ${host} ${socketNameProblem(socket_name)}.` }))
@@ -175,7 +177,8 @@ export const makeSocketResolver = (config: TmuxMcpConfigShape, remote?: RemoteHo
         if (dirname(socket_path) !== view.socketDirectory || socketNameProblem(basename(socket_path)) !== undefined) {
           return Effect.fail(
             new InvalidInput({
-              reason: `on host ${host}, socket_path must be a socket in ${view.socketDirectory} (list_servers with host shows them); or pass socket_name.`
+              reason:
+                `on host ${host}, socket_path must be a socket in ${view.socketDirectory} (list_servers with host shows them); or pass socket_name.`
             })
           )
         }
@@ -196,7 +199,9 @@ export const makeSocketResolver = (config: TmuxMcpConfigShape, remote?: RemoteHo
       }
       if (view.allowedSockets !== undefined && !view.allowedSockets.includes(name)) {
         return Effect.fail(
-          new InvalidInput({ reason: `host ${host} is used with the sockets ${view.allowedSockets.join(", ")} only (the hosts file's "sockets").` })
+          new InvalidInput({
+            reason: `host ${host} is used with the sockets ${view.allowedSockets.join(", ")} only (the hosts file's "sockets").`
+          })
         )
       }
       const path = join(view.socketDirectory, name)

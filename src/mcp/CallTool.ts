@@ -158,9 +158,14 @@ const hostedArguments = (tool: AnyTool, args: unknown, config: TmuxMcpConfigShap
 /** A host's own cap below the server's safety level (the hosts file's "safety"). */
 const checkHostSafety = (tool: AnyTool, host: string, config: TmuxMcpConfigShape): Effect.Effect<void, Denied> => {
   const cap = config.hosts?.hosts.find((entry) => entry.name === host)?.safety
-  if (cap === undefined || tool.hints.runsTools === true || SAFETY_LEVELS.indexOf(tool.tier) <= SAFETY_LEVELS.indexOf(cap)) return Effect.void
+  if (cap === undefined || tool.hints.runsTools === true || SAFETY_LEVELS.indexOf(tool.tier) <= SAFETY_LEVELS.indexOf(cap)) {
+    return Effect.void
+  }
   return Effect.fail(
-    new Denied({ kind: "host_safety", reason: `${tool.name} is a ${tool.tier} tool and host ${host} allows ${cap} tools only (the hosts file's "safety").` })
+    new Denied({
+      kind: "host_safety",
+      reason: `${tool.name} is a ${tool.tier} tool and host ${host} allows ${cap} tools only (the hosts file's "safety").`
+    })
   )
 }
 

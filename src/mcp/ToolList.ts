@@ -2,8 +2,8 @@
  * A tool as a tools/list entry (which tools a safety level lists is `visibleTools`, in tools/Tool.ts).
  */
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
+import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
 import { type AnyTool, targetsServer } from "../tools/Tool.js"
 import { toolJsonSchema } from "./internal/JsonSchema.js"
 

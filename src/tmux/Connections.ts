@@ -156,9 +156,9 @@ const sweep = (dir: string) => {
   }
 }
 
-/** ssh's last words, one line, for a cause. */
+/** ssh's last words, one line, for a cause (a channel a forward could not open is a call's story, not the link's). */
 const lastWords = (stderr: string): string => {
-  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "")
+  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "" && !/^channel \d+: open failed/.test(line))
   return lines[lines.length - 1]?.slice(0, 300) ?? ""
 }
 
@@ -195,7 +195,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       return hostFailed(
         state.settings,
         command,
-        `the ssh link is down (${state.down?.cause ?? "unknown"}); ${wait > 0 ? `a call after ${Math.ceil(wait / 1000)} s connects again` : "the next call connects again"}`
+        `the ssh link is down (${state.down?.cause ?? "unknown"}); ${
+          wait > 0 ? `a call after ${Math.ceil(wait / 1000)} s connects again` : "the next call connects again"
+        }`
       )
     }
 
@@ -250,7 +252,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         try {
           child = processes.spawn("ssh", masterArgv(hosts, settings, state.controlPath), { env: environment, stdin: false })
         } catch (error) {
-          return yield* Effect.fail(hostFailed(settings, command, `ssh could not be started: ${(error as NodeJS.ErrnoException).code ?? String(error)}`))
+          return yield* Effect.fail(
+            hostFailed(settings, command, `ssh could not be started: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+          )
         }
         state.master = child
         child.stdout?.resume()
@@ -259,7 +263,8 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         })
         let exited: string | undefined
         const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-          exited = lastWords(state.stderrTail) || (signal === null ? `ssh exited with status ${code}` : `ssh ended by ${signal}`)
+          // A signal is the whole story (ssh had no last words); an exit's reason is its last line.
+          exited = signal !== null ? `ssh ended by ${signal}` : lastWords(state.stderrTail) || `ssh exited with status ${code}`
           if (state.master !== child) return
           state.master = undefined
           markDown(state, exited)
@@ -307,7 +312,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       const timeoutMs = settings.connectTimeoutS * 1000 + 5000
       return runSsh(remoteExecArgv(hosts, settings, state.controlPath, script, []), timeoutMs).pipe(
         Effect.flatMap((result) => {
-          if (result.exitCode !== 0) return Effect.fail(lastWords(result.stderr) || `the remote script exited with status ${result.exitCode}`)
+          if (result.exitCode !== 0) {
+            return Effect.fail(lastWords(result.stderr) || `the remote script exited with status ${result.exitCode}`)
+          }
           const parsed = parse(result.stdout)
           return typeof parsed === "string" ? Effect.fail(parsed) : Effect.succeed(parsed)
         }),
@@ -347,7 +354,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
           if (known !== undefined) return Deferred.await(known.ready)
           const localPath = join(directory, `f${process.pid}-${hash(host, remotePath)}`)
           if (Buffer.byteLength(localPath) > MAX_SOCKET_PATH_BYTES) {
-            return Effect.fail(hostFailed(state.settings, "forward", `the forward's socket path ${localPath} is too long (set TMUX_TMPDIR shorter)`))
+            return Effect.fail(
+              hostFailed(state.settings, "forward", `the forward's socket path ${localPath} is too long (set TMUX_TMPDIR shorter)`)
+            )
           }
           const ready = Deferred.unsafeMake<string, Failed>(undefined as never)
           state.forwards.set(remotePath, { localPath, ready })
@@ -377,8 +386,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       return state.master === undefined && state.down !== undefined ? downError(state, description) : undefined
     }
 
-    const sockets = (host: string) =>
-      Effect.flatMap(view(host), () => discover(stateOf(host)!, SOCKETS, parseSockets))
+    const sockets = (host: string) => Effect.flatMap(view(host), () => discover(stateOf(host)!, SOCKETS, parseSockets))
 
     const runStarting: ConnectionsShape["runStarting"] = (host, remotePath, argv, options) =>
       Effect.flatMap(view(host), () => {
@@ -394,14 +402,15 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
           )
         }
         const timeoutMs = Duration.toMillis(options.timeout)
-        return runSsh(remoteExecArgv(hosts, state.settings, state.controlPath, TMUX_START, [remotePath, ...argv]), timeoutMs, options.stdin).pipe(
-          Effect.mapError((detail) => hostFailed(state.settings, options.description, detail)),
-          Effect.flatMap((result) =>
-            result.exitCode === SSH_FAILED
-              ? Effect.fail(hostFailed(state.settings, options.description, lastWords(result.stderr) || "ssh failed"))
-              : Effect.succeed(result)
+        return runSsh(remoteExecArgv(hosts, state.settings, state.controlPath, TMUX_START, [remotePath, ...argv]), timeoutMs, options.stdin)
+          .pipe(
+            Effect.mapError((detail) => hostFailed(state.settings, options.description, detail)),
+            Effect.flatMap((result) =>
+              result.exitCode === SSH_FAILED
+                ? Effect.fail(hostFailed(state.settings, options.description, lastWords(result.stderr) || "ssh failed"))
+                : Effect.succeed(result)
+            )
           )
-        )
       })
 
     const link = (host: string): LinkReport => {
@@ -431,7 +440,16 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       })
     )
 
-    return { names: hosts.hosts.map((host) => host.name), view, settings: (host) => stateOf(host)?.settings, forward, linkError, sockets, runStarting, link }
+    return {
+      names: hosts.hosts.map((host) => host.name),
+      view,
+      settings: (host) => stateOf(host)?.settings,
+      forward,
+      linkError,
+      sockets,
+      runStarting,
+      link
+    }
   })
 
 /**

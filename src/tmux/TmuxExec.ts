@@ -54,7 +54,12 @@ export const makeTmuxExec = Effect.gen(function*() {
     // start a server here (the socket transport serves remote hosts).
     if (isRemoteHost(socket.host)) {
       return Effect.fail(
-        new Failed({ command: description, reason: "refused", exitCode: null, stderr: `${socket.label} is on host ${socket.host}, which a local tmux process never serves` })
+        new Failed({
+          command: description,
+          reason: "refused",
+          exitCode: null,
+          stderr: `${socket.label} is on host ${socket.host}, which a local tmux process never serves`
+        })
       )
     }
     // A tmux process opens every file its server asks for: only this user's own sockets get one,

@@ -32,6 +32,9 @@ const LAYERS: Record<Transport, Layer.Layer<Tmux, never, TmuxMcpConfig>> = {
 
 export const TmuxLive = {
   layer: Layer.unwrapEffect(
-    Effect.map(TmuxMcpConfig, (config) => config.transport === "exec" && config.hosts !== undefined ? execWithRemoteHosts : LAYERS[config.transport])
+    Effect.map(
+      TmuxMcpConfig,
+      (config) => config.transport === "exec" && config.hosts !== undefined ? execWithRemoteHosts : LAYERS[config.transport]
+    )
   ) satisfies Layer.Layer<Tmux, never, TmuxMcpConfig>
 }

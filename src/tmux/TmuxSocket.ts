@@ -236,7 +236,9 @@ export const makeTmuxSocket = Effect.gen(function*() {
   ): Effect.Effect<string, TmuxError> => {
     const description = describeCommands(commands)
     if (connections === undefined) {
-      return Effect.fail(new Failed({ command: description, reason: "refused", exitCode: null, stderr: `no hosts file configures host ${host}` }))
+      return Effect.fail(
+        new Failed({ command: description, reason: "refused", exitCode: null, stderr: `no hosts file configures host ${host}` })
+      )
     }
     const marked = markList(commands, description)
     if (Either.isLeft(marked)) return Effect.fail(marked.left)
@@ -254,7 +256,12 @@ export const makeTmuxSocket = Effect.gen(function*() {
       const trust = socketTrust(connectPath, config.uid)
       if (trust._tag !== "own") {
         return yield* Effect.fail(
-          new Failed({ command: description, reason: "refused", exitCode: null, stderr: `the forward's socket for ${socket.label} is not this server's own` })
+          new Failed({
+            command: description,
+            reason: "refused",
+            exitCode: null,
+            stderr: `the forward's socket for ${socket.label} is not this server's own`
+          })
         )
       }
       return yield* deadlined({ socket, trust, connectPath, identity: remoteIdentity(view), host }, commands, options, list, description)
@@ -361,7 +368,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
           command: description,
           reason: "host",
           exitCode: null,
-          stderr: `host ${host}: the forward to ${socket.path} does not accept connections (${outcome.stderr.trim()}); the ssh link may be going down`
+          stderr:
+            `host ${host}: the forward to ${socket.path} does not accept connections (${outcome.stderr.trim()}); the ssh link may be going down`
         })
       case "Lost":
         return new NoServer({ socket: socket.label, host, startable: connections?.settings(host)?.allowServerStart === true })
@@ -370,7 +378,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
           command: description,
           reason: "unparseable",
           exitCode: null,
-          stderr: `the tmux server at ${socket.label} speaks tmux protocol version ${outcome.version}, this client ${PROTOCOL_VERSION}: a remote server is served by this client only`
+          stderr:
+            `the tmux server at ${socket.label} speaks tmux protocol version ${outcome.version}, this client ${PROTOCOL_VERSION}: a remote server is served by this client only`
         })
       default:
         return undefined

@@ -55,13 +55,17 @@ const socketNames = (lines: ReadonlyArray<string>): Array<string> =>
 /** Discovery's answer, or why it is not one. */
 export const parseDiscovery = (stdout: string): Discovered | string => {
   const lines = stdout.split("\n")
-  if (lines[0] !== DISCOVERY_MARK) return "the host's shell did not run the discovery script (its login shell printed something else first?)"
+  if (lines[0] !== DISCOVERY_MARK) {
+    return "the host's shell did not run the discovery script (its login shell printed something else first?)"
+  }
   const uid = Number(lines[1])
   const home = lines[2] ?? ""
   const socketDirectory = lines[3] ?? ""
   const run = lines[4] ?? ""
   if (!Number.isInteger(uid) || uid < 0) return "the host did not say the login user's id"
-  if (!usablePath(socketDirectory)) return `the host's tmux socket directory is not a path this server can use: ${JSON.stringify(socketDirectory.slice(0, 120))}`
+  if (!usablePath(socketDirectory)) {
+    return `the host's tmux socket directory is not a path this server can use: ${JSON.stringify(socketDirectory.slice(0, 120))}`
+  }
   return {
     uid,
     home: home.startsWith("/") ? home : "/",

@@ -1,0 +1,203 @@
+/**
+ * Issue 22 over stdio, against a private sshd on loopback (test/support/PrivateSshd.ts) whose
+ * sessions live in a "remote world" of their own (TMUX_TMPDIR and HOME), while the server runs in
+ * a local world: the link's life (first use, SIGKILLed master, reconnect), a remote server that is
+ * absent and then started there, the hosts file's caps, zero processes per call after connect, and
+ * no ssh at all without a hosts file.
+ */
+import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
+import { errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
+
+let world: World
+let sshd: PrivateSshd
+let server: Served
+let hostsPath: string
+const remoteName = () => `${world.socketName}-r`
+
+/** Runs tmux in the remote world (the test's own view of the "remote" host). */
+const remoteTmux = (args: ReadonlyArray<string>, name = remoteName()) =>
+  spawnSync("tmux", ["-f", "/dev/null", "-L", name, ...args], { env: sshd.remoteEnv, encoding: "utf8", timeout: 10_000 })
+
+/** The server's children now, from every thread's children list. */
+const children = (pid: number): Array<number> => {
+  const found: Array<number> = []
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim()
+      if (text !== "") found.push(...text.split(" ").map(Number))
+    }
+  } catch {
+    // A thread that ended between the listing and the read.
+  }
+  return found
+}
+
+const commandLine = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
+  } catch {
+    return ""
+  }
+}
+
+/** The ssh master among the server's children (`ControlMaster=yes`), if one runs. */
+const masterPid = (): number | undefined => children(server.pid).find((pid) => commandLine(pid).includes("ControlMaster=yes"))
+
+/** The server's private ssh directory (forwards and control sockets) in the local world. */
+const sshDirectory = () => join(world.dir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`, "ssh")
+/** Host ci's forward sockets: named `f<pid>-<hash of host and remote path>` (tmux/Connections.ts). */
+const forwardFiles = () => {
+  if (!existsSync(sshDirectory())) return []
+  const ours = [remoteName(), `${remoteName()}-started`].map((name) =>
+    createHash("sha256").update(`ci\0${sshd.remoteSocketPath(name)}`).digest("hex").slice(0, 12)
+  )
+  return readdirSync(sshDirectory()).filter((name) => name.startsWith("f") && ours.some((hash) => name.endsWith(`-${hash}`)))
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+beforeAll(async () => {
+  world = makeWorld()
+  sshd = startPrivateSshd()
+  const created = remoteTmux(["new-session", "-d", "-s", "far", "-x", "80", "-y", "24"])
+  if (created.status !== 0) throw new Error(`remote tmux: ${created.stderr}`)
+  hostsPath = join(world.dir, "hosts.json")
+  writeFileSync(
+    hostsPath,
+    JSON.stringify({
+      ssh_config: sshd.sshConfigPath,
+      hosts: {
+        ci: { ssh: sshd.alias, allow_server_start: true },
+        ro: { ssh: sshd.alias, safety: "readonly" }
+      }
+    })
+  )
+  server = await serve(world, { env: { LIBTMUX_MCP_HOSTS: hostsPath, LIBTMUX_SOCKET: remoteName() } })
+})
+
+afterAll(async () => {
+  await server?.close()
+  for (const name of [remoteName(), `${remoteName()}-started`]) remoteTmux(["kill-server"], name)
+  sshd?.stop()
+  world?.dispose()
+})
+
+describe("remote hosts over the built server", () => {
+  it("lists host on the tools that target a server, as an enum of local and the file's names", () => {
+    const targeting = server.tools.filter((tool) => "socket_name" in (tool.inputSchema.properties ?? {}))
+    expect(targeting.length).toBeGreaterThan(40)
+    for (const tool of targeting) {
+      expect((tool.inputSchema.properties as Record<string, unknown>).host).toEqual({ type: "string", enum: ["local", "ci", "ro"] })
+    }
+  })
+
+  it("reads the remote server over its forward, whose socket_path is the host's, and spawns nothing per call once connected", async () => {
+    const sessions = ok(await server.call("list_sessions", { host: "ci" }))
+    expect(sessions.items.map((s: { session_name: string }) => s.session_name)).toEqual(["far"])
+    const master = masterPid()
+    expect(master).toBeDefined()
+    const seen = new Set<number>()
+    const timer = setInterval(() => children(server.pid).forEach((pid) => seen.add(pid)), 2)
+    try {
+      for (let round = 0; round < 5; round++) {
+        ok(await server.call("list_panes", { host: "ci" }))
+        ok(await server.call("capture_pane", { host: "ci", pane_id: "%0" }))
+        ok(await server.call("get_pane_info", { host: "ci", pane_id: "%0" }))
+      }
+    } finally {
+      clearInterval(timer)
+    }
+    expect([...seen]).toEqual([master])
+    // The local forward's path never reaches the remote host's text.
+    const screen = remoteTmux(["capture-pane", "-p", "-t", "far"]).stdout
+    expect(screen).not.toContain(world.dir)
+  })
+
+  it("says no_server for an absent remote server, never falls back to a local tmux, and serves one started there over the socket", async () => {
+    const absent = `${remoteName()}-started`
+    const missing = errorOf(await server.call("list_sessions", { host: "ci", socket_name: absent }))
+    expect(missing.code).toBe("no_server")
+    expect(missing.text).toContain(`ci:${absent}`)
+    // No server appeared on this machine at any path of the world.
+    expect(world.socketFiles()).toEqual([])
+    ok(await server.call("start_server", { host: "ci", socket_name: absent }))
+    expect(remoteTmux(["list-sessions"], absent).status).toBe(0)
+    expect(existsSync(sshd.remoteSocketPath(absent))).toBe(true)
+    const created = ok(await server.call("create_session", { host: "ci", socket_name: absent, session_name: "made" }))
+    expect(created.socket_path).toBe(sshd.remoteSocketPath(absent))
+    const where = ok(await server.call("where_am_i", { host: "ci", socket_name: absent }))
+    expect(where.transport).toBe("socket")
+    expect(where.effective_socket_path).toBe(sshd.remoteSocketPath(absent))
+    expect(world.socketFiles()).toEqual([])
+  })
+
+  it("keeps to the hosts file's caps: no server start where not allowed, no mutation above a host's safety, no other host", async () => {
+    const start = errorOf(await server.call("start_server", { host: "ro", socket_name: `${remoteName()}-never` }))
+    expect(start.code).toBe("denied")
+    const mutate = errorOf(await server.call("send_keys", { host: "ro", pane_id: "%0", keys: "x" }))
+    expect(mutate.code).toBe("denied")
+    expect(mutate.text).toContain("host ro allows readonly tools only")
+    ok(await server.call("list_sessions", { host: "ro" }))
+    const other = errorOf(await server.call("list_sessions", { host: "evil.example.com" }))
+    expect(other.code).toBe("invalid_input")
+    expect(other.text).toContain("local, ci, ro")
+  })
+
+  it("after the master is SIGKILLed: the host's error within 2 s, nothing at the forward path, then a later call reconnects", async () => {
+    ok(await server.call("list_sessions", { host: "ci" }))
+    const master = masterPid()!
+    const forwards = forwardFiles()
+    expect(forwards.length).toBeGreaterThan(0)
+    process.kill(master, "SIGKILL")
+    const started = performance.now()
+    const failed = errorOf(await server.call("list_sessions", { host: "ci" }))
+    expect(performance.now() - started).toBeLessThan(2_000)
+    expect(failed.code).toBe("failed")
+    expect(failed.text).toContain("host ci")
+    // Following the old hint (start a server) cannot start one at the forward's path here.
+    const start = errorOf(await server.call("create_session", { host: "ci", session_name: "oops", allow_server_start: true }))
+    expect(start.code).toBe("failed")
+    // ssh never unlinks a forward's socket: the server does as soon as it sees the master's end.
+    while (forwardFiles().length > 0 && performance.now() - started < 2_000) await sleep(10)
+    expect(forwardFiles()).toEqual([])
+    expect(server.stderr().split("\n").filter((line) => line.includes("link down"))).toEqual([
+      "effect-tmux-mcp: host ci: ssh link down: ssh ended by SIGKILL"
+    ])
+    for (const name of forwards) expect(existsSync(join(sshDirectory(), name))).toBe(false)
+    // The back-off is 1 s after a first failure.
+    await sleep(1_200)
+    const again = ok(await server.call("list_sessions", { host: "ci" }))
+    expect(again.items.map((s: { session_name: string }) => s.session_name)).toContain("far")
+    expect(masterPid()).not.toBe(master)
+    expect(textOf(await server.call("where_am_i", {}))).not.toContain("oops")
+  }, 30_000)
+})
+
+describe("without a hosts file", () => {
+  it("no tool takes host and no ssh ever runs", async () => {
+    const local = makeWorld()
+    const log = join(local.dir, "ssh-runs")
+    const bin = join(local.dir, "bin")
+    spawnSync("mkdir", ["-p", bin])
+    writeFileSync(join(bin, "ssh"), `#!/bin/sh\necho "$*" >> '${log}'\nexec /usr/bin/ssh "$@"\n`)
+    chmodSync(join(bin, "ssh"), 0o755)
+    local.startTmux()
+    const plain = await serve(local, { env: { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}` } })
+    try {
+      for (const tool of plain.tools) expect(Object.keys(tool.inputSchema.properties ?? {})).not.toContain("host")
+      ok(await plain.call("list_sessions"))
+      ok(await plain.call("list_servers"))
+      ok(await plain.call("where_am_i"))
+      expect(errorOf(await plain.call("list_sessions", { host: "local" })).code).toBe("invalid_input")
+      expect(existsSync(log)).toBe(false)
+    } finally {
+      await plain.close()
+      local.dispose()
+    }
+  })
+})
