@@ -3,17 +3,22 @@
 // Measures per-tool latency at several pane counts, cold start and resident memory. See bench/README.md.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
-const USAGE = "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports socket,exec] [--quick] [--skip-memory] [--out FILE]\n"
+const USAGE =
+  "usage: npm run bench -- [--runs N] [--panes 10,100,500] [--transports socket,exec,remote] [--quick] [--skip-memory] [--out FILE]\n"
 const REPO = fileURLToPath(new URL("..", import.meta.url))
 const SERVER_SCRIPT = join(REPO, "dist", "main.js")
-const TRANSPORTS = ["socket", "exec"]
+// `remote`: the socket transport to the same tmux server as a remote host (issue 22), through an
+// OpenSSH forward of a private sshd on loopback (bench/private-sshd.ts); on by default where sshd is.
+const TRANSPORTS = ["socket", "exec", "remote"]
+const SSHD = "/usr/sbin/sshd"
+const REMOTE_HOST = "bench"
 const SESSIONS = 5
 const TEXT = "the quick brown fox jumps over the lazy dog"
 const TEXT_LINES = 40
@@ -66,7 +71,7 @@ function parseOptions(argv) {
     options: {
       runs: { type: "string" },
       panes: { type: "string", default: "10,100,500" },
-      transports: { type: "string", default: TRANSPORTS.join(",") },
+      transports: { type: "string", default: (existsSync(SSHD) ? TRANSPORTS : TRANSPORTS.filter((t) => t !== "remote")).join(",") },
       quick: { type: "boolean", default: false },
       "skip-memory": { type: "boolean", default: false },
       out: { type: "string", default: join(REPO, "bench", "results", "latest.json") }
@@ -98,10 +103,14 @@ function positiveInt(text, flag, min = 1) {
 // ---------------------------------------------------------------------------------------------
 // The private tmux server
 
-function privateTmux() {
+/**
+ * The private tmux server; with a remote host, it lives in the sshd's remote world (its
+ * TMUX_TMPDIR), so the CLI, the local transports and the remote one all reach the same server.
+ */
+function privateTmux(remote) {
   const dir = mkdtempSync(join(os.tmpdir(), "etm-bench-"))
   const socket = `etm-bench-${process.pid}`
-  const env = { PATH: process.env.PATH, HOME: dir, TMUX_TMPDIR: dir, LANG: "C.UTF-8" }
+  const env = { PATH: process.env.PATH, HOME: dir, TMUX_TMPDIR: remote?.tmpdir ?? dir, LANG: "C.UTF-8" }
   const run = (args) => spawnSync("tmux", ["-f", "/dev/null", "-L", socket, ...args], { env, encoding: "utf8" })
   const tmux = (...args) => {
     const r = run(args)
@@ -120,7 +129,27 @@ function privateTmux() {
     }
     rmSync(dir, { recursive: true, force: true })
   }
-  return { dir, socket, env, tmux, dispose }
+  return { dir, socket, env, tmux, dispose, remote }
+}
+
+/** Starts the bench's sshd (bench/private-sshd.ts) and writes a hosts file naming it; null without sshd. */
+async function privateSshd(dir) {
+  const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "bench", "private-sshd.ts")], {
+    cwd: REPO,
+    stdio: ["pipe", "pipe", "inherit"]
+  })
+  const line = await new Promise((resolveLine, reject) => {
+    let text = ""
+    child.stdout.on("data", (chunk) => {
+      text += chunk
+      if (text.includes("\n")) resolveLine(text.split("\n")[0])
+    })
+    child.once("exit", (code) => reject(new Error(`bench/private-sshd.ts exited (${code}) before it answered`)))
+  })
+  const sshd = JSON.parse(line)
+  const hostsFile = join(dir, "hosts.json")
+  writeFileSync(hostsFile, JSON.stringify({ ssh_config: sshd.sshConfigPath, hosts: { [REMOTE_HOST]: { ssh: sshd.alias } } }))
+  return { ...sshd, hostsFile, stop: () => child.stdin.end() }
 }
 
 /**
@@ -183,11 +212,19 @@ function waitSync(done, timeoutMs, what) {
 
 /** `onMessage` sees every message from the server as it arrives, before the client handles it. */
 async function startServer(t, transportName, onMessage) {
+  const remote = transportName === "remote"
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER_SCRIPT],
     stderr: "ignore",
-    env: { ...t.env, LIBTMUX_SOCKET: t.socket, LIBTMUX_TMUX_CONFIG: "/dev/null", LIBTMUX_MCP_TRANSPORT: transportName }
+    env: {
+      ...t.env,
+      // A server of its own world: the remote one's tmux is reached only through the forward.
+      ...(remote ? { TMUX_TMPDIR: t.dir, LIBTMUX_MCP_HOSTS: t.remote.hostsFile } : {}),
+      LIBTMUX_SOCKET: t.socket,
+      LIBTMUX_TMUX_CONFIG: "/dev/null",
+      LIBTMUX_MCP_TRANSPORT: remote ? "socket" : transportName
+    }
   })
   const client = new Client({ name: "effect-tmux-mcp-bench", version: "0" })
   liveTransports.add(transport)
@@ -201,6 +238,7 @@ async function startServer(t, transportName, onMessage) {
   }
   return {
     name: transportName,
+    host: remote ? REMOTE_HOST : undefined,
     client,
     pid: transport.pid,
     close: async () => {
@@ -210,8 +248,8 @@ async function startServer(t, transportName, onMessage) {
   }
 }
 
-async function callChecked(client, op) {
-  const result = await client.callTool({ name: op.tool, arguments: op.args })
+async function callChecked(client, op, host) {
+  const result = await client.callTool({ name: op.tool, arguments: host === undefined ? op.args : { ...op.args, host } })
   if (result.isError || !op.checkResult(result.structuredContent ?? {})) {
     throw new Error(`${op.tool} gave an unexpected result: ${JSON.stringify(result).slice(0, 400)}`)
   }
@@ -287,7 +325,7 @@ function mcpSide(server) {
     name: server.name,
     call: async (op) => {
       const started = performance.now()
-      const result = await callChecked(server.client, op)
+      const result = await callChecked(server.client, op, server.host)
       const ms = performance.now() - started
       const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("")
       return { ms, size: { bytes: utf8Bytes(JSON.stringify(result)), text_bytes: utf8Bytes(text) } }
@@ -377,7 +415,7 @@ async function memory(t, world, name, calls) {
     let halfKiB = 0
     const started = performance.now()
     for (let i = 1; i <= calls; i++) {
-      await callChecked(server.client, listPanes)
+      await callChecked(server.client, listPanes, server.host)
       if (i === calls / 2) halfKiB = rssKiB(server.pid)
       if (i % 1000 === 0) progress(`memory ${name}: ${i}/${calls} calls`)
     }
@@ -405,6 +443,38 @@ async function coldStartAndMemory(t, world, opts) {
   const mem = {}
   for (const name of opts.transports) mem[name] = await memory(t, world, name, opts.memoryCalls)
   return { cold, mem }
+}
+
+/** The server's children now (every thread's children list). */
+function childrenOf(pid) {
+  const found = []
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim()
+      if (text !== "") found.push(...text.split(" ").map(Number))
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return found
+}
+
+/**
+ * Processes the remote side starts per call once connected: its children are sampled every 2 ms
+ * while it answers `calls` rounds of the read tools; the ssh master (there before) is not counted.
+ */
+async function spawnsPerCall(server, ops, calls) {
+  const reads = ops.filter((op) => op.tool !== "send_keys")
+  const before = new Set(childrenOf(server.pid))
+  const seen = new Set()
+  const timer = setInterval(() => childrenOf(server.pid).forEach((pid) => seen.add(pid)), 2)
+  try {
+    for (let i = 0; i < calls; i++) for (const op of reads) await callChecked(server.client, op, server.host)
+  } finally {
+    clearInterval(timer)
+  }
+  const spawned = [...seen].filter((pid) => !before.has(pid)).length
+  return { calls: calls * reads.length, spawned, children_before: before.size }
 }
 
 function rssKiB(pid) {
@@ -504,7 +574,7 @@ function report(result) {
       ""
     )
   }
-  out.push("Targets (issue 13), socket transport")
+  out.push("Targets (issue 13: socket transport; issue 22: remote over a loopback forward)")
   out.push(
     table([
       ["target", "measured", "met"],
@@ -553,6 +623,24 @@ function targets(result) {
       }
     ]
   ]
+  // Issue 22: a read over the loopback forward against the same read on the local socket.
+  const smallest = latency[0]?.panes
+  for (const tool of ["get_pane_info", "capture_pane", "list_panes"]) {
+    const local = at(smallest, tool, "socket")
+    const forwarded = at(smallest, tool, "remote")
+    rows.push([
+      `remote ${tool}, ${smallest} panes <= 1.5x the socket transport's`,
+      local === undefined || forwarded === undefined ? undefined : (() => {
+        const ratio = forwarded.median_ms / local.median_ms
+        return { value: `${ratio.toFixed(2)}x socket`, pass: ratio <= 1.5 }
+      })()
+    ])
+  }
+  const spawns = result.remote_spawns
+  rows.push([
+    "remote: processes spawned per call after connect = 0",
+    spawns == null ? undefined : { value: `${spawns.spawned} in ${spawns.calls} calls`, pass: spawns.spawned === 0 }
+  ])
   return rows.map(([target, check]) => ({ target, value: check?.value ?? "not measured", pass: check?.pass ?? null }))
 }
 
@@ -564,10 +652,12 @@ const progress = (message) => process.stderr.write(`[bench ${(performance.now() 
 
 async function main(opts) {
   if (!existsSync(SERVER_SCRIPT)) throw new Error(`${SERVER_SCRIPT} is missing: run npm run build first`)
-  const t = privateTmux()
+  const remote = opts.transports.includes("remote") ? await privateSshd(mkdtempSync(join(os.tmpdir(), "etm-bench-hosts-"))) : undefined
+  const t = privateTmux(remote)
   const cleanUp = () => {
     killLiveServers()
     t.dispose()
+    remote?.stop()
   }
   const onSignal = (signal) => {
     progress(`${signal}: cleaning up`)
@@ -599,8 +689,11 @@ async function main(opts) {
       if (opts.panes.includes(panes)) latency.push(await latencyAt(sides, world, opts))
       if (panes === MEMORY_PANES) ({ cold, mem } = await coldStartAndMemory(t, world, opts))
     }
+    const remoteServer = servers.find((server) => server.name === "remote")
+    const spawns = remoteServer === undefined ? null : await spawnsPerCall(remoteServer, operations(world), opts.quick ? 20 : 200)
     for (const server of servers) await server.close()
     const result = {
+      remote_spawns: spawns,
       machine: machine(),
       options: opts,
       seconds: round((performance.now() - startedAt) / 1000, 1),
