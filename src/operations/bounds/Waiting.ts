@@ -3,16 +3,25 @@
  * `effective_timeout`), polling that starts fast and backs off, progress reported about once a
  * second to a client that asked for it, and interruption (an MCP cancel) that ends the wait at once.
  * Time comes from `Clock`, so a test can drive a wait with `TestClock`.
+ *
+ * On a remote host every look costs round trips over the ssh link (three per command list), so a
+ * wait there starts slower and backs off further (REMOTE_FIRST_INTERVAL_MS, REMOTE_MAX_INTERVAL_MS),
+ * and never looks again sooner than its last look took.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { CurrentHost, isRemoteHost } from "../../context/RemoteHosts.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { reportProgress } from "../../services/Progress.js"
 
 export const DEFAULT_WAIT_SECONDS = 10
+/** A wait's first pause and its longest on a remote host. */
+export const REMOTE_FIRST_INTERVAL_MS = 150
+export const REMOTE_MAX_INTERVAL_MS = 1000
 
 /** The output fields that say how long the wait was allowed to be. */
 export const timeoutFields = {
@@ -64,12 +73,15 @@ export const pollUntil = <A, E, R>(
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const deadline = started + options.timeout.seconds * 1000
-    const maxInterval = Duration.toMillis(options.maxInterval ?? 500)
-    let interval = Duration.toMillis(options.firstInterval ?? 50)
+    const remote = isRemoteHost(yield* FiberRef.get(CurrentHost))
+    const maxInterval = Math.max(Duration.toMillis(options.maxInterval ?? 500), remote ? REMOTE_MAX_INTERVAL_MS : 0)
+    let interval = Math.max(Duration.toMillis(options.firstInterval ?? 50), remote ? REMOTE_FIRST_INTERVAL_MS : 0)
     let reported = 0
     while (true) {
+      const looked = yield* Clock.currentTimeMillis
       const value = yield* check
       const now = yield* Clock.currentTimeMillis
+      if (remote) interval = Math.max(interval, now - looked)
       if (Option.isSome(value) || now >= deadline) return { value, elapsedMs: now - started }
       const elapsedSeconds = Math.floor((now - started) / 1000)
       if (elapsedSeconds > reported) {
