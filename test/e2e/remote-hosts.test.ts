@@ -178,6 +178,33 @@ describe("remote hosts over the built server", () => {
   }, 30_000)
 })
 
+describe("a host whose sshd refuses forwarding", () => {
+  it("says so, naming what sshd must allow, instead of no_server", async () => {
+    const local = makeWorld()
+    const refusing = startPrivateSshd({ allowTcpForwarding: "no", alias: "etm-refusing" })
+    const name = `${local.socketName}-r`
+    const started = spawnSync("tmux", ["-f", "/dev/null", "-L", name, "new-session", "-d", "-s", "x"], {
+      env: refusing.remoteEnv,
+      encoding: "utf8"
+    })
+    expect(started.status).toBe(0)
+    const served = await serve(local, { env: { LIBTMUX_MCP_HOSTS: refusing.writeHostsFile("shut"), LIBTMUX_SOCKET: name } })
+    try {
+      const refused = errorOf(await served.call("list_sessions", { host: "shut" }))
+      expect(refused.code).toBe("failed")
+      expect(refused.text).toContain("refuses to forward")
+      expect(refused.text).toContain("AllowTcpForwarding")
+      const absent = errorOf(await served.call("list_sessions", { host: "shut", socket_name: `${name}-none` }))
+      expect(absent.code).toBe("no_server")
+    } finally {
+      await served.close()
+      spawnSync("tmux", ["-f", "/dev/null", "-L", name, "kill-server"], { env: refusing.remoteEnv })
+      refusing.stop()
+      local.dispose()
+    }
+  })
+})
+
 describe("without a hosts file", () => {
   it("no tool takes host and no ssh ever runs", async () => {
     const local = makeWorld()
