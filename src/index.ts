@@ -24,6 +24,8 @@ export * as TmuxSocket from "./api/TmuxSocket.js"
 export * as TmuxExec from "./api/TmuxExec.js"
 /** The `Tmux` layer the configuration's transport names. */
 export * as TmuxLive from "./api/TmuxLive.js"
+/** Remote hosts over OpenSSH forwards: the `Connections` service, its `layer`, `onHost`. */
+export * as Hosts from "./api/Hosts.js"
 /** The sessions this process owns, killed when the layer is released: the `Ownership` service and its `layer`. */
 export * as Ownership from "./api/Ownership.js"
 /** The safety tier: the `Policy` service and its `layer`. */

@@ -53,6 +53,7 @@ export interface LinkReport {
   readonly forwards: number
 }
 
+/** The links' operations: RemoteHosts' (`names`, `view`) and what the socket transport, list_servers and doctor need. */
 export interface ConnectionsShape extends RemoteHostsShape {
   readonly settings: (host: string) => HostSettings | undefined
   /** The local socket that reaches `remotePath` on `host`, forwarding it first if needed. */

@@ -307,7 +307,16 @@ export const makeTmuxSocket = Effect.gen(function*() {
           ? undefined
           : connections?.linkError(host, description)
         if (linkDown !== undefined) return Effect.fail(linkDown)
-        if (outcome === TIMED_OUT) return Effect.fail(timedOut(description, timeout))
+        if (outcome === TIMED_OUT) {
+          // Over ssh, silence may be the link's: ServerAlive ends a master whose link stopped carrying data within ~10 s.
+          return Effect.fail(
+            timedOut(
+              description,
+              timeout,
+              host === undefined ? undefined : `no answer over the ssh link to host ${host} (the link may be stalled)`
+            )
+          )
+        }
         if (host !== undefined) {
           if (outcome._tag === "Lost" && !outcome.answered) return remoteClosed(host, socket, description)
           const remote = remoteOutcome(host, socket, outcome, description)

@@ -206,6 +206,21 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
     Tmux: ["RunOptions", "Tmux", "TmuxCommand", "TmuxShape", "TransportInUse"],
     TmuxExec: ["layer"],
     TmuxLive: ["layer"],
+    Hosts: [
+      "Connections",
+      "ConnectionsShape",
+      "CurrentHost",
+      "HostSettings",
+      "HostsConfig",
+      "LOCAL_HOST",
+      "LinkReport",
+      "RemoteHostView",
+      "RemoteHosts",
+      "isRemoteHost",
+      "layer",
+      "onHost",
+      "parseHostsFile"
+    ],
     TmuxSocket: ["layer"],
     TmuxMcpConfig: [
       "ConfigError",
