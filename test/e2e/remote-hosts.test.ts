@@ -178,6 +178,27 @@ describe("remote hosts over the built server", () => {
   }, 30_000)
 })
 
+describe("first use of a host", () => {
+  it("40 calls at once share one master and one forward, and all answer", async () => {
+    const fresh = await serve(world, { env: { LIBTMUX_MCP_HOSTS: hostsPath, LIBTMUX_SOCKET: remoteName() } })
+    try {
+      const results = await Promise.all(Array.from({ length: 40 }, () => fresh.call("list_panes", { host: "ci" })))
+      for (const result of results) expect(ok(result).total).toBeGreaterThan(0)
+      const masters = children(fresh.pid).filter((pid) => commandLine(pid).includes("ControlMaster=yes"))
+      expect(masters).toHaveLength(1)
+      // Shutdown ends the master and removes what ssh leaves behind (its sockets are the server's to remove).
+      await fresh.close()
+      await fresh.exited
+      expect(existsSync(`/proc/${masters[0]}/cmdline`) && commandLine(masters[0]!).includes("ControlMaster=yes")).toBe(false)
+      expect(readdirSync(sshDirectory()).filter((name) => name.startsWith(`f${fresh.pid}-`) || name.startsWith(`m${fresh.pid}-`))).toEqual(
+        []
+      )
+    } finally {
+      await fresh.close()
+    }
+  })
+})
+
 describe("a host whose sshd refuses forwarding", () => {
   it("says so, naming what sshd must allow, instead of no_server", async () => {
     const local = makeWorld()
