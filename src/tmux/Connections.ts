@@ -36,6 +36,7 @@ import { RemoteHosts, type RemoteHostsShape, type RemoteHostView } from "../cont
 import { MAX_SOCKET_PATH_BYTES } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { Failed } from "../domain/Errors.js"
+import { randomHex } from "./internal/RandomHex.js"
 import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./internal/RemoteScripts.js"
 import { forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
 import { type Finished, runToEnd, terminate, TmuxProcesses } from "./TmuxProcess.js"
@@ -170,6 +171,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
     const scope = yield* Effect.scope
     const baseDirectory = join(realPathOrSelf(config.tmuxTmpdir), `effect-tmux-mcp-${config.uid}`)
     const directory = join(baseDirectory, "ssh")
+    // Two layers in one process (an embedder's, a test's calls at once) share pid and directory:
+    // each names its files apart, or one would unlink and replace the other's forwards.
+    const instance = randomHex(12)
     let prepared = false
     const environment: Record<string, string> = { ...config.tmuxEnvironment, ...hosts.environment }
 
@@ -177,7 +181,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
     for (const settings of hosts.hosts) {
       states.set(settings.name, {
         settings,
-        controlPath: join(directory, `m${process.pid}-${hash(settings.name)}`),
+        controlPath: join(directory, `m${process.pid}-${hash(instance, settings.name)}`),
         master: undefined,
         starting: undefined,
         view: undefined,
@@ -353,7 +357,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
           const state = stateOf(host)!
           const known = state.forwards.get(remotePath)
           if (known !== undefined) return Deferred.await(known.ready)
-          const localPath = join(directory, `f${process.pid}-${hash(host, remotePath)}`)
+          const localPath = join(directory, `f${process.pid}-${hash(instance, host, remotePath)}`)
           if (Buffer.byteLength(localPath) > MAX_SOCKET_PATH_BYTES) {
             return Effect.fail(
               hostFailed(state.settings, "forward", `the forward's socket path ${localPath} is too long (set TMUX_TMPDIR shorter)`)

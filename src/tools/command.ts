@@ -1,6 +1,7 @@
 /** Running commands in a pane's shell: run_command, wait_for_command. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { onHost } from "../context/RemoteHosts.js"
 import { resolveSocket, SocketResolver } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
@@ -77,7 +78,11 @@ export const waitForCommandTool = defineTool({
   handler: (input) =>
     Effect.gen(function*() {
       const handle = yield* openHandle(input.handle)
-      const socket = (yield* SocketResolver).fromPath(handle.socket, "socket_path argument")
+      const resolver = yield* SocketResolver
+      // A handle of a remote pane names its socket by the path on its host.
+      const socket = handle.host === undefined
+        ? resolver.fromPath(handle.socket, "socket_path argument")
+        : yield* onHost(handle.host)(resolver.resolve({ socket_path: handle.socket }))
       if (input.interrupt_on_timeout === true) {
         yield* refuseCallerPaneUnlessForced(
           socket,

@@ -3,18 +3,31 @@
  * state that persists between calls, text no framing may break, long output, timeouts with a
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
-import { utimesSync } from "node:fs"
+import { existsSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
+import { watchLocalPaths } from "../support/LocalPathWatch.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
-import { BASH, idOf, logDirectoryOf, logsOf, paneValue, shellWorld as shellWorldIn } from "../support/shellWorld.js"
+import { BASH, idOf, localLogsOf, logDirectoryOf, logsOf, paneValue, shellWorld as shellWorldIn } from "../support/shellWorld.js"
+import { testHost } from "../support/testHost.js"
 
 const { world, defer } = useWorlds()
 
-/** A world with one session whose pane %0 runs `shell` at a prompt. */
-const shellWorld = (shell = BASH, w: PrivateTmux = world()) => shellWorldIn(w, shell)
+/**
+ * A world with one session whose pane %0 runs `shell` at a prompt. In remote mode everything the
+ * product sends to tmux, and the pane's history, is checked after the test for this machine's
+ * paths (LocalPathWatch): the typed line, the framing and the recorder name the host's paths only.
+ */
+const shellWorld = async (shell = BASH, w: PrivateTmux = world()) => {
+  if (w.remote === undefined) return { ...(await shellWorldIn(w, shell)), sent: [] as ReadonlyArray<string> }
+  const watch = watchLocalPaths(w)
+  defer(watch.check)
+  return { ...(await shellWorldIn(w, shell, watch.tmuxLayer)), sent: watch.sent }
+}
+
+const buffersOf = (w: PrivateTmux) => w.tmuxOk("list-buffers", "-F", "#{buffer_name}").split("\n").filter((name) => name !== "")
 
 describe("run_command in bash", () => {
   it("returns the exit status and exactly the command's output lines", async () => {
@@ -33,6 +46,7 @@ describe("run_command in bash", () => {
     // The recording is stopped and its log removed once a command completes.
     expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("0")
     expect(logsOf(w)).toEqual([])
+    expect(localLogsOf(w)).toEqual([])
     expect(w.tmuxOk("list-buffers", "-F", "#{buffer_name}").trim()).toBe("")
   })
 
@@ -67,6 +81,15 @@ describe("run_command in bash", () => {
     expect(lines.slice(-2)).toEqual(["4999", "5000"])
   })
 
+  it("keeps head and tail of an output too long to read whole, with every line counted", async () => {
+    const { run, w } = await shellWorld()
+    const result = await run("seq 1 200000", { max_lines: 4, timeout: 20 })
+    expect(result).toMatchObject({ exit_status: 0, lines_total: 200000, elided_lines: 199996, truncated: true })
+    expect(result.output.split("\n")).toEqual(["1", "2", "[… 199996 lines elided …]", "199999", "200000"])
+    // On a host only the log's head and tail travel; the middle is counted there, and the cut said.
+    expect(result.cut_lines).toBe(w.remote === undefined ? 0 : 1)
+  })
+
   it("strips terminal escapes unless asked to keep them", async () => {
     const { run } = await shellWorld()
     expect((await run("printf '\\033[31mred\\033[0m\\n'")).output).toBe("red")
@@ -75,15 +98,35 @@ describe("run_command in bash", () => {
   })
 
   it("times out with a handle; wait_for_command later collects the rest and the exit status", async () => {
-    const { run, layer, w } = await shellWorld()
+    const { run, layer, w, sent } = await shellWorld()
     const first = await run("echo begun; sleep 2; echo finished", { timeout: 0.5 })
     expect(first).toMatchObject({ outcome: "timed_out", exit_status: null, started: true, output: "begun", effective_timeout: 0.5 })
     expect(first.handle).toMatch(/^cmd1\./)
     expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("1")
+    // The log is written where the pane's shell runs: on the host, in its private run directory.
+    const log = `${idOf(first.handle)}.log`
+    expect(logsOf(w)).toContain(log)
+    if (w.remote !== undefined) {
+      expect(localLogsOf(w)).toEqual([])
+      expect(sent.some((text) => text.includes("pipe-pane") && text.includes(join(logDirectoryOf(w), log)))).toBe(true)
+    }
     const rest = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 10 }))
     expect(rest).toMatchObject({ outcome: "completed", exit_status: 0, output: "finished", earlier_lines: 1, handle: null })
     expect(rest.elapsed_ms).toBeGreaterThanOrEqual(2000)
     expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("0")
+    expect(logsOf(w)).toEqual([])
+    expect(buffersOf(w)).toEqual([])
+  })
+
+  it("collects long output across a timeout: every line once, in order", async () => {
+    const { run, layer } = await shellWorld()
+    const first = await run("seq 1 3000; sleep 1.5; seq 3001 6000", { timeout: 0.7, max_lines: 10 })
+    expect(first).toMatchObject({ outcome: "timed_out", lines_total: 3000, elided_lines: 2990 })
+    expect(first.output.split("\n").slice(-2)).toEqual(["2999", "3000"])
+    const rest = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 10, max_lines: 10 }))
+    expect(rest).toMatchObject({ outcome: "completed", exit_status: 0, lines_total: 3000, earlier_lines: 3000 })
+    expect(rest.output.split("\n").slice(0, 2)).toEqual(["3001", "3002"])
+    expect(rest.output.split("\n").slice(-1)).toEqual(["6000"])
   })
 
   it("interrupt_on_timeout presses C-c and reports that the command stopped", async () => {
@@ -124,7 +167,11 @@ describe("wait_for_command", () => {
     w.tmuxOk("kill-server")
     const ended = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 5 }))
     expect(ended).toMatchObject({ outcome: "pane_died", exit_status: null, handle: null, earlier_lines: 1 })
-    expect(logsOf(w).some((name) => name.startsWith(idOf(first.handle)))).toBe(false)
+    const gone = () => !logsOf(w).some((name) => name.startsWith(idOf(first.handle)))
+    // A remote log is the recorder's to remove (nothing here touches the host's files): it does as it stops.
+    if (w.remote !== undefined) await waitFor("the recorder to remove its log", gone)
+    expect(gone()).toBe(true)
+    expect(localLogsOf(w)).toEqual([])
   })
 
   it("keeps the log of a command nobody waits for until its pane dies, then marks it ended; old ended logs are swept", async () => {
@@ -134,6 +181,16 @@ describe("wait_for_command", () => {
     expect(logsOf(w)).toContain(`${id}.log`)
     w.tmuxOk("new-window", "-d", "HISTFILE=/dev/null bash --norc --noprofile")
     w.tmuxOk("kill-pane", "-t", "%0")
+    if (w.remote !== undefined) {
+      // On a host the recorder hands its log to the tmux server as it stops (a buffer of this run's),
+      // removes it, and the next wait reports the end from there and removes the buffer.
+      await waitFor("the log to reach the tmux server", () => buffersOf(w).includes(`etm.log.${id}`))
+      expect(logsOf(w).some((name) => name.startsWith(id))).toBe(false)
+      const ended = okResult(await runTool(w.layer(), "wait_for_command", { handle: first.handle, timeout: 5 }))
+      expect(ended).toMatchObject({ outcome: "pane_died", handle: null, earlier_lines: 1 })
+      expect(buffersOf(w)).toEqual([])
+      return
+    }
     await waitFor("the log to be marked ended", () => logsOf(w).includes(`${id}.log.ended`))
     // An hour later, the next run_command sweeps it.
     const ended = join(logDirectoryOf(w), `${id}.log.ended`)
@@ -208,6 +265,31 @@ describe("run_command in other shells and refusals", () => {
     const refused = errorMeta(await runTool(w.layer(), "run_command", { pane_id: "%0", command: "true" }))
     expect(refused.code).toBe("conflict")
     expect(refused.text).toContain("runs fish")
+  })
+
+  it.runIf(testHost !== undefined)("falls back to the pane's history when the host has no private run directory", async () => {
+    const w = world()
+    // Discovery gives no run directory when the one it would use is not a private directory: a file there.
+    const dir = logDirectoryOf(w)
+    const aside = `${dir}.aside`
+    const moved = existsSync(dir)
+    if (moved) renameSync(dir, aside)
+    writeFileSync(dir, "")
+    defer(() => {
+      rmSync(dir, { force: true })
+      if (moved) renameSync(aside, dir)
+    })
+    const { run } = await shellWorld(BASH, w)
+    expect(await run("printf 'x\\ny\\n'; false")).toMatchObject({ output_source: "scrollback", output: "x\ny", exit_status: 1 })
+    // (A history read after a timeout also takes the screen's empty rows below the prompt for
+    // output, on any host: not what this test is about, so the wait's output is not compared.)
+    const first = await run("echo begun; sleep 1; echo finished", { timeout: 0.3 })
+    expect(first).toMatchObject({ outcome: "timed_out", output_source: "scrollback" })
+    expect(first.output.split("\n")[0]).toBe("begun")
+    const rest = okResult(await runTool(w.layer(), "wait_for_command", { handle: first.handle, timeout: 10 }))
+    expect(rest).toMatchObject({ outcome: "completed", exit_status: 0 })
+    expect(paneValue(w, "%0", "pane_pipe")).toBe("0")
+    expect(localLogsOf(w)).toEqual([])
   })
 
   it("falls back to the pane's history when the pane already has a pipe of its own", async () => {

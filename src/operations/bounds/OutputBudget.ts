@@ -82,6 +82,19 @@ export class HeadTail {
     }
   }
 
+  /**
+   * Counts `lines` that were never read (the middle of an output too long to fetch) as elided: they
+   * come after every line kept so far, so the lines now in the tail are elided with them.
+   */
+  elide(lines: number): void {
+    if (lines <= 0) return
+    this.headFull = true
+    this.total += lines
+    this.tail = []
+    this.tailStart = 0
+    this.tailBytes = 0
+  }
+
   result(): Bounded {
     const tail = this.tail.slice(this.tailStart)
     const elided = this.total - this.head.length - tail.length

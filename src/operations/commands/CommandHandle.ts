@@ -43,11 +43,13 @@ const HandleFields = Schema.Struct({
   /** Output lines already handed to the caller. */
   returned_lines: NonNegativeInt,
   /** When the command was typed (ms since the epoch). */
-  typed_at: Schema.Number
+  typed_at: Schema.Number,
+  /** The remote host the pane is on (`socket` is a path there); absent for this machine. */
+  host: Schema.optional(Schema.String)
 })
 /**
- * A running command as its signed handle carries it: run id, secret, socket, server generation,
- * pane and read offset.
+ * A running command as its signed handle carries it: run id, secret, socket (and its host when
+ * remote), server generation, pane and read offset.
  */
 export type CommandHandle = typeof HandleFields.Type
 

@@ -5,14 +5,21 @@
  * with the exit status, timed_out with a handle to keep waiting (optionally after C-c), pane_died,
  * or not_started when the shell did not run the line. Cancelling the call (an MCP cancel) stops the
  * wait, not the command; the recording is then stopped and its log removed.
+ *
+ * A pane on a remote host (issue 22) runs its shell there: the typed line, the framing and the
+ * recorder name that host's paths and tmux only, the log is kept on the host (see RemoteRunLogs;
+ * a host without a private run directory gets its commands read from the pane's history,
+ * output_source scrollback), and this machine keeps only the handle's key and the run's record.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { InvocationContext } from "../../context/InvocationContext.js"
+import { isRemoteHost, RemoteHosts } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
-import { Conflict, Denied, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
+import { Conflict, Denied, Failed, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { generationOf, Int, NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
@@ -36,8 +43,19 @@ import {
   runBuffersCommand,
   STALE_UNFETCHED_S
 } from "./internal/PaneClaim.js"
+import {
+  claimRecordCommands,
+  REMOTE_LEASE,
+  REMOTE_TMUX_PROGRAM,
+  type RemoteLog,
+  remoteLogPath,
+  remoteRecorderCommand,
+  staleRuns,
+  sweepCommands,
+  sweepListCommands
+} from "./internal/RemoteRunLogs.js"
 import { runLease } from "./internal/RunLease.js"
-import { createLog, logDirectory, logExists, logPath, recorderCommand, removeLog } from "./internal/RunLogs.js"
+import { createLog, logDirectory, logExists, logPath, recorderCommand, remoteRunRecordPath, removeLog } from "./internal/RunLogs.js"
 
 /** A command's text travels in a tmux buffer; this keeps one call's payload reasonable. */
 export const MAX_COMMAND_BYTES = 262_144
@@ -166,12 +184,14 @@ const judgeClaim = (socket: ResolvedSocket, paneId: string, state: ClaimState, b
     // Fetched, and the shell is in the foreground: the command ended without its end (a C-c drops
     // the rest of the framing), or runs shell builtins only (`read x`), which only the framing's
     // lease tells apart. Seen so twice, it counts as stopped.
-    if ((yield* runLease(state.pid, state.claim)) === "held") return yield* Effect.fail(pending(paneId))
+    if ((yield* runLease(socket, state.pid, state.claim)) === "held") return yield* Effect.fail(pending(paneId))
     yield* Effect.sleep(STALE_CONFIRM_MS)
     const again = yield* readState(socket, paneId)
     const refusal = stateConflict(paneId, again)
     if (refusal !== undefined) return yield* Effect.fail(refusal)
-    if (again.claim !== state.claim || (yield* runLease(again.pid, again.claim)) === "held") return yield* Effect.fail(pending(paneId))
+    if (again.claim !== state.claim || (yield* runLease(socket, again.pid, again.claim)) === "held") {
+      return yield* Effect.fail(pending(paneId))
+    }
     return again
   })
 
@@ -180,6 +200,32 @@ const clearLineKeys = (shell: string): ReadonlyArray<string> =>
   // End first so C-u (kill backwards) takes the whole line wherever the cursor was; zsh's C-u
   // kills the whole line already, and its vi mode would read End's escape as a mode switch.
   shell === "zsh" ? ["C-u"] : ["End", "C-u"]
+
+/**
+ * Where a run on `socket`'s server keeps its log: undefined on this machine; on a remote host, the
+ * log's path in the host's run directory (null when the host has none).
+ */
+const remoteLogOf = (socket: ResolvedSocket, id: string): Effect.Effect<RemoteLog | undefined, Failed> =>
+  Effect.gen(function*() {
+    if (!isRemoteHost(socket.host)) return undefined
+    const hosts = yield* Effect.serviceOption(RemoteHosts)
+    if (Option.isNone(hosts)) {
+      return yield* Effect.fail(
+        new Failed({ command: "run_command", reason: "refused", exitCode: null, stderr: `no hosts file configures host ${socket.host}` })
+      )
+    }
+    const { runDirectory } = yield* hosts.value.view(socket.host)
+    return { log: runDirectory === null ? null : remoteLogPath(runDirectory, id) }
+  })
+
+/** Removes the logs handed over on a remote server that nobody came for (see RemoteRunLogs); a failure is left for the next run. */
+const sweepHandedOver = (socket: ResolvedSocket) =>
+  Effect.gen(function*() {
+    const tmux = yield* Tmux
+    const clock = `etm.clock.${newRunId()}`
+    const stale = staleRuns(yield* tmux.run(socket, sweepListCommands(clock)), clock)
+    if (stale.length > 0) yield* tmux.run(socket, sweepCommands(stale))
+  }).pipe(Effect.ignore)
 
 /**
  * Types shell text into a pane's own shell (its state, such as `cd` and `export`, persists) and
@@ -222,10 +268,15 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     const key = yield* handleKey(dir)
     const id = newRunId()
     const secret = newRunSecret()
+    const remote = yield* remoteLogOf(socket, id)
+    if (remote !== undefined) yield* sweepHandedOver(socket)
     // A pipe of the pane's own is left alone (tmux allows one); a leftover recorder of ours is replaced.
     const ownPipe = !state.pipe || (state.pipe_owner !== "" && isClaimValue(state.pipe_owner))
-    const source = ownPipe ? "pipe" : "scrollback"
-    const log = logPath(dir, id)
+    // A host without a run directory has nowhere to record: the pane's history is read instead.
+    const remoteLog = remote?.log ?? null
+    const recording = ownPipe && (remote === undefined || remoteLog !== null)
+    const source = recording ? "pipe" : "scrollback"
+    const log = remote === undefined ? logPath(dir, id) : remoteRunRecordPath(dir, id)
     yield* createLog(log)
     const handle: CommandHandle = {
       id,
@@ -240,11 +291,13 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       started: false,
       fetched_by: null,
       returned_lines: 0,
-      typed_at: yield* Clock.currentTimeMillis
+      typed_at: yield* Clock.currentTimeMillis,
+      ...(remote === undefined ? {} : { host: socket.host })
     }
     const run: Run = {
       socket,
       log,
+      remote,
       key,
       handle,
       framed: new FramedOutput({ id, secret }, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, {
@@ -253,7 +306,7 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       })
     }
 
-    const tmuxProgram = tmuxProgramFor(config.tmuxBin)
+    const tmuxProgram = remote === undefined ? tmuxProgramFor(config.tmuxBin) : REMOTE_TMUX_PROGRAM
     const typing: ReadonlyArray<TmuxCommand> = [
       ["load-buffer", "-b", commandBufferName(id), "-"],
       ["send-keys", "-t", paneId, ...clearLineKeys(shell.shell)],
@@ -267,11 +320,19 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       ],
       ["send-keys", "-t", paneId, "Enter"]
     ]
-    const recorder = ownPipe ? recorderCommand({ id, log, paneId, socketPath: socket.path, tmuxProgram }) : null
+    // remoteLog is null on this machine, a path when recording on a host.
+    const recorder = !recording
+      ? null
+      : remoteLog === null
+      ? recorderCommand({ id, log, paneId, socketPath: socket.path, tmuxProgram })
+      : remoteRecorderCommand({ id, log: remoteLog, paneId, socketPath: socket.path, tmuxProgram })
+    // A remote run's record is set before its recorder can hand anything over.
+    const setup = recorder !== null && remoteLog !== null ? { setup: claimRecordCommands(id) } : {}
     const marks = Format.newMarks()
+    const claim = { paneId, id, seen: state, recorder, typing, ...setup }
     const claimed = yield* (yield* Tmux)
-      .run(socket, [claimCommand(marks, { paneId, id, seen: state, recorder, typing })], {
-        stdin: framingScript({ id, secret }, command, shell.shell, log)
+      .run(socket, [claimCommand(marks, claim)], {
+        stdin: framingScript({ id, secret }, command, shell.shell, remote === undefined ? log : REMOTE_LEASE)
       })
       // Failed or cancelled part-way: whatever of the claim, pipe and buffer was set is taken back.
       .pipe(Effect.onError(() => releaseRun(run, { buffer: true })))
@@ -303,7 +364,7 @@ export const openHandle = Effect.fn("RunCommand.openHandle")((
     const config = yield* TmuxMcpConfig
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
     const handle = yield* decodeHandle(yield* handleKey(dir), text)
-    if (!(yield* logExists(logPath(dir, handle.id)))) {
+    if (!(yield* logExists(handle.host === undefined ? logPath(dir, handle.id) : remoteRunRecordPath(dir, handle.id)))) {
       return yield* invalid(
         "handle's command has already ended and its result was returned (a handle works until then), or its record expired."
       )
@@ -333,7 +394,8 @@ export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
     const run: Run = {
       socket,
-      log: logPath(dir, handle.id),
+      log: handle.host === undefined ? logPath(dir, handle.id) : remoteRunRecordPath(dir, handle.id),
+      remote: yield* remoteLogOf(socket, handle.id),
       key: yield* handleKey(dir),
       handle,
       framed: new FramedOutput(handle, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, {

@@ -291,6 +291,23 @@ export class FramedOutput {
     if (!this.endedFlag && this.pending.length > PENDING_LIMIT) this.shorten()
   }
 
+  /**
+   * The next `bytes` of the stream were not read (the middle of a log too long to fetch whole, see
+   * RemoteRunLogs), and held `lines` line ends (null: not known). The line they fall in reads as
+   * its head, the elision and its tail, like a long line; the lines they held count as elided.
+   */
+  skip(bytes: number, lines: number | null): void {
+    if (this.endedFlag || bytes <= 0) return
+    if (this.long === undefined) {
+      const head = firstBytes(this.pending, LINE_HEAD_BYTES)
+      this.long = { head, elided: this.pending.length - head.length }
+    } else this.long.elided += this.pending.length
+    this.long.elided += bytes
+    this.pending = Buffer.alloc(0)
+    // Before the start they were the pane's own text: nothing of the output.
+    if (lines !== null && this.startedFlag) this.current.elide(lines)
+  }
+
   /** Keeps the unfinished line's head (once) and its tail, counting what is dropped between. */
   private shorten(): void {
     let rest = this.pending

@@ -5,6 +5,11 @@
  * with the command's end, the pane's death (also when the whole tmux server is gone: the output so
  * far is kept), the verdict that the line did not run, or the timeout; the claim, the recording and
  * the log are cleaned up on every path that ends the run.
+ *
+ * A pane on a remote host has its log there (see RemoteRunLogs): the wait polls the run's record
+ * over the socket, less often than a local file, takes the log when the recorder hands it over,
+ * and reads it on the host only when it needs output before that (the time is up, the pane died
+ * and the hand-over does not come).
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -18,12 +23,25 @@ import { type EffectiveTimeout, pollUntil } from "../../bounds/Waiting.js"
 import { deleteTmuxBuffer } from "../../input/Buffers.js"
 import { type CommandHandle, encodeHandle } from "../CommandHandle.js"
 import type { CommandResult, OutputOptions, WaitRequest } from "../RunCommand.js"
-import { commandBufferName, type FramedOutput, judgeShell } from "./CommandFraming.js"
+import { commandBufferName, type FramedOutput, judgeShell, newRunId } from "./CommandFraming.js"
 import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
+import {
+  feedSnapshot,
+  parsePoll,
+  parseSnapshot,
+  pollCommands,
+  readCommands,
+  recordOffsetCommands,
+  releaseRecordCommands,
+  type RemoteLog
+} from "./RemoteRunLogs.js"
 import { readLog, removeLog } from "./RunLogs.js"
 
 /** How often the pane itself is checked while waiting (the log is read far more often). */
 const PANE_CHECK_MS = 1000
+/** A remote pane gone, how long its recorder may take to hand its log over before the log is read on the host. */
+const HAND_OVER_GRACE_MS = 2000
+const HAND_OVER_POLL_MS = 50
 /** After C-c, how long to watch for the command to stop. */
 const INTERRUPT_GRACE_MS = 2000
 /** A shell at its prompt fetches the typed line's buffer within milliseconds; one that has not after this will not. */
@@ -34,8 +52,13 @@ const FETCH_GRACE_MS = 1000
 /** Everything one wait needs, whether it follows the typing or a handle. */
 export interface Run {
   readonly socket: ResolvedSocket
-  /** The run's log; in scrollback mode it stays empty and only says the run is not reported yet. */
+  /**
+   * The run's log; in scrollback mode it stays empty and only says the run is not reported yet, as
+   * the record of a run on a remote host does (RunLogs.remoteRunRecordPath).
+   */
   readonly log: string
+  /** A pane on a remote host: its log there (the record of it in tmux is released with the run); undefined on this machine. */
+  readonly remote: RemoteLog | undefined
   /** Signs the handle a timed-out wait returns. */
   readonly key: Buffer
   /** The run as the next handle will carry it (source and fetched_by change while waiting). */
@@ -71,18 +94,10 @@ const paneNow = (run: Run) =>
 
 type ReadStatus = "reading" | "recorder_stopped" | "pane_gone"
 
-/** Reads what is new: the log (pipe), or the pane's whole history (scrollback). */
+/** Reads what is new: the log (pipe; on a remote host, once handed over), or the pane's whole history (scrollback). */
 const readNew = (run: Run) =>
   run.handle.source === "pipe"
-    ? Effect.gen(function*() {
-      for (;;) {
-        const read = yield* readLog(run.log, run.framed.offset + run.framed.pendingLength)
-        if (read === null) return "recorder_stopped" as ReadStatus
-        if (read.bytes.length > 0) run.framed.feed(read.bytes)
-        if (run.framed.state.ended) return "reading" as ReadStatus
-        if (read.bytes.length === 0) return (read.finished ? "recorder_stopped" : "reading") as ReadStatus
-      }
-    })
+    ? run.remote === undefined ? readLocalLog(run) : readHandedOver(run)
     : runTree(run.socket, [["capture-pane", "-p", "-J", "-t", run.handle.pane_id, "-S", "-", "-E", "-"]], {
       kind: "pane",
       id: run.handle.pane_id
@@ -93,6 +108,68 @@ const readNew = (run: Run) =>
       }),
       Effect.catchTags({ NotFound: () => Effect.succeed<ReadStatus>("pane_gone"), NoServer: () => Effect.succeed<ReadStatus>("pane_gone") })
     )
+
+const readLocalLog = (run: Run) =>
+  Effect.gen(function*() {
+    for (;;) {
+      const read = yield* readLog(run.log, run.framed.offset + run.framed.pendingLength)
+      if (read === null) return "recorder_stopped" as ReadStatus
+      if (read.bytes.length > 0) run.framed.feed(read.bytes)
+      if (run.framed.state.ended) return "reading" as ReadStatus
+      if (read.bytes.length === 0) return (read.finished ? "recorder_stopped" : "reading") as ReadStatus
+    }
+  })
+
+/** A remote run's record: still recording (nothing new here), or the handed-over log, fed. */
+const readHandedOver = (run: Run) =>
+  Effect.flatMap(Tmux, (tmux) => tmux.run(run.socket, pollCommands(run.handle.id))).pipe(
+    Effect.map((output): ReadStatus => {
+      const state = parsePoll(output)
+      if (state._tag === "Recording") return "reading"
+      if (state._tag === "HandedOver" && state.snapshot !== undefined) feedSnapshot(run.framed, state.snapshot)
+      // Handed over, the log holds all there will be; no record: the run was released by another wait.
+      return run.framed.state.ended ? "reading" : "recorder_stopped"
+    }),
+    Effect.catchTag("NoServer", () => Effect.succeed<ReadStatus>("pane_gone"))
+  )
+
+/**
+ * Reads a remote run's log on the host, from where this wait stands, while its recorder still
+ * has it; then tells the recorder how far it was read. A read that fails leaves the output to the
+ * hand-over.
+ */
+const readOnHost = (run: Run) =>
+  Effect.gen(function*() {
+    const log = run.remote?.log ?? null
+    if (log === null || run.handle.source !== "pipe" || run.framed.state.ended) return
+    const tmux = yield* Tmux
+    const { id } = run.handle
+    const read = readCommands({
+      id,
+      log,
+      from: run.framed.offset + run.framed.pendingLength,
+      socketPath: run.socket.path,
+      buffer: `etm.read.${id}.${newRunId()}`
+    })
+    const output = yield* tmux.run(run.socket, read).pipe(Effect.option)
+    const snapshot = output._tag === "Some" ? parseSnapshot(output.value) : undefined
+    // Missing: handed over meanwhile, which the next poll takes.
+    if (snapshot === undefined || snapshot === "missing") return
+    feedSnapshot(run.framed, snapshot)
+    yield* tmux.run(run.socket, recordOffsetCommands(id, run.framed.offset)).pipe(Effect.ignore)
+  })
+
+/** A remote pane gone: its recorder hands the log over as it stops; waited for a little, else the log is read on the host. */
+const awaitHandOver = (run: Run) =>
+  Effect.gen(function*() {
+    if (run.remote === undefined) return
+    const deadline = (yield* Clock.currentTimeMillis) + HAND_OVER_GRACE_MS
+    while (run.handle.source === "pipe" && !run.framed.state.ended) {
+      if ((yield* readNew(run)) !== "reading") return
+      if ((yield* Clock.currentTimeMillis) >= deadline) return yield* readOnHost(run)
+      yield* Effect.sleep(HAND_OVER_POLL_MS)
+    }
+  })
 
 /**
  * ended: the end marker with the secret. died: the pane is gone. not_started: the shell did not run
@@ -142,9 +219,11 @@ const startVerdict = (run: Run, pane: { readonly history: number; readonly histo
 const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
   Effect.gen(function*() {
     let lastPaneCheck = yield* Clock.currentTimeMillis
-    const lastWords = Effect.map(readNew(run).pipe(Effect.catchAll(() => Effect.void)), () =>
-      (run.framed.state.ended ? "ended" : "died") as Ending)
-    return yield* pollUntil(
+    const lastWords = Effect.map(
+      readNew(run).pipe(Effect.zipRight(awaitHandOver(run)), Effect.catchAll(() => Effect.void)),
+      () => (run.framed.state.ended ? "ended" : "died") as Ending
+    )
+    const waited = yield* pollUntil(
       Effect.gen(function*() {
         const status = yield* readNew(run)
         if (run.framed.state.ended) {
@@ -179,11 +258,16 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
         }
         return yield* startVerdict(run, pane)
       }),
-      // A log is a local file, cheap to look at often; a history capture is a tmux process each time.
-      run.handle.source === "pipe"
+      // A log is a local file, cheap to look at often; a history capture is a tmux process each
+      // time, and a remote run's record a round trip over the link.
+      run.handle.source === "pipe" && run.remote === undefined
         ? { timeout, firstInterval: 10, maxInterval: 100, message: `waiting for the command in ${run.handle.pane_id}` }
         : { timeout, message: `waiting for the command in ${run.handle.pane_id}` }
     )
+    if (Option.isSome(waited.value) || run.remote === undefined) return waited
+    // The time is up: what the command printed so far is on the host, and may hold its end.
+    yield* readOnHost(run)
+    return run.framed.state.ended ? { ...waited, value: Option.some<Ending>("ended") } : waited
   })
 
 /** Undoes what the run set up, each part only if it is still the run's: its pipe, its claim, its buffer, its log. */
@@ -191,7 +275,9 @@ export const releaseRun = (run: Run, options: { readonly buffer: boolean }) =>
   Effect.gen(function*() {
     const tmux = yield* Tmux
     const { id, pane_id } = run.handle
-    yield* tmux.run(run.socket, [...closePipeCommands(pane_id, id), ...releaseClaimCommands(pane_id, id)]).pipe(Effect.ignore)
+    // A remote run's record first: it does not need the pane, and commands after one that fails on a gone pane do not run.
+    const record = run.remote === undefined ? [] : releaseRecordCommands(id)
+    yield* tmux.run(run.socket, [...record, ...closePipeCommands(pane_id, id), ...releaseClaimCommands(pane_id, id)]).pipe(Effect.ignore)
     if (options.buffer) yield* withdraw(run)
     yield* removeLog(run.log)
   })

@@ -86,6 +86,8 @@ export interface ClaimRequest {
   readonly seen: ClaimState
   /** The recorder to open as the pane's pipe (replacing a leftover recorder of ours), or none: the pane keeps its own pipe. */
   readonly recorder: string | null
+  /** What else the run sets up before its recorder opens (a remote run's record, see RemoteRunLogs). */
+  readonly setup?: ReadonlyArray<TmuxCommand>
   /** What loads the command's buffer and types the line, once the pane is ours. */
   readonly typing: ReadonlyArray<TmuxCommand>
 }
@@ -110,6 +112,7 @@ export const claimCommand = (marks: Format.Marks, request: ClaimRequest): TmuxCo
   ]
   const claimed: Array<TmuxCommand> = [["set-option", "-p", "-t", paneId, "@etm-run", id]]
   if (seen.claim !== "") claimed.push(["set-option", "-p", "-t", paneId, "@etm-stopped", seen.claim])
+  if (request.setup !== undefined) claimed.push(...request.setup)
   if (recorder !== null) claimed.push(["pipe-pane", "-t", paneId, recorder], ["set-option", "-p", "-t", paneId, "@etm-pipe", id])
   claimed.push(...request.typing)
   return ifFormat(all(conditions), claimed, {

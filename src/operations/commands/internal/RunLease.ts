@@ -7,11 +7,15 @@
  *
  * Read from /proc (the logs are local files, so the pane's shell runs on this host): the pane's
  * first process and the leader of its terminal's foreground group (a shell started inside it) are
- * looked at. Where there is no /proc, or it cannot be read, the answer is "unknown".
+ * looked at. Where there is no /proc, or it cannot be read, the answer is "unknown"; and so it is
+ * for a pane on a remote host, whose processes are that host's (a pid here would be another
+ * process), and whose framing holds no log open (RemoteRunLogs.REMOTE_LEASE).
  */
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { basename } from "node:path"
+import { isRemoteHost } from "../../../context/RemoteHosts.js"
+import type { ResolvedSocket } from "../../../context/SocketResolver.js"
 import { LEASE_FD } from "./CommandFraming.js"
 
 export type Lease = "held" | "released" | "unknown"
@@ -32,10 +36,10 @@ const holds = (pid: number, id: string): boolean => {
   }
 }
 
-/** Whether the shell of the pane whose first process is `panePid` still runs run `id`'s framing. */
-export const runLease = (panePid: number | null, id: string): Effect.Effect<Lease> =>
+/** Whether the shell of the pane (of `socket`'s server) whose first process is `panePid` still runs run `id`'s framing. */
+export const runLease = (socket: ResolvedSocket, panePid: number | null, id: string): Effect.Effect<Lease> =>
   Effect.sync(() => {
-    if (panePid === null) return "unknown"
+    if (panePid === null || isRemoteHost(socket.host)) return "unknown"
     try {
       const leader = foregroundGroup(panePid)
       return holds(panePid, id) || (leader > 0 && leader !== panePid && holds(leader, id)) ? "held" : "released"

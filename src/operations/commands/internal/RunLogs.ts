@@ -51,18 +51,21 @@ const ENDED_LOG_MAX_AGE_MS = 60 * 60 * 1000
 const EMPTY_LOG_MAX_AGE_MS = 24 * 60 * 60 * 1000
 const LOG = ".log"
 const ENDED = ".ended"
+const REMOTE = ".remote"
 
 const sweep = (dir: string) => {
   // Wall-clock on purpose: ages are measured against the file system's mtimes, which are.
   const now = Date.now()
   for (const name of fs.readdirSync(dir)) {
     const ended = name.endsWith(`${LOG}${ENDED}`)
-    if (!ended && !name.endsWith(LOG)) continue
+    const remote = name.endsWith(REMOTE)
+    if (!ended && !remote && !name.endsWith(LOG)) continue
     const path = join(dir, name)
     try {
       const stat = fs.statSync(path)
       const age = now - stat.mtimeMs
-      if (ended ? age > ENDED_LOG_MAX_AGE_MS : stat.size === 0 && age > EMPTY_LOG_MAX_AGE_MS) fs.rmSync(path, { force: true })
+      const old = ended ? age > ENDED_LOG_MAX_AGE_MS : stat.size === 0 && age > EMPTY_LOG_MAX_AGE_MS
+      if (old) fs.rmSync(path, { force: true })
     } catch {
       // Removed meanwhile by another server process: nothing to do.
     }
@@ -97,6 +100,17 @@ export const logPath = (dir: string, id: string): string => {
   return join(dir, `${id}${LOG}`)
 }
 
+/**
+ * A command whose pane runs on a remote host keeps its log there (see RemoteRunLogs); here it has
+ * only its record: an empty file that exists exactly as long as the command has not been reported
+ * ended, made, checked and removed as a log is (createLog, logExists, removeLog), and swept as
+ * the empty logs of history-read commands are.
+ */
+export const remoteRunRecordPath = (dir: string, id: string): string => {
+  if (!isRunId(id)) throw new Error(`not a run id: ${id}`)
+  return join(dir, `${id}${REMOTE}`)
+}
+
 /** Creates the empty log before the pipe opens, so "no file" always means "reported or lost", never "no output yet". */
 export const createLog = (path: string): Effect.Effect<void, Failed> =>
   Effect.try({
@@ -114,33 +128,54 @@ export interface RecorderOptions {
 }
 
 /**
+ * The recorder's call of tmux: `commands` as one list on the server at `socketPath` (as the
+ * recorder's host names it), with no standard input unless `stdin` (for `load-buffer -`).
+ */
+export const recorderTmuxCall = (
+  tmuxProgram: string,
+  socketPath: string,
+  commands: ReadonlyArray<ReadonlyArray<string>>,
+  { stdin = false }: { readonly stdin?: boolean } = {}
+): string =>
+  `${shellQuote(tmuxProgram)} -S ${shellQuote(socketPath)} ${commands.map((command) => command.map(shellQuote).join(" ")).join(" \\; ")}${
+    stdin ? "" : " </dev/null"
+  }`
+
+/** Past the size limit, writes to the log fail (and tee carries on for grep) instead of killing tee. */
+export const RECORDER_LIMITS: ReadonlyArray<string> = ["trap '' XFSZ", `ulimit -f ${LOG_LIMIT_BLOCKS} 2>/dev/null`]
+
+/**
+ * The recording itself: tee into `log`, grep for a line shaped like run `id`'s end; then the shell
+ * commands `ended`, or `stopped` when the stream ended without it.
+ */
+export const recordAndWatch = (log: string, id: string, ended: string, stopped: string): string => {
+  const shape = shellQuote(endMarkerShape(id))
+  return `tee -a ${
+    shellQuote(log)
+  } | { if (ulimit -c 0; ulimit -v ${WATCHER_MEMORY_KIB}; LC_ALL=C exec grep -q -E ${shape}) || LC_ALL=C fold -b -w ${FOLD_WIDTH} | LC_ALL=C grep -q -E ${shape}; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`
+}
+
+/** tmux expands formats and strftime escapes in a pipe-pane command: its `#` and `%` are doubled to arrive as written. */
+export const asPipeCommand = (script: string): string => literalizeFormat(script).replaceAll("%", "%%")
+
+/**
  * The `pipe-pane` command that records into the log and stops at the end (see the top of this
- * module). tmux expands formats and strftime escapes in a pipe-pane command, so its `#` and `%` are
- * doubled to arrive as written.
+ * module).
  */
 export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: RecorderOptions): string => {
-  const tmux = (commands: ReadonlyArray<ReadonlyArray<string>>) =>
-    `${shellQuote(tmuxProgram)} -S ${shellQuote(socketPath)} ${
-      commands.map((command) => command.map(shellQuote).join(" ")).join(" \\; ")
-    } </dev/null`
-  const ended = tmux([...closePipeCommands(paneId, id), ...releaseClaimCommands(paneId, id)])
+  const ended = recorderTmuxCall(tmuxProgram, socketPath, [...closePipeCommands(paneId, id), ...releaseClaimCommands(paneId, id)])
   // Stopped some other way (the pane or server died, someone else's pipe replaced ours): the pipe is no longer ours.
-  const stopped = tmux(forgetPipeCommands(paneId, id))
-  const shape = shellQuote(endMarkerShape(id))
+  const stopped = recorderTmuxCall(tmuxProgram, socketPath, forgetPipeCommands(paneId, id))
   const script = [
-    // Past the size limit, writes to the log fail (and tee carries on for grep) instead of killing tee.
-    "trap '' XFSZ",
-    `ulimit -f ${LOG_LIMIT_BLOCKS} 2>/dev/null`,
-    `tee -a ${
-      shellQuote(log)
-    } | { if (ulimit -c 0; ulimit -v ${WATCHER_MEMORY_KIB}; LC_ALL=C exec grep -q -E ${shape}) || LC_ALL=C fold -b -w ${FOLD_WIDTH} | LC_ALL=C grep -q -E ${shape}; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`,
+    ...RECORDER_LIMITS,
+    recordAndWatch(log, id, ended, stopped),
     `mv -f ${shellQuote(log)} ${shellQuote(`${log}${ENDED}`)} 2>/dev/null`
   ].join("; ")
-  return literalizeFormat(script).replaceAll("%", "%%")
+  return asPipeCommand(script)
 }
 
 /** Forgets that the pane's pipe is the recorder of run `id` (without closing whatever pipe it has now). */
-const forgetPipeCommands = (paneId: string, id: string): ReadonlyArray<ReadonlyArray<string>> => [
+export const forgetPipeCommands = (paneId: string, id: string): ReadonlyArray<ReadonlyArray<string>> => [
   ifFormat(`#{==:#{@etm-pipe},${id}}`, [["set-option", "-p", "-u", "-t", paneId, "@etm-pipe"]], { target: paneId })
 ]
 
