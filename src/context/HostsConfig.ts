@@ -12,7 +12,7 @@
  */
 import * as Either from "effect/Either"
 import { dirname, isAbsolute, resolve } from "node:path"
-import { type SafetyLevel, SAFETY_LEVELS } from "./TmuxMcpConfig.js"
+import { SAFETY_LEVELS, type SafetyLevel } from "./TmuxMcpConfig.js"
 
 /** The name that always means this machine; no host in the file may take it. */
 export const LOCAL_HOST = "local"
@@ -85,8 +85,7 @@ export const destinationProblem = (destination: string): string | undefined => {
 export const socketNameProblem = (name: string): string | undefined =>
   NAME.test(name) ? undefined : "must be a socket name: letters, digits, '.', '_', '-', 63 at most, no '/'"
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The file's text, parsed and validated; `source` names the setting for messages. */
 export const parseHostsFile = (text: string, file: string, source: string): Either.Either<HostsConfig, string> =>
@@ -101,7 +100,9 @@ export const parseHostsFile = (text: string, file: string, source: string): Eith
     if (!isRecord(parsed)) return yield* Either.left(`${where} must hold a JSON object with a "hosts" object.`)
     const unknownTop = Object.keys(parsed).filter((key) => key !== "hosts" && key !== "ssh_config")
     if (unknownTop.length > 0) {
-      return yield* Either.left(`${where} has unknown fields ${unknownTop.map((k) => JSON.stringify(k)).join(", ")}; it takes "hosts" and "ssh_config".`)
+      return yield* Either.left(
+        `${where} has unknown fields ${unknownTop.map((k) => JSON.stringify(k)).join(", ")}; it takes "hosts" and "ssh_config".`
+      )
     }
     let sshConfig: string | undefined
     if (parsed.ssh_config !== undefined) {
@@ -110,18 +111,26 @@ export const parseHostsFile = (text: string, file: string, source: string): Eith
       }
       sshConfig = isAbsolute(parsed.ssh_config) ? parsed.ssh_config : resolve(dirname(file), parsed.ssh_config)
     }
-    if (!isRecord(parsed.hosts)) return yield* Either.left(`${where} must have a "hosts" object: {"<name>": {"ssh": "<alias or user@host>"}}.`)
+    if (!isRecord(parsed.hosts)) {
+      return yield* Either.left(`${where} must have a "hosts" object: {"<name>": {"ssh": "<alias or user@host>"}}.`)
+    }
     const hosts: Array<HostSettings> = []
     for (const [name, entry] of Object.entries(parsed.hosts)) {
       const at = `${where}, host ${JSON.stringify(name)}`
       if (name === LOCAL_HOST) return yield* Either.left(`${at}: "local" is reserved for this machine; give the host another name.`)
       if (!NAME.test(name)) {
-        return yield* Either.left(`${where}: host name ${JSON.stringify(name)} must be letters, digits, '.', '_', '-' (63 at most, starting with a letter or digit).`)
+        return yield* Either.left(
+          `${where}: host name ${
+            JSON.stringify(name)
+          } must be letters, digits, '.', '_', '-' (63 at most, starting with a letter or digit).`
+        )
       }
       if (!isRecord(entry)) return yield* Either.left(`${at} must be an object with "ssh".`)
       const unknown = Object.keys(entry).filter((key) => !HOST_FIELDS.includes(key))
       if (unknown.length > 0) {
-        return yield* Either.left(`${at} has unknown fields ${unknown.map((k) => JSON.stringify(k)).join(", ")}; it takes ${HOST_FIELDS.join(", ")}.`)
+        return yield* Either.left(
+          `${at} has unknown fields ${unknown.map((k) => JSON.stringify(k)).join(", ")}; it takes ${HOST_FIELDS.join(", ")}.`
+        )
       }
       if (typeof entry.ssh !== "string") return yield* Either.left(`${at}: "ssh" must be an ssh_config alias or user@host.`)
       const problem = destinationProblem(entry.ssh)
@@ -143,7 +152,8 @@ export const parseHostsFile = (text: string, file: string, source: string): Eith
       if (entry.safety !== undefined && !(SAFETY_LEVELS as ReadonlyArray<unknown>).includes(entry.safety)) {
         return yield* Either.left(`${at}: "safety" must be one of ${SAFETY_LEVELS.join(", ")}.`)
       }
-      const timeout = entry.connect_timeout_s ?? DEFAULT_CONNECT_TIMEOUT_S
+      // Absent is the default; null is a value, refused like any other that is not a number.
+      const timeout = entry.connect_timeout_s === undefined ? DEFAULT_CONNECT_TIMEOUT_S : entry.connect_timeout_s
       if (
         typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < CONNECT_TIMEOUT_BOUNDS[0] ||
         timeout > CONNECT_TIMEOUT_BOUNDS[1]
