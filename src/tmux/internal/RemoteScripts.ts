@@ -13,7 +13,9 @@ import { socketNameProblem } from "../../context/HostsConfig.js"
 /** The first line of discovery's answer: anything else did not run our script. */
 const DISCOVERY_MARK = "effect-tmux-mcp discovery 1"
 
-const LIST_SOCKETS = `if [ -d "$d" ]; then for f in "$d"/*; do [ -S "$f" ] && printf 's %s\\n' "\${f##*/}"; done; fi`
+// `if`, not `[ … ] &&`: the script's status is its last command's, and a last entry that is not a
+// socket (or an empty directory's unexpanded glob) must not fail the listing.
+const LIST_SOCKETS = `if [ -d "$d" ]; then for f in "$d"/*; do if [ -S "$f" ]; then printf 's %s\\n' "\${f##*/}"; fi; done; fi`
 
 const SOCKET_DIRECTORY = [
   `u=$(id -u) || exit 3`,
@@ -55,13 +57,18 @@ const socketNames = (lines: ReadonlyArray<string>): Array<string> =>
 /** Discovery's answer, or why it is not one. */
 export const parseDiscovery = (stdout: string): Discovered | string => {
   const lines = stdout.split("\n")
-  if (lines[0] !== DISCOVERY_MARK) return "the host's shell did not run the discovery script (its login shell printed something else first?)"
-  const uid = Number(lines[1])
+  if (lines[0] !== DISCOVERY_MARK) {
+    return "the host's shell did not run the discovery script (its login shell printed something else first?)"
+  }
+  // Digits only: Number("") is 0, which would read a missing id as root's.
+  const uid = /^\d{1,10}$/.test(lines[1] ?? "") ? Number(lines[1]) : Number.NaN
   const home = lines[2] ?? ""
   const socketDirectory = lines[3] ?? ""
   const run = lines[4] ?? ""
   if (!Number.isInteger(uid) || uid < 0) return "the host did not say the login user's id"
-  if (!usablePath(socketDirectory)) return `the host's tmux socket directory is not a path this server can use: ${JSON.stringify(socketDirectory.slice(0, 120))}`
+  if (!usablePath(socketDirectory)) {
+    return `the host's tmux socket directory is not a path this server can use: ${JSON.stringify(socketDirectory.slice(0, 120))}`
+  }
   return {
     uid,
     home: home.startsWith("/") ? home : "/",
