@@ -1,5 +1,5 @@
 /**
- * What list_servers and where_am_i show of the hosts file's hosts, against private sshds on
+ * What list_servers, where_am_i and doctor show of the hosts file's hosts, against private sshds on
  * loopback (test/support/PrivateSshd.ts): `ci`, whose remote world runs two tmux servers and holds
  * the socket file of a third that was killed; `refusing`, an sshd with `AllowTcpForwarding no`
  * (which refuses Unix-socket forwards too) in front of a live server; `dead`, a port nothing
@@ -9,6 +9,7 @@
  * The file makes its own sshds, so it runs in every integration project (exec too: a remote
  * host's sockets are served over their forwards whatever the transport).
  */
+import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -16,7 +17,9 @@ import { createServer } from "node:net"
 import { tmpdir, userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { doctor } from "../../src/cli/Doctor.js"
 import { callTool } from "../../src/mcp/CallTool.js"
+import { allTools } from "../../src/tools/registry.js"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
 import { makePrivateTmux, type PrivateTmux } from "../support/PrivateTmux.js"
 import { descendantsOf } from "../support/ProcessTree.js"
@@ -370,5 +373,46 @@ describe.skipIf(testHost !== undefined)("hosts in list_servers, where_am_i and d
     } finally {
       if (!ended) await runtime.dispose()
     }
+  })
+
+  it("doctor shows ssh, each host's link, each socket's probe, and why a host cannot be used; unreachable hosts are warnings", async () => {
+    const report = await Effect.runPromise(doctor(allTools).pipe(Effect.provide(w.layer({ env: { LIBTMUX_MCP_HOSTS: hostsFile } }))))
+    const text = report.text
+    const lineOf = (label: string) => {
+      const found = text.split("\n").find((line) => line.startsWith(`${label}:`))
+      if (found === undefined) throw new Error(`no line ${JSON.stringify(label)} in:\n${text}`)
+      return found.slice(label.length + 1).trim()
+    }
+    const sshVersion = spawnSync("ssh", ["-V"], { encoding: "utf8" }).stderr.trim()
+    expect(lineOf("ssh")).toContain(`ssh (${sshVersion})`)
+    const [major = 0, minor = 0] = (/OpenSSH_(\d+)\.(\d+)/.exec(sshVersion) ?? []).slice(1).map(Number)
+    if (major < 9 || (major === 9 && minor < 6)) expect(lineOf("ssh")).toMatch(/WARNING: below OpenSSH 9\.6/)
+
+    expect(lineOf("host ci")).toMatch(/^up: ssh etm-good, uid \d+, sockets in \//)
+    expect(lineOf(`  socket ${a.name}`)).toBe(`running (pid ${a.pid}, tmux ${a.version}, 1 sessions)`)
+    expect(lineOf(`  socket ${b.name}`)).toBe(`running (pid ${b.pid}, tmux ${b.version}, 2 sessions)`)
+    // Forwarding works on ci (its other sockets answered): the killed server's file is only that.
+    expect(lineOf(`  socket ${gone}`)).toMatch(/^closed before any answer: no server behind this socket file/)
+
+    expect(lineOf("host refusing")).toMatch(/^up: ssh etm-refusing/)
+    const refusal = lineOf(`  socket ${refused.name}`)
+    expect(refusal).toMatch(/^WARNING closed before any answer, right after the forward/)
+    expect(refusal).toContain("AllowTcpForwarding local or yes")
+    expect(refusal).toContain("AllowStreamLocalForwarding")
+
+    expect(lineOf("host dead")).toMatch(/^WARNING unreachable: ssh etm-dead: .*Connection refused/)
+    expect(lineOf("host unknown-key")).toMatch(/^WARNING unreachable: .*Host key verification failed.*known_hosts/)
+    expect(lineOf("host wrong-key")).toMatch(/^WARNING unreachable: .*Permission denied.*BatchMode/)
+    // A host that cannot be reached is a warning: tmux is there, the server can work.
+    expect(report.healthy).toBe(true)
+    expect(text).not.toContain(privateDirectory())
+    // Everything it started has ended with the layer.
+    expect(sshProcesses()).toEqual([])
+  })
+
+  it("doctor without a hosts file says nothing of ssh or hosts", async () => {
+    const report = await Effect.runPromise(doctor(allTools).pipe(Effect.provide(w.layer())))
+    expect(report.text).not.toMatch(/^ssh:|^host /m)
+    expect(sshProcesses()).toEqual([])
   })
 })
