@@ -10,7 +10,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 import { samePath } from "./RealPath.js"
-import { isRemoteHost } from "./RemoteHosts.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
 import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 
@@ -59,9 +58,8 @@ export const makeInvocationContext = (
     Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId }))
   )
   const uncertain = Option.isNone(caller) && tmuxPane !== undefined
-  // By real location too: a symlinked TMUX_TMPDIR must still match. A remote host's socket is
-  // never the caller's, whatever its path there: $TMUX names a socket of this machine.
-  const sameSocket = (c: Caller, socket: ResolvedSocket) => !isRemoteHost(socket.host) && samePath(c.socketPath, socket.path)
+  // By real location too: a symlinked TMUX_TMPDIR must still match.
+  const sameSocket = (c: Caller, socket: ResolvedSocket) => samePath(c.socketPath, socket.path)
 
   const isCallerServer = (socket: ResolvedSocket, serverPid: number): boolean | null =>
     Option.match(caller, {

@@ -283,7 +283,7 @@ describe.skipIf(testHost !== undefined)("hosts in list_servers, where_am_i and d
     }
   })
 
-  it("where_am_i on a host: that host's socket, server and server count, never the caller's", async () => {
+  it("where_am_i on a host: that host's socket, server and server count", async () => {
     const { call, runtime } = product()
     try {
       const there = okResult(await call("where_am_i", { host: "ci", socket_name: a.name }))

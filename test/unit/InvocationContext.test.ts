@@ -30,17 +30,6 @@ describe("InvocationContext", () => {
     expect(context.isCallerPane(at(MINE), 11, "%1")).toBe(false)
   })
 
-  it("never takes a remote host's socket for the caller's, whatever its path there; this machine's with a hosts file still is", () => {
-    const context = makeInvocationContext(`${MINE},10,0`, "%1")
-    const remote: ResolvedSocket = { ...at(MINE), host: "build", label: `build:default (${MINE})` }
-    expect(context.isCallerSocket(remote)).toBe(false)
-    expect(context.isCallerServer(remote, 10)).toBe(false)
-    expect(context.isCallerPane(remote, 10, "%1")).toBe(false)
-    const local: ResolvedSocket = { ...at(MINE), host: "local" }
-    expect(context.isCallerSocket(local)).toBe(true)
-    expect(context.isCallerServer(local, 10)).toBe(true)
-  })
-
   it("is cautious for guards: socket OR pid is enough", () => {
     const context = makeInvocationContext(`${MINE},10,0`, "%1")
     expect(context.mightBeCallerServer(at(MINE), 99)).toBe(true)
