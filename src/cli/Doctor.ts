@@ -9,6 +9,7 @@ import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
 import { hint } from "../domain/Errors.js"
 import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
+import { Connections } from "../tmux/Connections.js"
 import { Tmux } from "../tmux/Tmux.js"
 import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
 
@@ -16,14 +17,14 @@ import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
 const MAX_VERSION_OUTPUT_BYTES = 4096
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { enabledTools, toolSelectionError } from "../tools/ToolSets.js"
+import { hostsReport } from "./DoctorHosts.js"
+import { reportLine as line } from "./internal/ReportLine.js"
 
 export interface DoctorReport {
   readonly text: string
   /** False when tmux is missing: the server could not do anything useful. */
   readonly healthy: boolean
 }
-
-const line = (label: string, value: string) => `${`${label}:`.padEnd(15)}${value}`
 
 /** The only tools that start a tmux server. */
 const SERVER_STARTERS = "start_server, or create_session with allow_server_start=true"
@@ -114,5 +115,7 @@ export const doctor = (
     )
     const enabled = enabledTools(tools, config)
     lines.push(line("tools", `${enabled.length} of ${tools.length} enabled: ${enabled.map((t) => t.name).join(", ")}`))
+    // Only with a hosts file; an unreachable host is a warning, not an unhealthy server.
+    lines.push(...yield* hostsReport(config, yield* Effect.serviceOption(Connections)))
     return { text: lines.join("\n"), healthy: Option.isSome(version) }
   })

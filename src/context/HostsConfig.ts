@@ -152,7 +152,8 @@ export const parseHostsFile = (text: string, file: string, source: string): Eith
       if (entry.safety !== undefined && !(SAFETY_LEVELS as ReadonlyArray<unknown>).includes(entry.safety)) {
         return yield* Either.left(`${at}: "safety" must be one of ${SAFETY_LEVELS.join(", ")}.`)
       }
-      const timeout = entry.connect_timeout_s ?? DEFAULT_CONNECT_TIMEOUT_S
+      // Absent is the default; null is a value, refused like any other that is not a number.
+      const timeout = entry.connect_timeout_s === undefined ? DEFAULT_CONNECT_TIMEOUT_S : entry.connect_timeout_s
       if (
         typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < CONNECT_TIMEOUT_BOUNDS[0] ||
         timeout > CONNECT_TIMEOUT_BOUNDS[1]

@@ -130,8 +130,15 @@ export const ServerInfo = Schema.Struct({
 })
 export type ServerInfo = typeof ServerInfo.Type
 
-/** A live server found in the socket directory, as list_servers reports it. */
+/**
+ * The machine a server runs on, in results made with a hosts file: `local` or one of its names.
+ * Absent without one, so results stay what they were before hosts existed.
+ */
+const HostName = Schema.optionalWith(Schema.String, { exact: true })
+
+/** A live server found in a socket directory (of this machine or a host's), as list_servers reports it. */
 export const LiveServer = Schema.Struct({
+  host: HostName,
   // Found by listing the socket directory: any program of the user may have named a file there.
   socket_name: Schema.NullOr(DisplayText),
   socket_path: DisplayText,
@@ -144,10 +151,24 @@ export type LiveServer = typeof LiveServer.Type
 
 /** A socket that accepted the connection but whose server did not answer in time. */
 export const UnresponsiveSocket = Schema.Struct({
+  host: HostName,
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String
 })
 export type UnresponsiveSocket = typeof UnresponsiveSocket.Type
+
+/** A host whose servers could not be listed, or not all of them, and why (ssh's or tmux's words). */
+export const HostError = Schema.Struct({ host: Schema.String, error: DisplayText })
+export type HostError = typeof HostError.Type
+
+/** A remote host's ssh link as where_am_i shows it; cause and retry_in_ms only when it is down. */
+export const HostLink = Schema.Struct({
+  host: Schema.String,
+  state: Schema.Literal("idle", "connecting", "up", "down"),
+  cause: Schema.optionalWith(DisplayText, { exact: true }),
+  retry_in_ms: Schema.optionalWith(NonNegativeInt, { exact: true })
+})
+export type HostLink = typeof HostLink.Type
 
 /** A pane's captured text, bounded: the newest lines are kept and the rest counted. */
 export const Capture = Schema.Struct({
@@ -174,6 +195,7 @@ export const WhereAmI = Schema.Struct({
   window_id: Schema.NullOr(WindowId).annotations({ description: "Read live from tmux, not from $TMUX." }),
   session_id: Schema.NullOr(SessionId).annotations({ description: "Read live from tmux ($TMUX's session goes stale)." }),
   caller_socket_path: Schema.NullOr(Schema.String),
+  host: HostName,
   effective_socket_name: Schema.NullOr(Schema.String),
   effective_socket_path: Schema.String,
   socket_rule: Schema.String.annotations({ description: "Which configuration rule chose the effective socket." }),
@@ -198,6 +220,10 @@ export const WhereAmI = Schema.Struct({
   allow_server_start: Schema.Boolean,
   transport: Schema.Literal("socket", "exec").annotations({
     description: "How calls reach the effective socket's server: exec where a server does not speak the socket protocol."
+  }),
+  hosts: Schema.optionalWith(Schema.Array(HostLink), { exact: true }).annotations({
+    description:
+      "The hosts file's hosts (the host argument) and their ssh links: idle until first used; down says why and when a call connects again."
   })
 })
 export type WhereAmI = typeof WhereAmI.Type

@@ -19,7 +19,7 @@ import { Audit, redactArguments } from "../services/Audit.js"
 import { Policy } from "../services/Policy.js"
 import { type OperationOutcome, ToolCalls } from "../tools/batch.js"
 import { allTools } from "../tools/registry.js"
-import { type AnyTool, targetsServer, type ToolServices } from "../tools/Tool.js"
+import { type AnyTool, takesHost, type ToolServices } from "../tools/Tool.js"
 import { selectedTools } from "../tools/ToolSets.js"
 import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
 import { lenientArguments } from "./internal/LenientArguments.js"
@@ -133,27 +133,37 @@ const decodedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, Inva
     return yield* decodeArguments(tool, lenient)
   })
 
-/** A call's arguments without `host`, and the host it names (`local` by default). */
+/** A call's arguments without `host`, the host it names (`local` by default) and whether it named one. */
 interface Hosted {
   readonly args: unknown
   readonly host: string
+  readonly given: boolean
 }
 
 /**
- * With a hosts file, a tool that targets a server takes `host`: a name of the file or `local`,
- * never a destination. It is taken out before decoding (the tools' own schemas do not know it);
- * without a hosts file it is an unknown argument like any other.
+ * With a hosts file, a tool that targets a server or surveys the hosts takes `host`: a name of the
+ * file or `local`, never a destination. It is taken out before decoding (the tools' own schemas do
+ * not know it); without a hosts file it is an unknown argument like any other.
  */
 const hostedArguments = (tool: AnyTool, args: unknown, config: TmuxMcpConfigShape): Effect.Effect<Hosted, InvalidInput> => {
-  if (config.hosts === undefined || !targetsServer(tool) || typeof args !== "object" || args === null || !("host" in args)) {
-    return Effect.succeed({ args, host: LOCAL_HOST })
+  if (config.hosts === undefined || !takesHost(tool) || typeof args !== "object" || args === null || !("host" in args)) {
+    return Effect.succeed({ args, host: LOCAL_HOST, given: false })
   }
   const { host, ...rest } = args as Record<string, unknown>
   const names = [LOCAL_HOST, ...config.hosts.hosts.map((entry) => entry.name)]
   return typeof host === "string" && names.includes(host)
-    ? Effect.succeed({ args: rest, host })
+    ? Effect.succeed({ args: rest, host, given: true })
     : Effect.fail(new InvalidInput({ reason: `host: must be one of ${names.join(", ")} (where_am_i shows each host).` }))
 }
+
+/**
+ * The handler, about the call's host: a tool that surveys hosts is told the host it is narrowed
+ * to (`input.host`); any other runs on the host (`onHost`), `local` when none was named.
+ */
+const runHandler = (tool: AnyTool, input: unknown, hosted: Hosted): Effect.Effect<unknown, ToolError, ToolServices> =>
+  tool.surveysHosts === true
+    ? tool.handler(hosted.given ? { ...(input as object), host: hosted.host } : input)
+    : onHost(hosted.host)(tool.handler(input))
 
 /** A host's own cap below the server's safety level (the hosts file's "safety"). */
 const checkHostSafety = (tool: AnyTool, host: string, config: TmuxMcpConfigShape): Effect.Effect<void, Denied> => {
@@ -184,7 +194,7 @@ export const toolValue = (tool: AnyTool, args: unknown): Effect.Effect<unknown, 
   withRegexBudget(Effect.gen(function*() {
     const hosted = yield* hostedArguments(tool, args, yield* TmuxMcpConfig)
     const input = yield* decodedInput(tool, hosted.args)
-    const output = yield* onHost(hosted.host)(tool.handler(input))
+    const output = yield* runHandler(tool, input, hosted)
     // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
     return encodeOutput(tool.output, output)
   }))
@@ -255,7 +265,7 @@ export const callTool = (
       // Only a tool that runs others (run_batch) is given the way to; every other call skips building it.
       const output = tool.hints.runsTools === true
         ? yield* Effect.provideService(tool.handler(input), ToolCalls, yield* toolCallsOf(tools))
-        : yield* onHost(hosted.host)(tool.handler(input))
+        : yield* runHandler(tool, input, hosted)
       // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
       return encodeOutput(tool.output, output)
       // run_batch's operations run inside it: one budget for the whole call.

@@ -4,7 +4,11 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
+<<<<<<< HEAD
 import { type AnyTool, targetsServer } from "../tools/Tool.js"
+=======
+import { type AnyTool, takesHost } from "../tools/Tool.js"
+>>>>>>> i22/hostviews
 import { toolJsonSchema } from "./internal/JsonSchema.js"
 
 /** The `_meta` key that asks a client deferring tool loading to keep a tool loaded (Claude Code reads it). */
@@ -28,13 +32,16 @@ const annotationsOf = (tool: AnyTool, safety: SafetyLevel): McpTool["annotations
 
 /**
  * The input schema, with `host` (an enum: `local` and the hosts file's names) on a tool that
- * targets a server when hosts are configured; without them, exactly the tool's own.
+ * targets a server or surveys the hosts when hosts are configured; without them, exactly the tool's own.
  */
 const inputSchemaOf = (tool: AnyTool, hosts: ReadonlyArray<string>): McpTool["inputSchema"] => {
   const schema = toolJsonSchema(tool.input)
-  if (hosts.length === 0 || !targetsServer(tool)) return schema
+  if (hosts.length === 0 || !takesHost(tool)) return schema
   const properties = (schema.properties ?? {}) as Record<string, unknown>
-  return { ...schema, properties: { ...properties, host: { type: "string", enum: [LOCAL_HOST, ...hosts] } } }
+  const host = { type: "string", enum: [LOCAL_HOST, ...hosts] }
+  // On a server-targeting tool `host` says where the call runs (local when absent); on a survey absent means every host.
+  const described = tool.surveysHosts === true ? { ...host, description: "Only this host; absent: every host." } : host
+  return { ...schema, properties: { ...properties, host: described } }
 }
 
 /** A tool as tools/list shows it at a safety level (by default the highest), with `host` when `hosts` are configured. */

@@ -41,6 +41,9 @@ import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./
 import { forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
 import { type Finished, runToEnd, terminate, TmuxProcesses } from "./TmuxProcess.js"
 
+/** Reads `ssh -V`'s OpenSSH version, for doctor's check of the client. */
+export { openSshVersion } from "./internal/SshArgv.js"
+
 /** A host's link as where_am_i and doctor report it. */
 export interface LinkReport {
   readonly host: string

@@ -74,6 +74,13 @@ export interface Tool<I, O> {
    * input as bytes, so it may hold NUL too.
    */
   readonly textArguments?: Readonly<Record<string, "text" | "binary">>
+  /**
+   * The tool looks at every host of the hosts file (list_servers). With a hosts file it takes
+   * `host`, which narrows it to that host: the tools bridge checks the name and gives it to the
+   * handler as `input.host` (absent: every host). A tool that targets a server takes `host` too,
+   * but runs on that host instead (`targetsServer`).
+   */
+  readonly surveysHosts?: boolean
   readonly handler: (input: I) => Effect.Effect<O, ToolError, ToolServices>
 }
 
@@ -120,6 +127,14 @@ export const targetsServer = (tool: AnyTool): boolean => {
     serverTargeting.set(tool, targets)
   }
   return targets
+}
+
+/** Whether a tool takes `host` when a hosts file is configured: it targets a server, or surveys the hosts. */
+export const takesHost = (tool: AnyTool): boolean => tool.surveysHosts === true || targetsServer(tool)
+
+/** What a tool that surveys hosts gets besides its own input: the host it is narrowed to, if any. */
+export interface HostChoice {
+  readonly host?: string | undefined
 }
 
 export { Int, NonNegativeInt } from "../domain/Model.js"

@@ -2,11 +2,20 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
-import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { Generation, HostError, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
+import { discoverHosts } from "../operations/servers/HostSurvey.js"
 import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
 import { Page, pageArguments } from "./internal/Paging.js"
-import { defineTool, NonNegativeInt, optional, socketArguments } from "./Tool.js"
+import { defineTool, type HostChoice, NonNegativeInt, optional, socketArguments } from "./Tool.js"
+
+const ListServersInput = Schema.Struct({
+  extra_socket_paths: optional(
+    Schema.Array(Schema.String).pipe(Schema.maxItems(32))
+  ),
+  ...pageArguments
+})
 
 export const listServersTool = defineTool({
   name: "list_servers",
@@ -15,24 +24,30 @@ export const listServersTool = defineTool({
   tier: "readonly",
   group: "context",
   hints: { idempotent: true },
-  input: Schema.Struct({
-    extra_socket_paths: optional(
-      Schema.Array(Schema.String).pipe(Schema.maxItems(32))
-    ),
-    ...pageArguments
-  }),
+  surveysHosts: true,
+  input: ListServersInput,
   output: Schema.Struct({
     ...Page(LiveServer).fields,
     unresponsive: Schema.Array(UnresponsiveSocket).annotations({
       description:
         "Sockets whose server accepted the connection but did not answer within 2 s (a stopped or wedged tmux), not paged and not in total; calls there will time out."
-    })
+    }),
+    host_errors: optional(
+      Schema.Array(HostError),
+      "With a hosts file: hosts whose servers could not all be listed, and why; their servers may be missing from items."
+    )
   }),
-  handler: (input) =>
-    Effect.map(discoverServers(input.extra_socket_paths ?? []), ({ live, unresponsive }) => ({
-      ...paginate(live, input),
-      unresponsive
-    }))
+  handler: (input: typeof ListServersInput.Type & HostChoice) =>
+    Effect.gen(function*() {
+      const extraPaths = input.extra_socket_paths ?? []
+      // Without a hosts file, exactly what it always was.
+      if ((yield* TmuxMcpConfig).hosts === undefined) {
+        const { live, unresponsive } = yield* discoverServers(extraPaths)
+        return { ...paginate(live, input), unresponsive }
+      }
+      const { hostErrors, live, unresponsive } = yield* discoverHosts({ host: input.host, extraPaths })
+      return { ...paginate(live, input), unresponsive, host_errors: hostErrors }
+    })
 })
 
 export const getServerInfoTool = defineTool({

@@ -3,6 +3,8 @@
  * (0 ok, 1 invalid configuration or tmux missing, 2 bad command line). The tests run concurrently;
  * the one that needs a running server has its own world.
  */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allTools } from "../../src/tools/registry.js"
 import { makeWorld, PACKAGE_VERSION, runCli, type World } from "./harness.js"
@@ -144,6 +146,72 @@ describe.concurrent("CLI", () => {
       expect(run.status, name).toBe(1)
       expect(run.stderr, name).toContain(name)
     })
+  })
+
+  /**
+   * A stand-in `ssh` first on PATH that writes its arguments into a log: `-V` answers as OpenSSH,
+   * anything else fails as an unreachable host does. Answers the environment and the log's path.
+   */
+  const recordingSsh = (name: string) => {
+    const bin = join(world.dir, `bin-${name}`)
+    mkdirSync(bin)
+    const log = join(bin, "ssh.log")
+    writeFileSync(
+      join(bin, "ssh"),
+      [
+        "#!/bin/sh",
+        `printf '%s\\n' "$*" >> '${log}'`,
+        `if [ "$1" = -V ]; then echo 'OpenSSH_9.9p1, fake' >&2; exit 0; fi`,
+        "echo 'ssh: connect to host build-box port 22: Connection refused' >&2",
+        "exit 255",
+        ""
+      ].join("\n")
+    )
+    chmodSync(join(bin, "ssh"), 0o755)
+    return { env: { PATH: `${bin}:${world.env.PATH}` }, log }
+  }
+
+  it("an invalid hosts file stops the server and doctor with exit 1 and the file, host and field named, before any ssh runs", async () => {
+    const ssh = recordingSsh("invalid")
+    const file = join(world.dir, "hosts-invalid.json")
+    writeFileSync(file, JSON.stringify({ hosts: { build: { ssh: "-oProxyCommand=touch /tmp/etm-pwned" } } }))
+    const notJson = join(world.dir, "hosts-not-json.json")
+    writeFileSync(notJson, "{ hosts: build }")
+    const runs = await Promise.all([
+      runCli(world, [], { ...ssh.env, LIBTMUX_MCP_HOSTS: file }),
+      runCli(world, ["doctor"], { ...ssh.env, LIBTMUX_MCP_HOSTS: file }),
+      runCli(world, ["doctor", "--hosts", notJson], ssh.env),
+      runCli(world, ["--hosts", join(world.dir, "missing.json")], ssh.env)
+    ])
+    for (const run of runs) {
+      expect(run.status).toBe(1)
+      expect(run.stdout).toBe("")
+    }
+    expect(runs[0]!.stderr).toContain(
+      `LIBTMUX_MCP_HOSTS (${file}), host "build": "ssh" starts with '-', which ssh would read as an option.`
+    )
+    expect(runs[1]!.stderr).toBe(runs[0]!.stderr)
+    expect(runs[2]!.stderr).toContain(`--hosts (${notJson}) is not JSON`)
+    expect(runs[3]!.stderr).toContain(`--hosts names ${join(world.dir, "missing.json")}, which cannot be read`)
+    expect(existsSync(ssh.log)).toBe(false)
+  })
+
+  it("doctor with a host it cannot reach warns and still exits 0: tmux works here", async () => {
+    const ssh = recordingSsh("unreachable")
+    const file = join(world.dir, "hosts-unreachable.json")
+    writeFileSync(file, JSON.stringify({ hosts: { build: { ssh: "build-box", connect_timeout_s: 1 } } }))
+    const run = await runCli(world, ["doctor"], { ...ssh.env, LIBTMUX_MCP_HOSTS: file })
+    expect(run.status).toBe(0)
+    expect(run.stdout).toMatch(new RegExp(`^hosts:\\s+1 in ${file}$`, "m"))
+    expect(run.stdout).toMatch(/^ssh:\s+ssh \(OpenSSH_9\.9p1, fake\)$/m)
+    expect(run.stdout).toMatch(
+      /^host build:\s+WARNING unreachable: ssh build-box: ssh could not connect: .*Connection refused\. Nothing answers ssh there/m
+    )
+    // Every ssh had its options first and the destination after --.
+    const calls = readFileSync(ssh.log, "utf8").trim().split("\n")
+    expect(calls[0]).toBe("-V")
+    expect(calls.slice(1).length).toBeGreaterThan(0)
+    for (const call of calls.slice(1)) expect(call).toMatch(/^-o BatchMode=yes .* -- build-box$/)
   })
 
   it("an unknown flag or argument exits 2 with a message on stderr", async () => {

@@ -22,7 +22,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), "utf8")
 const readme = read("README.md")
 const toolsDoc = read("docs/tools.md")
 const configurationDoc = read("docs/configuration.md")
-const DOCUMENTS = ["README.md", "docs/architecture.md", "docs/configuration.md", "docs/tools.md"]
+const DOCUMENTS = ["README.md", "docs/architecture.md", "docs/configuration.md", "docs/remote-hosts.md", "docs/tools.md"]
 
 describe("docs match the code", () => {
   it("README has the build+start and the test command", () => {

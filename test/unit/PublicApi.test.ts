@@ -167,8 +167,10 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
     ],
     Search: ["PaneMatches", "SearchMatch", "SearchOptions", "SearchResult", "searchPanes"],
     Servers: [
+      "HostsDiscovery",
       "ServerDiscovery",
       "StartServerResult",
+      "discoverHosts",
       "discoverServers",
       "killServer",
       "listServers",

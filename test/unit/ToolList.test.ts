@@ -90,6 +90,30 @@ describe("tools/list", () => {
     }
   })
 
+  it("with hosts, gives host (local and the hosts' names) to every tool that targets a server, and to list_servers; without, to none", () => {
+    const hosts = ["build", "gpu1"]
+    for (const tool of allTools) {
+      const plain = describeTool(tool)
+      const hosted = describeTool(tool, "destructive", hosts)
+      expect(plain.inputSchema.properties ?? {}).not.toHaveProperty("host")
+      const properties = (hosted.inputSchema.properties ?? {}) as Record<string, unknown>
+      const takes = Object.keys(plain.inputSchema.properties ?? {}).includes("socket_name") || tool.name === "list_servers"
+      if (!takes) {
+        expect({ tool: tool.name, hosted }).toEqual({ tool: tool.name, hosted: plain })
+        continue
+      }
+      const host = tool.name === "list_servers"
+        // Absent there is every host, not local: said where it differs.
+        ? { type: "string", enum: ["local", ...hosts], description: "Only this host; absent: every host." }
+        : { type: "string", enum: ["local", ...hosts] }
+      expect({ tool: tool.name, host: properties.host }).toEqual({ tool: tool.name, host })
+      // Nothing else changes.
+      const { host: _, ...rest } = properties
+      expect({ tool: tool.name, rest }).toEqual({ tool: tool.name, rest: plain.inputSchema.properties })
+      expect(hosted.outputSchema).toEqual(plain.outputSchema)
+    }
+  })
+
   it("hides tools above the safety level", () => {
     const names = (level: "readonly" | "mutating" | "destructive") => visibleTools(allTools, level).map((tool) => tool.name)
     expect(names("readonly")).not.toContain("start_server")

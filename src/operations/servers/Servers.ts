@@ -156,6 +156,32 @@ export interface Survey {
 const isTimeout = (error: TmuxError): boolean => error._tag === "Failed" && error.reason === "timeout"
 
 /**
+ * One socket's answer in a survey: its identity and sessions (and `commands`' records) in one
+ * invocation within PROBE_TIMEOUT_MS. No server is `NoServer`, no answer in time `Unresponsive`;
+ * any other failure is the caller's to report. `glance`: set up no persistent connection.
+ */
+export const askSocket = (
+  socket: ResolvedSocket,
+  commands: ReadonlyArray<CommandsWith>,
+  glance: boolean
+): Effect.Effect<SurveyProbe, Failed | NotFound, Tmux> =>
+  query(
+    socket,
+    (m) => [serverIdentityCommand(m), ["list-sessions", "-F", sessionRecord.format(m)], ...commands.flatMap((more) => more(m))],
+    { oneOff: glance, timeout: Duration.millis(PROBE_TIMEOUT_MS) }
+  ).pipe(
+    Effect.flatMap((output) =>
+      Effect.all([decodeServerIdentity(output), decode(sessionRecord, output)]).pipe(
+        Effect.map(([server, sessions]): SurveyProbe => ({ _tag: "Answered", answer: { server, sessionCount: sessions.length, output } }))
+      )
+    ),
+    Effect.catchAll((error) => {
+      if (error._tag === "NoServer") return Effect.succeed<SurveyProbe>({ _tag: "NoServer" })
+      return isTimeout(error) ? Effect.succeed<SurveyProbe>({ _tag: "Unresponsive" }) : Effect.fail(error)
+    })
+  )
+
+/**
  * Live servers in this user's tmux socket directory (plus `extraPaths`), and what the `focus`
  * sockets answer, with one invocation per socket, all at once, each with a short deadline: a socket
  * that does not answer in time is reported as unresponsive, not waited for. Every socket file is
@@ -190,33 +216,12 @@ export const surveyServers = (
 
     const answers = yield* Effect.forEach(
       asks,
-      (ask): Effect.Effect<SurveyProbe, Failed | NotFound, Tmux> => {
+      (ask) => {
         const focused = ask.focus.map((index) => focus[index]!)
         // A focus socket is asked as its caller resolved it; sockets that are only counted, as a
         // glance that sets up no persistent connection.
         const socket = focused[0]?.socket ?? resolver.fromPath(ask.path)
-        return query(
-          socket,
-          (m) => [
-            serverIdentityCommand(m),
-            ["list-sessions", "-F", sessionRecord.format(m)],
-            ...focused.flatMap((entry) => entry.commands?.(m) ?? [])
-          ],
-          { oneOff: focused.length === 0, timeout: Duration.millis(PROBE_TIMEOUT_MS) }
-        ).pipe(
-          Effect.flatMap((output) =>
-            Effect.all([decodeServerIdentity(output), decode(sessionRecord, output)]).pipe(
-              Effect.map(([server, sessions]): SurveyProbe => ({
-                _tag: "Answered",
-                answer: { server, sessionCount: sessions.length, output }
-              }))
-            )
-          ),
-          Effect.catchAll((error) => {
-            if (error._tag === "NoServer") return Effect.succeed<SurveyProbe>({ _tag: "NoServer" })
-            return isTimeout(error) ? Effect.succeed<SurveyProbe>({ _tag: "Unresponsive" }) : Effect.fail(error)
-          })
-        )
+        return askSocket(socket, focused.flatMap((entry) => entry.commands === undefined ? [] : [entry.commands]), focused.length === 0)
       },
       // All at once: the survey takes as long as its slowest socket, at most PROBE_TIMEOUT_MS.
       { concurrency: "unbounded" }

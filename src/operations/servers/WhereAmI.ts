@@ -6,14 +6,17 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvocationContext } from "../../context/InvocationContext.js"
-import { SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
+import { type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
-import type { WhereAmI } from "../../domain/Model.js"
+import type { HostLink, WhereAmI } from "../../domain/Model.js"
+import { Connections } from "../../tmux/Connections.js"
 import { decode } from "../../tmux/Query.js"
 import { paneIdsRecord } from "../../tmux/Records.js"
 import { Tmux } from "../../tmux/Tmux.js"
-import { type SurveyFocus, surveyServers } from "./Servers.js"
+import { surveyHost } from "./HostSurvey.js"
+import { askSocket, type SurveyFocus, type SurveyProbe, surveyServers } from "./Servers.js"
 
 interface CallerLookup {
   readonly status: WhereAmI["caller_status"]
@@ -48,7 +51,14 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
         commands: (m) => [["display-message", "-p", "-t", paneId, paneIdsRecord.format(m)]]
       })
     }
-    const survey = yield* surveyServers([effective.path], focus)
+    // On a remote host the servers counted are that host's; the caller's pane is this machine's.
+    const survey: Counted = isRemoteHost(effective.host)
+      ? yield* surveyRemote(effective.host, effective, focus[1])
+      : yield* Effect.map(surveyServers([effective.path], focus), (local) => ({
+        live: local.live.length,
+        unresponsive: local.unresponsive.length,
+        focus: local.focus
+      }))
     // After the survey asked the server: a fallback it caused is known now. A layer without a
     // report (a fake) stands in for the configured transport.
     const transportFor = (yield* Tmux).transportFor
@@ -83,6 +93,8 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       window_id: caller.window_id,
       session_id: caller.session_id,
       caller_socket_path: callerInfo?.socketPath ?? null,
+      // Only with a hosts file does a socket say its host.
+      ...(effective.host === undefined ? {} : { host: effective.host }),
       effective_socket_name: effective.name,
       effective_socket_path: effective.path,
       socket_rule: effective.rule,
@@ -94,12 +106,52 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       server_pid: Option.isSome(server) ? server.value.pid : null,
       server_version: Option.isSome(server) ? server.value.version : null,
       generation: Option.isSome(server) ? server.value.generation : null,
-      live_server_count: survey.live.length,
-      unresponsive_server_count: survey.unresponsive.length,
+      live_server_count: survey.live,
+      unresponsive_server_count: survey.unresponsive,
       safety_level: config.safety,
       suppress_history: config.suppressHistory,
       allow_server_start: config.allowServerStart,
-      transport
+      transport,
+      ...(config.hosts === undefined ? {} : { hosts: yield* hostLinks })
     }
   })
 )
+
+/** What where_am_i counts of a survey, and how its focus sockets answered (the effective one first). */
+interface Counted {
+  readonly live: number
+  readonly unresponsive: number
+  readonly focus: ReadonlyArray<SurveyProbe>
+}
+
+/** The remote host's servers counted and its effective socket asked, with the caller's pane looked up here at the same time. */
+const surveyRemote = (host: string, effective: ResolvedSocket, caller: SurveyFocus | undefined) =>
+  Effect.map(
+    Effect.all([
+      surveyHost(host, [{ socket: effective }]),
+      caller === undefined
+        ? Effect.succeed(undefined)
+        : askSocket(caller.socket, caller.commands === undefined ? [] : [caller.commands], false)
+    ], { concurrency: "unbounded" }),
+    ([remote, callerProbe]): Counted => ({
+      live: remote.live.length,
+      unresponsive: remote.unresponsive.length,
+      focus: callerProbe === undefined ? remote.focus : [...remote.focus, callerProbe]
+    })
+  )
+
+/** Each remote host's link as it is now: nothing connects for this. */
+const hostLinks: Effect.Effect<Array<HostLink>> = Effect.map(Effect.serviceOption(Connections), (connections) =>
+  Option.match(connections, {
+    onNone: () => [],
+    onSome: (links) =>
+      links.names.map((name) => {
+        const { cause, retryInMs, state } = links.link(name)
+        return {
+          host: name,
+          state,
+          ...(state === "down" && cause !== null ? { cause } : {}),
+          ...(state === "down" && retryInMs !== null ? { retry_in_ms: retryInMs } : {})
+        }
+      })
+  }))

@@ -13,7 +13,9 @@ import { socketNameProblem } from "../../context/HostsConfig.js"
 /** The first line of discovery's answer: anything else did not run our script. */
 const DISCOVERY_MARK = "effect-tmux-mcp discovery 1"
 
-const LIST_SOCKETS = `if [ -d "$d" ]; then for f in "$d"/*; do [ -S "$f" ] && printf 's %s\\n' "\${f##*/}"; done; fi`
+// `if`, not `[ … ] &&`: the script's status is its last command's, and a last entry that is not a
+// socket (or an empty directory's unexpanded glob) must not fail the listing.
+const LIST_SOCKETS = `if [ -d "$d" ]; then for f in "$d"/*; do if [ -S "$f" ]; then printf 's %s\\n' "\${f##*/}"; fi; done; fi`
 
 const SOCKET_DIRECTORY = [
   `u=$(id -u) || exit 3`,
@@ -58,7 +60,8 @@ export const parseDiscovery = (stdout: string): Discovered | string => {
   if (lines[0] !== DISCOVERY_MARK) {
     return "the host's shell did not run the discovery script (its login shell printed something else first?)"
   }
-  const uid = Number(lines[1])
+  // Digits only: Number("") is 0, which would read a missing id as root's.
+  const uid = /^\d{1,10}$/.test(lines[1] ?? "") ? Number(lines[1]) : Number.NaN
   const home = lines[2] ?? ""
   const socketDirectory = lines[3] ?? ""
   const run = lines[4] ?? ""
