@@ -4,11 +4,7 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
-<<<<<<< HEAD
-import { type AnyTool, targetsServer } from "../tools/Tool.js"
-=======
 import { type AnyTool, takesHost } from "../tools/Tool.js"
->>>>>>> i22/hostviews
 import { toolJsonSchema } from "./internal/JsonSchema.js"
 
 /** The `_meta` key that asks a client deferring tool loading to keep a tool loaded (Claude Code reads it). */
