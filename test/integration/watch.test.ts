@@ -11,7 +11,7 @@ import { callTool } from "../../src/mcp/CallTool.js"
 import { RecordingTmux, TmuxRecorder } from "../../src/testing/RecordingTmux.js"
 import { serverIdentity, useWorlds, waitFor } from "../support/liveTmux.js"
 import { defaultTmuxLayer, type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
-import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
+import { errorMeta, okResult, runTool, toolNamed, withTestHost } from "../support/runTool.js"
 
 const { world, defer } = useWorlds()
 
@@ -47,7 +47,8 @@ const session = (w: PrivateTmux, flags: ConfigFlags = {}) => {
   const recorded = () =>
     runtime.runSync(Effect.flatMap(TmuxRecorder, (recorder) => recorder.invocations)).map((invocation) => invocation.commands)
   const invocations = () => recorded().length
-  const call = (name: string, args: Record<string, unknown>) => runtime.runPromise(callTool(toolNamed(name), args))
+  // As runTool: in remote mode every call is about the test host.
+  const call = (name: string, args: Record<string, unknown>) => runtime.runPromise(callTool(toolNamed(name), withTestHost(name, args)))
   return {
     call,
     invocations,
