@@ -127,7 +127,7 @@ export interface FakeServer {
   next: { session: number; window: number; pane: number; buffer: number; pid: number }
 }
 
-/** Socket path -> the server answering there. */
+/** socketKey (the socket path; for a remote host's socket, its host and path) -> the server answering there. */
 export type FakeWorld = Map<string, FakeServer>
 
 /** What a test says of a pane it builds; everything not said takes tmux's default. */

@@ -10,6 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { InvocationContext } from "../../context/InvocationContext.js"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { Conflict, Denied, InvalidInput, NotFound, type ToolError } from "../../domain/Errors.js"
@@ -240,7 +241,9 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       started: false,
       fetched_by: null,
       returned_lines: 0,
-      typed_at: yield* Clock.currentTimeMillis
+      typed_at: yield* Clock.currentTimeMillis,
+      // wait_for_command finds the socket again on this host (CommandHandle.handleSocket).
+      ...(isRemoteHost(socket.host) ? { host: socket.host } : {})
     }
     const run: Run = {
       socket,
