@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 import { samePath } from "./RealPath.js"
+import { isRemoteHost } from "./RemoteHosts.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
 import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 
@@ -58,13 +59,14 @@ export const makeInvocationContext = (
     Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId }))
   )
   const uncertain = Option.isNone(caller) && tmuxPane !== undefined
-  // By real location too: a symlinked TMUX_TMPDIR must still match.
-  const sameSocket = (c: Caller, socket: ResolvedSocket) => samePath(c.socketPath, socket.path)
+  // By real location too: a symlinked TMUX_TMPDIR must still match. $TMUX is this machine's: a
+  // remote host's server is never the caller's, whatever its path and pid there.
+  const sameSocket = (c: Caller, socket: ResolvedSocket) => !isRemoteHost(socket.host) && samePath(c.socketPath, socket.path)
 
   const isCallerServer = (socket: ResolvedSocket, serverPid: number): boolean | null =>
     Option.match(caller, {
       onNone: () => null,
-      onSome: (c) => c.serverPid === serverPid && sameSocket(c, socket)
+      onSome: (c) => !isRemoteHost(socket.host) && c.serverPid === serverPid && sameSocket(c, socket)
     })
 
   return {
@@ -78,10 +80,10 @@ export const makeInvocationContext = (
         onSome: (c) => c.paneId === pane && isCallerServer(socket, serverPid) === true
       }),
     mightBeCallerServer: (socket, serverPid) =>
-      uncertain ||
-      Option.match(caller, {
-        onNone: () => false,
-        onSome: (c) => c.serverPid === serverPid || sameSocket(c, socket)
-      })
+      !isRemoteHost(socket.host) && (uncertain ||
+        Option.match(caller, {
+          onNone: () => false,
+          onSome: (c) => c.serverPid === serverPid || sameSocket(c, socket)
+        }))
   }
 }
