@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
-import { Generation, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
+import { Generation, hostField, HostName, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
 import { Page, pageArguments } from "./internal/Paging.js"
@@ -49,6 +49,7 @@ export const getServerInfoTool = defineTool({
 
 const ServerStarted = Schema.Struct({
   started: Schema.Boolean.annotations({ description: "True if this call started the server; false if one was running." }),
+  host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String,
   pid: NonNegativeInt,
@@ -71,6 +72,7 @@ export const startServerTool = defineTool({
       const { started, server } = yield* startServer(socket)
       return {
         started,
+        ...hostField(socket),
         socket_name: socket.name,
         socket_path: server.socket_path,
         pid: server.pid,
@@ -82,6 +84,7 @@ export const startServerTool = defineTool({
 
 const ServerKilled = Schema.Struct({
   killed: Schema.Literal(true),
+  host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String,
   pid: NonNegativeInt,
@@ -103,6 +106,7 @@ export const killServerTool = defineTool({
       const server = yield* killServer(socket)
       return {
         killed: true as const,
+        ...hostField(socket),
         socket_name: socket.name,
         socket_path: server.socket_path,
         pid: server.pid,

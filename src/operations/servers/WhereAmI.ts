@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvocationContext } from "../../context/InvocationContext.js"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
 import { SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
@@ -48,7 +49,8 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
         commands: (m) => [["display-message", "-p", "-t", paneId, paneIdsRecord.format(m)]]
       })
     }
-    const survey = yield* surveyServers([effective.path], focus)
+    // The scan is of this machine's sockets: a remote effective socket is asked as a focus only.
+    const survey = yield* surveyServers(isRemoteHost(effective.host) ? [] : [effective.path], focus)
     // After the survey asked the server: a fallback it caused is known now. A layer without a
     // report (a fake) stands in for the configured transport.
     const transportFor = (yield* Tmux).transportFor
@@ -83,6 +85,7 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       window_id: caller.window_id,
       session_id: caller.session_id,
       caller_socket_path: callerInfo?.socketPath ?? null,
+      ...(effective.host === undefined ? {} : { effective_host: effective.host }),
       effective_socket_name: effective.name,
       effective_socket_path: effective.path,
       socket_rule: effective.rule,
