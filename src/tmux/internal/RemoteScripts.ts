@@ -33,7 +33,18 @@ export const DISCOVERY = [
 
 export const SOCKETS = [SOCKET_DIRECTORY, `printf '%s\\n' '${DISCOVERY_MARK}'`, LIST_SOCKETS].join("\n")
 
-export const TMUX_START = `s=$1; shift; exec tmux -u -S "$s" "$@"`
+/**
+ * `-S` makes no directory (only `-L` does): the socket directory is made as tmux makes it (0700),
+ * and the client runs in HOME, as a socket client's identity says (a login's directory is the
+ * passwd entry's, which may be another), so a new session starts there either way.
+ */
+export const TMUX_START = [
+  `s=$1; shift`,
+  `d=\${s%/*}`,
+  `[ -d "$d" ] || (umask 077 && mkdir -p "$d") || exit 3`,
+  `cd "$HOME" 2>/dev/null || cd /`,
+  `exec tmux -u -S "$s" "$@"`
+].join("\n")
 
 export interface Discovered {
   readonly uid: number
@@ -55,13 +66,17 @@ const socketNames = (lines: ReadonlyArray<string>): Array<string> =>
 /** Discovery's answer, or why it is not one. */
 export const parseDiscovery = (stdout: string): Discovered | string => {
   const lines = stdout.split("\n")
-  if (lines[0] !== DISCOVERY_MARK) return "the host's shell did not run the discovery script (its login shell printed something else first?)"
+  if (lines[0] !== DISCOVERY_MARK) {
+    return "the host's shell did not run the discovery script (its login shell printed something else first?)"
+  }
   const uid = Number(lines[1])
   const home = lines[2] ?? ""
   const socketDirectory = lines[3] ?? ""
   const run = lines[4] ?? ""
   if (!Number.isInteger(uid) || uid < 0) return "the host did not say the login user's id"
-  if (!usablePath(socketDirectory)) return `the host's tmux socket directory is not a path this server can use: ${JSON.stringify(socketDirectory.slice(0, 120))}`
+  if (!usablePath(socketDirectory)) {
+    return `the host's tmux socket directory is not a path this server can use: ${JSON.stringify(socketDirectory.slice(0, 120))}`
+  }
   return {
     uid,
     home: home.startsWith("/") ? home : "/",
