@@ -1,6 +1,7 @@
 /**
- * A remote host's socket path is the host's: starting a server there never looks at this
- * machine's file system, even when something of this machine sits at the same path.
+ * A remote host's socket path and pane ids are the host's: starting a server there never looks at
+ * this machine's file system, and the caller's pane (this machine's $TMUX) is never one of the
+ * host's, even when the path and the pane id are the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -8,7 +9,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { callTool } from "../../src/mcp/CallTool.js"
-import { fakeHostsLayer, remoteView } from "../support/fakeHosts.js"
+import { FakeTmux } from "../../src/testing/FakeTmux.js"
+import { fakeHostsLayer, remoteKey, remoteSocketPath, remoteView } from "../support/fakeHosts.js"
 import { errorMeta, okResult, toolNamed } from "../support/runTool.js"
 
 describe("a remote socket path", () => {
@@ -32,5 +34,36 @@ describe("a remote socket path", () => {
       const local = errorMeta(yield* call("start_server", { host: "local", socket_path: join(dir, "default") }))
       expect(local.text).toContain("not a socket")
     }).pipe(Effect.provide(fakeHostsLayer(new Map(), [build])))
+  })
+})
+
+describe("the caller's guards", () => {
+  it.effect("are this machine's: a host's pane with the caller's path and id is not the caller's", () => {
+    const build = remoteView("build")
+    const path = remoteSocketPath("default", build)
+    const world = new Map([[
+      remoteKey("build", path),
+      FakeTmux.server({ pid: 5, sessions: [{ name: "s", windows: [{ panes: [{}, {}] }] }] })
+    ]])
+    return Effect.gen(function*() {
+      const call = (name: string, args: Record<string, unknown>) => callTool(toolNamed(name), { ...args, host: "build" })
+      const panes = okResult(yield* call("list_panes", { fields: ["pane_id", "is_caller"] }))
+      expect(panes.items).toEqual([{ pane_id: "%0", is_caller: false }, { pane_id: "%1", is_caller: false }])
+      okResult(yield* call("send_keys", { pane_id: "%1", keys: "x", literal: true }))
+      okResult(yield* call("kill_pane", { pane_id: "%1" }))
+      // Own pane by default: there is none on another host.
+      expect(errorMeta(yield* call("get_pane_info", {})).text).toContain("not the caller's server")
+    }).pipe(
+      Effect.provide(fakeHostsLayer(world, [build], { flags: { safety: "destructive" }, env: { TMUX: `${path},5,0`, TMUX_PANE: "%1" } }))
+    )
+  })
+
+  it.effect("are this machine's when the caller is uncertain too", () => {
+    const build = remoteView("build")
+    const path = remoteSocketPath("default", build)
+    const world = new Map([[remoteKey("build", path), FakeTmux.server({ sessions: [{ name: "s", windows: [{ panes: [{}, {}] }] }] })]])
+    return Effect.gen(function*() {
+      okResult(yield* callTool(toolNamed("kill_pane"), { pane_id: "%1", host: "build" }))
+    }).pipe(Effect.provide(fakeHostsLayer(world, [build], { flags: { safety: "destructive" }, env: { TMUX_PANE: "%1" } })))
   })
 })

@@ -44,7 +44,8 @@ const propertyNames = (schema: unknown): Array<string> => {
 }
 
 describe("results with a hosts file", () => {
-  const options = { flags: { safety: "destructive" as const }, env: callerEnv(REMOTE, 77, "%0") }
+  // The caller's $TMUX names this machine's server at the same path as the host's, another pid.
+  const options = { flags: { safety: "destructive" as const }, env: callerEnv(REMOTE, 78, "%0") }
 
   it.effect("create_session, start_server, get_server_info and kill_server say the host; socket_path is the path there", () =>
     Effect.gen(function*() {
@@ -56,7 +57,7 @@ describe("results with a hosts file", () => {
       expect(near).toMatchObject({ host: "local", socket_name: "default", socket_path: LOCAL })
 
       const info = okResult(yield* call(layer, "get_server_info", { host: "build" }))
-      // The caller's $TMUX names this machine's server at that path and pid: not this one.
+      // The same path as the caller's server, another pid: not the caller's.
       expect(info).toMatchObject({ host: "build", socket_path: REMOTE, is_alive: true, pid: 77, is_caller_server: false })
       expect(okResult(yield* call(layer, "get_server_info", { host: "build", socket_name: "none" }))).toMatchObject({
         host: "build",
