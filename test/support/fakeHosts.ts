@@ -1,6 +1,6 @@
 /**
- * Every service a tool needs with a hosts file, over `FakeTmux` and without ssh: ServerLive's
- * composition with a `RemoteHosts` of fixed views in place of the Connections layer. A remote
+ * Every service a tool needs with a hosts file, over `FakeTmux` and without ssh: ServerLive with a
+ * `RemoteHosts` of fixed views in place of the Connections layer. A remote
  * host's servers are the fake world's entries under `remoteKey(host, path)` (FakeTmux keys its
  * world by socketKey), so two hosts may hold a server at the same path.
  */
@@ -8,14 +8,11 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { join } from "node:path"
 import type { HostsConfig } from "../../src/context/HostsConfig.js"
-import { InvocationContext } from "../../src/context/InvocationContext.js"
 import { RemoteHosts, type RemoteHostsShape, type RemoteHostView } from "../../src/context/RemoteHosts.js"
-import { SocketResolver } from "../../src/context/SocketResolver.js"
-import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
+import type { TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
 import { Failed } from "../../src/domain/Errors.js"
 import { Audit } from "../../src/services/Audit.js"
-import { Ownership } from "../../src/services/Ownership.js"
-import { Policy } from "../../src/services/Policy.js"
+import { ServerLive } from "../../src/services/ServerLive.js"
 import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { fakeConfig, type FakeOptions, type FakeServices } from "./fakeWorld.js"
 
@@ -69,14 +66,14 @@ export const fixedRemoteHosts = (views: ReadonlyArray<RemoteHostView>): RemoteHo
   }
 })
 
-/** ServerLive's services over the fake, with these remote hosts configured. */
+/** ServerLive's services over the fake, with these remote hosts configured (and fixed views of them). */
 export const fakeHostsLayer = (
   world: FakeWorld,
   views: ReadonlyArray<RemoteHostView>,
   options: FakeOptions = {}
-): Layer.Layer<FakeServices | RemoteHosts> =>
-  Layer.mergeAll(Ownership.layer, SocketResolver.layer, InvocationContext.layer, Policy.layer, Audit.silent).pipe(
-    Layer.provideMerge(FakeTmux.layer(world)),
-    Layer.provideMerge(Layer.succeed(RemoteHosts, fixedRemoteHosts(views))),
-    Layer.provideMerge(TmuxMcpConfig.layer(fakeHostsConfig(views, options)))
-  )
+): Layer.Layer<FakeServices> =>
+  ServerLive.layer(fakeHostsConfig(views, options), {
+    tmux: FakeTmux.layer(world),
+    audit: Audit.silent,
+    remoteHosts: Layer.succeed(RemoteHosts, fixedRemoteHosts(views))
+  })
