@@ -14,6 +14,7 @@ import { callTool } from "../../src/mcp/CallTool.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool, toolNamed, withTestHost } from "../support/runTool.js"
+import { handleFields, shellWorld } from "../support/shellWorld.js"
 import { testHost } from "../support/testHost.js"
 
 const { world } = useWorlds()
@@ -98,6 +99,16 @@ describe.skipIf(testHost === undefined)("create_session on a remote host", () =>
       expect(error.text, name).not.toContain("no-such-directory")
       expect(before(), name).toEqual(was)
     }
+  })
+
+  it("gives run_command handles that name the host and its socket path; wait_for_command waits there", async () => {
+    const { run, layer, w } = await shellWorld(world())
+    const first = await run("echo begun; sleep 1; echo finished", { timeout: 0.3 })
+    expect(first).toMatchObject({ outcome: "timed_out" })
+    expect(handleFields(first.handle)).toMatchObject({ host: testHost, socket: w.socketPath })
+    // wait_for_command takes no host: the handle's is used.
+    const rest = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 10 }))
+    expect(rest).toMatchObject({ outcome: "completed", exit_status: 0, output: "finished" })
   })
 
   it("kills owned sessions on the host when the services shut down", async () => {
