@@ -30,7 +30,8 @@ const tmuxMatrix = (directory = process.env.ETM_TEST_TMUX_MATRIX) =>
 /**
  * The remote column (issue 22): the read, input, watching and run_command tests once more with the
  * worlds' tmux servers behind a private sshd on loopback and every server-targeting call sent with
- * `host: "ci"` (test/support/testHost.ts, PrivateTmux.ts, runTool.ts), plus the sshd's own test.
+ * `host: "ci"` (test/support/testHost.ts, PrivateTmux.ts, runTool.ts), plus the sshd's own test and
+ * the remote-only one of sessions on a host (remote-sessions, skipped in the other projects).
  * Off until the product takes hosts: ETM_TEST_REMOTE_PROJECT=1 turns it on.
  */
 const remoteHost = (enabled = process.env.ETM_TEST_REMOTE_PROJECT === "1") =>
@@ -39,7 +40,9 @@ const remoteHost = (enabled = process.env.ETM_TEST_REMOTE_PROJECT === "1") =>
       extends: true as const,
       test: {
         name: "integration-remote",
-        include: ["hierarchy", "capture", "input", "watch", "command", "private-sshd"].map((name) => `test/integration/${name}.test.ts`),
+        include: ["hierarchy", "capture", "input", "watch", "command", "private-sshd", "remote-sessions"].map((name) =>
+          `test/integration/${name}.test.ts`
+        ),
         // A forwarded socket is served over the socket transport only.
         env: { ETM_TEST_HOST: "ci", ETM_TEST_TRANSPORT: "socket" }
       }

@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { parseTmuxVariable } from "./internal/TmuxVariable.js"
 import { samePath } from "./RealPath.js"
+import { isRemoteHost } from "./RemoteHosts.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
 import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 
@@ -27,13 +28,13 @@ export interface InvocationContextShape {
   readonly caller: Option.Option<Caller>
   /** `$TMUX_PANE` was set but `$TMUX` was missing or unreadable: identity is uncertain. */
   readonly uncertain: boolean
-  /** The socket is the caller's socket file (no liveness implied). False outside tmux. */
+  /** The socket is the caller's socket file (no liveness implied). False outside tmux and on a remote host. */
   readonly isCallerSocket: (socket: ResolvedSocket) => boolean
   /** Confirmed: the server at `socket` with this pid is the caller's. Null outside tmux. */
   readonly isCallerServer: (socket: ResolvedSocket, serverPid: number) => boolean | null
   /** Confirmed: this pane on this server is the caller's own pane. Null outside tmux. */
   readonly isCallerPane: (socket: ResolvedSocket, serverPid: number, paneId: string) => boolean | null
-  /** Cautious: the caller might run in this server (used to refuse destroying it). */
+  /** Cautious: the caller might run in this server (used to refuse destroying it); never a remote host's. */
   readonly mightBeCallerServer: (socket: ResolvedSocket, serverPid: number | null) => boolean
 }
 
@@ -58,8 +59,10 @@ export const makeInvocationContext = (
     Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId }))
   )
   const uncertain = Option.isNone(caller) && tmuxPane !== undefined
-  // By real location too: a symlinked TMUX_TMPDIR must still match.
-  const sameSocket = (c: Caller, socket: ResolvedSocket) => samePath(c.socketPath, socket.path)
+  // By real location too: a symlinked TMUX_TMPDIR must still match. $TMUX is this machine's, and
+  // so is the caller: a remote host's server is never the caller's, whatever its path and pid
+  // there (machines share the default paths; pane ids mean something only with their host).
+  const sameSocket = (c: Caller, socket: ResolvedSocket) => !isRemoteHost(socket.host) && samePath(c.socketPath, socket.path)
 
   const isCallerServer = (socket: ResolvedSocket, serverPid: number): boolean | null =>
     Option.match(caller, {
@@ -78,10 +81,10 @@ export const makeInvocationContext = (
         onSome: (c) => c.paneId === pane && isCallerServer(socket, serverPid) === true
       }),
     mightBeCallerServer: (socket, serverPid) =>
-      uncertain ||
-      Option.match(caller, {
-        onNone: () => false,
-        onSome: (c) => c.serverPid === serverPid || sameSocket(c, socket)
-      })
+      !isRemoteHost(socket.host) && (uncertain ||
+        Option.match(caller, {
+          onNone: () => false,
+          onSome: (c) => c.serverPid === serverPid || sameSocket(c, socket)
+        }))
   }
 }

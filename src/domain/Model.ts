@@ -19,6 +19,20 @@ export const Generation = Schema.String.pipe(
   Schema.annotations({ description: "Opaque identity of a tmux server instance (changes when it restarts)." })
 )
 
+/**
+ * The machine a result's socket is on: `local` or a name of the hosts file. Present only with a
+ * hosts file, so that results without one are what they were before hosts existed; tools/list shows
+ * these fields only then (ToolList). A socket_path beside it is always the path on that host.
+ */
+export const HostName = Schema.String.annotations({ description: "The host the socket is on (`local`: this machine)." })
+
+/** The result fields that say a host; tools/list leaves them out without a hosts file. */
+export const HOST_FIELDS: ReadonlyArray<string> = ["host", "effective_host", "hosts", "host_errors"]
+
+/** A result's `host` field: the socket's host, when it has one (with a hosts file). */
+export const hostField = (socket: { readonly host?: string | undefined }): { readonly host?: string } =>
+  socket.host === undefined ? {} : { host: socket.host }
+
 /** The server that answered a call: pid, start time, version, socket path and generation. */
 export const ServerIdentity = Schema.Struct({
   pid: NonNegativeInt,
@@ -114,6 +128,7 @@ export type PaneDetail = typeof PaneDetail.Type
 /** One socket's server: alive or not, its identity, and its session, window and pane counts. */
 export const ServerInfo = Schema.Struct({
   is_alive: Schema.Boolean,
+  host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String,
   socket_rule: Schema.String.annotations({ description: "Which configuration rule chose this socket." }),
@@ -130,15 +145,9 @@ export const ServerInfo = Schema.Struct({
 })
 export type ServerInfo = typeof ServerInfo.Type
 
-/**
- * The machine a server runs on, in results made with a hosts file: `local` or one of its names.
- * Absent without one, so results stay what they were before hosts existed.
- */
-const HostName = Schema.optionalWith(Schema.String, { exact: true })
-
 /** A live server found in a socket directory (of this machine or a host's), as list_servers reports it. */
 export const LiveServer = Schema.Struct({
-  host: HostName,
+  host: Schema.optional(HostName),
   // Found by listing the socket directory: any program of the user may have named a file there.
   socket_name: Schema.NullOr(DisplayText),
   socket_path: DisplayText,
@@ -151,7 +160,7 @@ export type LiveServer = typeof LiveServer.Type
 
 /** A socket that accepted the connection but whose server did not answer in time. */
 export const UnresponsiveSocket = Schema.Struct({
-  host: HostName,
+  host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String
 })
@@ -195,7 +204,7 @@ export const WhereAmI = Schema.Struct({
   window_id: Schema.NullOr(WindowId).annotations({ description: "Read live from tmux, not from $TMUX." }),
   session_id: Schema.NullOr(SessionId).annotations({ description: "Read live from tmux ($TMUX's session goes stale)." }),
   caller_socket_path: Schema.NullOr(Schema.String),
-  host: HostName,
+  effective_host: Schema.optional(HostName),
   effective_socket_name: Schema.NullOr(Schema.String),
   effective_socket_path: Schema.String,
   socket_rule: Schema.String.annotations({ description: "Which configuration rule chose the effective socket." }),

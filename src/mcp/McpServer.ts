@@ -44,7 +44,7 @@ import { buildInstructions } from "./Instructions.js"
 import { withProtoKey } from "./internal/ArgumentGuard.js"
 import { BoundedStdioServerTransport } from "./internal/StdioTransport.js"
 import { getPrompt, listedPrompts } from "./Prompts.js"
-import { readResource, resources, resourceTemplates } from "./Resources.js"
+import { readResource, resources, resourceTemplatesFor } from "./Resources.js"
 import { makeSubscriptions, type Subscriptions } from "./Subscriptions.js"
 import { describeTool } from "./ToolList.js"
 
@@ -190,7 +190,8 @@ const serverFor = (
     )
   })
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...resources] }))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...resourceTemplates] }))
+  const templates = resourceTemplatesFor(config.hosts !== undefined)
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...templates] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const outcome = await run(Effect.either(readResource(request.params.uri, tools)), extra.signal)
     if (Either.isLeft(outcome)) throw resourceError(outcome.left)

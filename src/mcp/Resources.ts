@@ -5,6 +5,7 @@
  */
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { InvalidInput, type ToolError } from "../domain/Errors.js"
 import { whereAmIWithTools } from "../tools/context.js"
 import { capturePaneTool, getPaneInfoTool, listPanesTool } from "../tools/pane.js"
@@ -12,13 +13,12 @@ import { getSessionInfoTool, listSessionsTool } from "../tools/session.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { getWindowInfoTool, listWindowsTool } from "../tools/window.js"
 import { toolValue } from "./CallTool.js"
-import { parseResourceUri, type ResourceTarget } from "./internal/ResourceUri.js"
+import { type ParsedUri, parseResourceUri, type ResourceTarget } from "./internal/ResourceUri.js"
 
 export const SELF_URI = "tmux://self"
 export const SESSIONS_URI = "tmux://sessions"
 
 const JSON_TYPE = "application/json"
-const SOCKET_QUERY = "{?socket_name,socket_path}"
 
 export const resources: ReadonlyArray<Resource> = [
   {
@@ -31,39 +31,45 @@ export const resources: ReadonlyArray<Resource> = [
   { uri: SESSIONS_URI, name: "sessions", title: "tmux sessions", description: "list_sessions' first page.", mimeType: JSON_TYPE }
 ]
 
-/** The templates; the query names a socket other than the effective one. */
-export const resourceTemplates: ReadonlyArray<ResourceTemplate> = [
-  {
-    uriTemplate: `tmux://sessions${SOCKET_QUERY}`,
-    name: "sessions",
-    description: "list_sessions' first page.",
-    mimeType: JSON_TYPE
-  },
-  {
-    uriTemplate: `tmux://session/{session_id}${SOCKET_QUERY}`,
-    name: "session",
-    description: "get_session_info, with list_windows' first page of it as windows.",
-    mimeType: JSON_TYPE
-  },
-  {
-    uriTemplate: `tmux://window/{window_id}${SOCKET_QUERY}`,
-    name: "window",
-    description: "get_window_info, with list_panes' first page of it as panes.",
-    mimeType: JSON_TYPE
-  },
-  {
-    uriTemplate: `tmux://pane/{pane_id}${SOCKET_QUERY}`,
-    name: "pane",
-    description: "get_pane_info.",
-    mimeType: JSON_TYPE
-  },
-  {
-    uriTemplate: `tmux://pane/{pane_id}/screen${SOCKET_QUERY}`,
-    name: "screen",
-    description: "The screen's text (capture_pane's defaults). Subscribable: resources/updated when it changes.",
-    mimeType: "text/plain"
-  }
-]
+/**
+ * The templates; the query names a socket other than the effective one, and with a hosts file
+ * (`hosts`) the host too, as the tools take them.
+ */
+export const resourceTemplatesFor = (hosts: boolean): ReadonlyArray<ResourceTemplate> => {
+  const query = hosts ? "{?host,socket_name,socket_path}" : "{?socket_name,socket_path}"
+  return [
+    {
+      uriTemplate: `tmux://sessions${query}`,
+      name: "sessions",
+      description: "list_sessions' first page.",
+      mimeType: JSON_TYPE
+    },
+    {
+      uriTemplate: `tmux://session/{session_id}${query}`,
+      name: "session",
+      description: "get_session_info, with list_windows' first page of it as windows.",
+      mimeType: JSON_TYPE
+    },
+    {
+      uriTemplate: `tmux://window/{window_id}${query}`,
+      name: "window",
+      description: "get_window_info, with list_panes' first page of it as panes.",
+      mimeType: JSON_TYPE
+    },
+    {
+      uriTemplate: `tmux://pane/{pane_id}${query}`,
+      name: "pane",
+      description: "get_pane_info.",
+      mimeType: JSON_TYPE
+    },
+    {
+      uriTemplate: `tmux://pane/{pane_id}/screen${query}`,
+      name: "screen",
+      description: "The screen's text (capture_pane's defaults). Subscribable: resources/updated when it changes.",
+      mimeType: "text/plain"
+    }
+  ]
+}
 
 const json = (uri: string, value: unknown): ReadResourceResult => ({
   contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(value) }]
@@ -100,12 +106,22 @@ const readTarget = (
   }
 }
 
-/** Reads a resource (`tools`: every tool served, of which the payload names those enabled); `undefined` when the URI is not ours. */
+/**
+ * Reads a resource (`tools`: every tool served, of which the payload names those enabled);
+ * `undefined` when the URI is not ours. A URI's `host` reaches the tool as its `host` argument, so
+ * the read runs on that host (checked, and capped by the host's safety, as a call is).
+ */
 export const readResource = (
   uri: string,
   tools: ReadonlyArray<AnyTool>
+): Effect.Effect<ReadResourceResult | undefined, ToolError, ToolServices> =>
+  Effect.flatMap(TmuxMcpConfig, (config) => readParsed(uri, parseResourceUri(uri, { hosts: config.hosts !== undefined }), tools))
+
+const readParsed = (
+  uri: string,
+  parsed: ParsedUri,
+  tools: ReadonlyArray<AnyTool>
 ): Effect.Effect<ReadResourceResult | undefined, ToolError, ToolServices> => {
-  const parsed = parseResourceUri(uri)
   switch (parsed._tag) {
     case "Unknown":
       return Effect.succeed(undefined)

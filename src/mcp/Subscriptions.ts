@@ -1,6 +1,6 @@
 /**
- * resources/subscribe on a pane's screen (`tmux://pane/{pane_id}/screen`): each server with a
- * subscription is polled by a fiber of its own each POLL_INTERVAL, all its panes in one tmux round
+ * resources/subscribe on a pane's screen (`tmux://pane/{pane_id}/screen`, with a hosts file on any
+ * host: `?host=`): each server with a subscription is polled by a fiber of its own each POLL_INTERVAL, all its panes in one tmux round
  * trip (search's capturePanes), and a URI whose screen text changed gets
  * `notifications/resources/updated`. A pane that closed, or a server that stopped, gets one last
  * update and its subscription ends. A server that does not answer within WEDGED_AFTER_MS (stopped
@@ -14,7 +14,10 @@ import * as Either from "effect/Either"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
+import { LOCAL_HOST } from "../context/HostsConfig.js"
+import { onHost } from "../context/RemoteHosts.js"
+import { type ResolvedSocket, resolveSocket, socketKey } from "../context/SocketResolver.js"
+import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { escapeControls } from "../domain/ControlText.js"
 import { InvalidInput, NotFound, type ToolError } from "../domain/Errors.js"
 import { contentLines } from "../operations/watching/Capture.js"
@@ -65,7 +68,7 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
   Effect.gen(function*() {
     const runFork = yield* FiberSet.makeRuntime<ToolServices>()
     const watched = new Map<string, Subscription>()
-    /** The servers (socket paths) whose fiber runs. */
+    /** The servers (by socketKey: two hosts may have one at the same path) whose fiber runs. */
     const polled = new Set<string>()
 
     const end = (uri: string) => {
@@ -73,13 +76,14 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
       notify(uri)
     }
 
-    const subscriptionsOf = (path: string) => [...watched].filter(([, subscription]) => subscription.socket.path === path)
+    const subscriptionsOf = (socket: ResolvedSocket) =>
+      [...watched].filter(([, subscription]) => socketKey(subscription.socket) === socketKey(socket))
 
     /** Polls one server until it has no subscription left; `wedged` carries over from round to round. */
     const pollServer = (socket: ResolvedSocket, wedged: boolean): Effect.Effect<void, never, ToolServices> =>
       Effect.suspend(() => {
-        if (subscriptionsOf(socket.path).length === 0) {
-          polled.delete(socket.path)
+        if (subscriptionsOf(socket).length === 0) {
+          polled.delete(socketKey(socket))
           return Effect.void
         }
         return Effect.sleep(POLL_INTERVAL_MS).pipe(
@@ -91,7 +95,7 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
     /** One round for one server; whether it is wedged afterwards. */
     const pollOnce = (socket: ResolvedSocket, wedged: boolean) =>
       Effect.gen(function*() {
-        const entries = subscriptionsOf(socket.path)
+        const entries = subscriptionsOf(socket)
         if (entries.length === 0) return wedged
         const paneIds = [...new Set(entries.map(([, subscription]) => subscription.paneId))]
         // Interrupting the read closes its connection: a stopped server keeps none of ours.
@@ -135,7 +139,8 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
 
     const subscribe = (uri: string): Effect.Effect<void, ToolError, ToolServices> =>
       Effect.gen(function*() {
-        const parsed = parseResourceUri(uri)
+        const config = yield* TmuxMcpConfig
+        const parsed = parseResourceUri(uri, { hosts: config.hosts !== undefined })
         if (parsed._tag !== "Target" || parsed.target.kind !== "screen") {
           return yield* Effect.fail(
             new InvalidInput({
@@ -148,7 +153,9 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
           return yield* Effect.fail(capReached)
         }
         const { pane_id } = parsed.target
-        const socket = yield* resolveSocket(parsed.target.socket)
+        // The URI's host, as a call's: the socket (and so every poll of it) is that host's.
+        const { host = LOCAL_HOST, ...selector } = parsed.target.socket
+        const socket = yield* onHost(host)(resolveSocket(selector))
         const screen = (yield* readScreens(socket, [pane_id]))(pane_id)
         if (screen === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: pane_id, socket: socket.label }))
         // Checked again: another subscribe may have finished while this one read.
@@ -157,8 +164,8 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
           return yield* Effect.fail(capReached)
         }
         watched.set(uri, { socket, paneId: pane_id, screen })
-        if (!polled.has(socket.path)) {
-          polled.add(socket.path)
+        if (!polled.has(socketKey(socket))) {
+          polled.add(socketKey(socket))
           runFork(pollServer(socket, false))
         }
       })

@@ -4,8 +4,9 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
+import { HOST_FIELDS } from "../domain/Model.js"
 import { type AnyTool, takesHost } from "../tools/Tool.js"
-import { toolJsonSchema } from "./internal/JsonSchema.js"
+import { toolJsonSchema, withoutProperties } from "./internal/JsonSchema.js"
 
 /** The `_meta` key that asks a client deferring tool loading to keep a tool loaded (Claude Code reads it). */
 export const ALWAYS_LOAD_META_KEY = "anthropic/alwaysLoad"
@@ -40,13 +41,21 @@ const inputSchemaOf = (tool: AnyTool, hosts: ReadonlyArray<string>): McpTool["in
   return { ...schema, properties: { ...properties, host: described } }
 }
 
+const HOST_RESULT_FIELDS: ReadonlySet<string> = new Set(HOST_FIELDS)
+
+/** The output schema; results say their host only with hosts configured, and so does this. */
+const outputSchemaOf = (tool: AnyTool, hosts: ReadonlyArray<string>): McpTool["outputSchema"] => {
+  const schema = toolJsonSchema(tool.output, "output")
+  return hosts.length === 0 ? withoutProperties(schema, HOST_RESULT_FIELDS) : schema
+}
+
 /** A tool as tools/list shows it at a safety level (by default the highest), with `host` when `hosts` are configured. */
 export const describeTool = (tool: AnyTool, safety: SafetyLevel = "destructive", hosts: ReadonlyArray<string> = []): McpTool => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
   inputSchema: inputSchemaOf(tool, hosts),
-  outputSchema: toolJsonSchema(tool.output, "output"),
+  outputSchema: outputSchemaOf(tool, hosts),
   annotations: annotationsOf(tool, safety),
   ...(tool.alwaysLoad === true ? { _meta: { [ALWAYS_LOAD_META_KEY]: true } } : {})
 })

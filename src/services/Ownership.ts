@@ -2,7 +2,8 @@
  * Sessions this MCP server owns: created with `owned: true`, killed when the server exits (stdin
  * EOF or a signal runs the layer's finalizer), and only then. Each owned session carries a user
  * option with a token unique to this process, so the finalizer never kills a session that merely
- * reuses an id on a restarted tmux server, or one another process owns.
+ * reuses an id on a restarted tmux server, or one another process owns. A remote host's sessions are
+ * killed over its link: this layer is released before the Connections layer below it.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -10,7 +11,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import { randomBytes } from "node:crypto"
-import type { ResolvedSocket } from "../context/SocketResolver.js"
+import { type ResolvedSocket, socketKey } from "../context/SocketResolver.js"
 import { runInBatches } from "../tmux/CommandBatches.js"
 import * as Format from "../tmux/Format.js"
 import { decode, query } from "../tmux/Query.js"
@@ -100,7 +101,8 @@ export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape =
   return {
     token,
     markCommand: ["set-option", OWNER_OPTION, token],
-    register: (socket) => Ref.update(sockets, (map) => new Map(map).set(socket.path, socket)),
+    // By socketKey: two hosts may each have a server at the same path.
+    register: (socket) => Ref.update(sockets, (map) => new Map(map).set(socketKey(socket), socket)),
     release: Effect.gen(function*() {
       const registered = [...(yield* Ref.getAndSet(sockets, new Map())).values()]
       const counts = yield* Effect.forEach(registered, releaseOn, { concurrency: "unbounded" })

@@ -1,5 +1,6 @@
 /**
- * An in-memory `Tmux`: a map of socket paths to servers (the world model, internal/World.ts) and a
+ * An in-memory `Tmux`: a map of sockets to servers (the world model, internal/World.ts), keyed by
+ * `socketKey` (a remote host's socket path has its host in front, so two hosts never share one), and a
  * command table (internal/CommandTable.ts) with one entry per tmux command it understands, its
  * argv read as tmux 3.3a reads it and its failures worded as tmux 3.3a words them. Anything it does
  * not model fails loudly, so an operation that starts sending something new cannot pass its unit
@@ -19,6 +20,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { socketKey } from "../context/SocketResolver.js"
 import { Failed } from "../domain/Errors.js"
 import { classifyFailure } from "../tmux/Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "../tmux/CommandBatches.js"
@@ -46,7 +48,10 @@ export type {
 
 /** One command list the fake received. */
 export interface FakeInvocation {
+  /** The socket's path on its host. */
   readonly socketPath: string
+  /** The socket's host, when it has one (with a hosts file). */
+  readonly host?: string
   readonly commands: ReadonlyArray<TmuxCommand>
   readonly startServer: boolean
   /** The text given on the client's standard input, if any (`load-buffer -`). */
@@ -76,9 +81,9 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
   }
 
   /** The server exits: its socket answers no more, and every waiting client is released as if signalled. */
-  const exit = (path: string, server: FakeServer) => {
-    world.delete(path)
-    exited.add(path)
+  const exit = (key: string, server: FakeServer) => {
+    world.delete(key)
+    exited.add(key)
     for (const channel of channelsOf(server).values()) for (const release of channel.waiters.splice(0)) release()
   }
 
@@ -92,8 +97,10 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
   const run: TmuxShape["run"] = (socket, commands, options = {}) =>
     Effect.suspend(() => {
       const startServer = options.startServer === true
+      const key = socketKey(socket)
       state.invocations.push({
         socketPath: socket.path,
+        ...(socket.host === undefined ? {} : { host: socket.host }),
         commands,
         startServer,
         ...(options.stdin === undefined ? {} : { stdin: options.stdin })
@@ -113,18 +120,18 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
         )
       }
       if (commandListBytes(commands) > TMUX_ARGV_LIMIT) return fail("command too long")
-      let server = world.get(socket.path)
+      let server = world.get(key)
       if (server === undefined) {
         // Only new-session and start-server make a client start a server, and -N forbids even that.
         if (!startServer || !commands.some(startsServer)) {
           return fail(
-            exited.has(socket.path)
+            exited.has(key)
               ? `no server running on ${socket.path}`
               : `error connecting to ${socket.path} (No such file or directory)`
           )
         }
         server = newServer()
-        world.set(socket.path, server)
+        world.set(key, server)
       }
       const answering = server
       const invocation: Invocation = {
@@ -192,11 +199,11 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
         const exitUnattached = answering.options.get("exit-unattached") === "on"
         // tmux's server_loop: kill-server, or exit-empty with no session left (with exit-unattached, no client attached).
         if (
-          world.get(socket.path) === answering &&
+          world.get(key) === answering &&
           (invocation.killServer ||
             (answering.exitEmpty && (answering.sessions.length === 0 || (exitUnattached && answering.clients.length === 0))))
         ) {
-          exit(socket.path, answering)
+          exit(key, answering)
         }
         return invocation.errors.length === 0 ? printed : yield* fail(invocation.errors.join("\n"))
       })

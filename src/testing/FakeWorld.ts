@@ -123,11 +123,17 @@ export interface FakeServer {
   options: Map<string, string>
   /** The directory a tmux client runs in: where a pane starts without `-c` (tmux 3.3a's default). */
   cwd: string
+  /**
+   * The directories that exist on the server's machine, when a test says so: a process asked to
+   * start anywhere else starts in the server's HOME, as tmux 3.3a's child does when its chdir fails
+   * (spawn.c), its pane_start_path still the one asked for. Unset: every directory exists.
+   */
+  directories?: ReadonlySet<string>
   /** Id counters: like tmux, ids are never reused within one server instance. */
   next: { session: number; window: number; pane: number; buffer: number; pid: number }
 }
 
-/** Socket path -> the server answering there. */
+/** socketKey (the socket path; for a remote host's socket, its host and path) -> the server answering there. */
 export type FakeWorld = Map<string, FakeServer>
 
 /** What a test says of a pane it builds; everything not said takes tmux's default. */
@@ -167,4 +173,6 @@ export interface FakeServerSpec {
   /** The global environment; default a small one (PATH, HOME, TERM). */
   readonly environment?: Readonly<Record<string, string | null>>
   readonly buffers?: ReadonlyArray<{ readonly name: string; readonly data: string; readonly created?: number }>
+  /** See `FakeServer.directories`; default: every directory exists. */
+  readonly directories?: ReadonlyArray<string>
 }

@@ -1,11 +1,13 @@
 /** Running commands in a pane's shell: run_command, wait_for_command. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { LOCAL_HOST } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
-import { resolveSocket, SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
 import { effectiveTimeout } from "../operations/bounds/Waiting.js"
+import { handleSocket } from "../operations/commands/CommandHandle.js"
 import { CommandResult, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
 import { budgetArguments, generationArgument, timeoutArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
@@ -78,24 +80,23 @@ export const waitForCommandTool = defineTool({
   handler: (input) =>
     Effect.gen(function*() {
       const handle = yield* openHandle(input.handle)
-      const resolver = yield* SocketResolver
-      // A handle of a remote pane names its socket by the path on its host.
-      const socket = handle.host === undefined
-        ? resolver.fromPath(handle.socket, "socket_path argument")
-        : yield* onHost(handle.host)(resolver.resolve({ socket_path: handle.socket }))
-      if (input.interrupt_on_timeout === true) {
-        yield* refuseCallerPaneUnlessForced(
-          socket,
-          { pane_id: handle.pane_id, force: input.force },
-          "type into",
-          "pressing C-c in your own terminal"
-        )
-      }
-      return yield* waitForCommand(socket, handle, {
-        timeout: yield* effectiveTimeout(input.timeout),
-        interruptOnTimeout: input.interrupt_on_timeout ?? false,
-        ...outputOptions(input)
-      })
+      // The handle names its host: the wait runs there, as the run_command call did.
+      const socket = yield* handleSocket(handle)
+      return yield* onHost(handle.host ?? LOCAL_HOST)(Effect.gen(function*() {
+        if (input.interrupt_on_timeout === true) {
+          yield* refuseCallerPaneUnlessForced(
+            socket,
+            { pane_id: handle.pane_id, force: input.force },
+            "type into",
+            "pressing C-c in your own terminal"
+          )
+        }
+        return yield* waitForCommand(socket, handle, {
+          timeout: yield* effectiveTimeout(input.timeout),
+          interruptOnTimeout: input.interrupt_on_timeout ?? false,
+          ...outputOptions(input)
+        })
+      }))
     })
 })
 

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { PaneId, SessionId } from "../domain/Ids.js"
-import { Generation, PaneDetail, Session, Window } from "../domain/Model.js"
+import { Generation, hostField, HostName, PaneDetail, Session, Window } from "../domain/Model.js"
 import { createSession, createWindow, respawnPane, type SpawnedPane, splitWindow } from "../operations/lifecycle/Create.js"
 import type { SpawnRequest } from "../operations/lifecycle/Spawn.js"
 import {
@@ -64,6 +64,7 @@ const CreatedSession = Schema.Struct({
   }),
   owned: Schema.Boolean.annotations({ description: "The session is killed when this MCP server exits." }),
   generation: ServerGeneration,
+  host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String
 })
@@ -112,6 +113,7 @@ export const createSessionTool = defineTool({
         server_started: created.serverStarted,
         owned: created.owned,
         generation: created.server.generation,
+        ...hostField(socket),
         socket_name: socket.name,
         socket_path: created.server.socket_path
       }

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
-import { Generation, HostError, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
+import { Generation, HostError, hostField, HostName, LiveServer, ServerInfo, UnresponsiveSocket } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import { discoverHosts } from "../operations/servers/HostSurvey.js"
 import { discoverServers, killServer, serverInfo, startServer } from "../operations/servers/Servers.js"
@@ -64,6 +64,7 @@ export const getServerInfoTool = defineTool({
 
 const ServerStarted = Schema.Struct({
   started: Schema.Boolean.annotations({ description: "True if this call started the server; false if one was running." }),
+  host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String,
   pid: NonNegativeInt,
@@ -86,6 +87,7 @@ export const startServerTool = defineTool({
       const { started, server } = yield* startServer(socket)
       return {
         started,
+        ...hostField(socket),
         socket_name: socket.name,
         socket_path: server.socket_path,
         pid: server.pid,
@@ -97,6 +99,7 @@ export const startServerTool = defineTool({
 
 const ServerKilled = Schema.Struct({
   killed: Schema.Literal(true),
+  host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String,
   pid: NonNegativeInt,
@@ -118,6 +121,7 @@ export const killServerTool = defineTool({
       const server = yield* killServer(socket)
       return {
         killed: true as const,
+        ...hostField(socket),
         socket_name: socket.name,
         socket_path: server.socket_path,
         pid: server.pid,

@@ -12,6 +12,7 @@ import { Tmux } from "../../src/tmux/Tmux.js"
 import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
+import { testHost } from "../support/testHost.js"
 
 const { world, defer } = useWorlds()
 
@@ -190,7 +191,8 @@ describe("send_keys in a shell", () => {
 })
 
 describe("send_keys refusals", () => {
-  it("refuses the caller's own pane unless force is true", async () => {
+  // The caller is a process of this machine: in remote mode its $TMUX cannot name the host's server.
+  it.skipIf(testHost !== undefined)("refuses the caller's own pane unless force is true", async () => {
     const w = world()
     const rec = await recorder(w)
     const inside = w.layer({ env: callerEnv(w, "%0") })
@@ -202,6 +204,18 @@ describe("send_keys refusals", () => {
     await waitFor("the forced keys", () => rec.read().includes("forced"))
     expect(rec.read()).toBe("forced")
   })
+
+  it.runIf(testHost !== undefined)(
+    "takes no pane of a remote host for the caller's, even where $TMUX names its path and pane (remote mode)",
+    async () => {
+      const w = world()
+      const rec = await recorder(w)
+      const inside = w.layer({ env: callerEnv(w, "%0") })
+      okResult(await runTool(inside, "send_keys", { pane_id: "%0", keys: "typed", literal: true, enter: false }))
+      await waitFor("the keys", () => rec.read().includes("typed"))
+      expect(rec.read()).toBe("typed")
+    }
+  )
 
   it("refuses a dead pane; a missing pane is not_found and a dead server no_server", async () => {
     const w = world()

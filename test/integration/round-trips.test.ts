@@ -116,7 +116,8 @@ const PANE_VIEW = ["display-message", "capture-pane"]
 const cursorNow = (w: PrivateTmux, paneId: string): string => {
   const marks = Format.newMarks()
   const raw = tmuxList(w, paneViewCommands(paneId, -CONTEXT_ROWS, false, marks))
-  return encodeCursor(cursorOf(Either.getOrThrow(parsePaneView(raw, marks, -CONTEXT_ROWS))))
+  // A cursor of this machine (no host).
+  return encodeCursor(cursorOf(Either.getOrThrow(parsePaneView(raw, marks, -CONTEXT_ROWS))), {})
 }
 
 /** A cursor taken before the pane's shell printed "round-trip" (the typed command line does not hold it). */

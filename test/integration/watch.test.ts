@@ -11,7 +11,8 @@ import { callTool } from "../../src/mcp/CallTool.js"
 import { RecordingTmux, TmuxRecorder } from "../../src/testing/RecordingTmux.js"
 import { serverIdentity, useWorlds, waitFor } from "../support/liveTmux.js"
 import { defaultTmuxLayer, type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
-import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
+import { errorMeta, okResult, runTool, toolNamed, withTestHost } from "../support/runTool.js"
+import { testHost } from "../support/testHost.js"
 
 const { world, defer } = useWorlds()
 
@@ -47,7 +48,8 @@ const session = (w: PrivateTmux, flags: ConfigFlags = {}) => {
   const recorded = () =>
     runtime.runSync(Effect.flatMap(TmuxRecorder, (recorder) => recorder.invocations)).map((invocation) => invocation.commands)
   const invocations = () => recorded().length
-  const call = (name: string, args: Record<string, unknown>) => runtime.runPromise(callTool(toolNamed(name), args))
+  // As runTool: in remote mode every call is about the test host.
+  const call = (name: string, args: Record<string, unknown>) => runtime.runPromise(callTool(toolNamed(name), withTestHost(name, args)))
   return {
     call,
     invocations,
@@ -270,6 +272,20 @@ describe("capture_since", () => {
     w.tmuxOk("respawn-pane", "-k", "-t", one.paneId, PRINTER)
     await waitFor("the respawned printer", () => screenOf(w, one.paneId) === "ready")
     expect(await refusal(w, { pane_id: one.paneId, cursor })).toContain("respawned")
+  })
+
+  it.skipIf(testHost === undefined)("refuses a remote host's cursor on this machine before sending anything (remote mode)", async () => {
+    const w = world()
+    const { paneId } = await printer(w)
+    const s = session(w)
+    const { cursor } = okResult(await s.call("capture_since", { pane_id: paneId }))
+    const before = s.invocations()
+    for (const [name, args] of [["capture_since", { cursor }], ["wait_for_text", { since: cursor, patterns: null, timeout: 1 }]] as const) {
+      const error = errorMeta(await s.call(name, { pane_id: paneId, ...args, host: "local" }))
+      expect(error.code).toBe("invalid_input")
+      expect(error.text).toContain(`was taken on host ${testHost}, not local: pass host "${testHost}"`)
+    }
+    expect(s.invocations()).toBe(before)
   })
 })
 

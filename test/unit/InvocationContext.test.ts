@@ -48,6 +48,22 @@ describe("InvocationContext", () => {
     }
   })
 
+  it("never takes a remote host's server for the caller's, even at the caller's path and pid", () => {
+    const remote: ResolvedSocket = { ...at(MINE), host: "build", label: `build:default (${MINE})` }
+    const local: ResolvedSocket = { ...at(MINE), host: "local" }
+    const context = makeInvocationContext(`${MINE},10,0`, "%1")
+    expect(context.isCallerSocket(remote)).toBe(false)
+    expect(context.isCallerServer(remote, 10)).toBe(false)
+    expect(context.isCallerPane(remote, 10, "%1")).toBe(false)
+    expect(context.mightBeCallerServer(remote, 10)).toBe(false)
+    // This machine's socket, said with a hosts file, is the caller's as before.
+    expect(context.isCallerServer(local, 10)).toBe(true)
+    expect(context.mightBeCallerServer(local, 99)).toBe(true)
+    // Uncertain who the caller is: still someone of this machine.
+    expect(makeInvocationContext(undefined, "%1").mightBeCallerServer(remote, 10)).toBe(false)
+    expect(makeInvocationContext(undefined, undefined).isCallerServer(remote, 10)).toBeNull()
+  })
+
   it("ignores a malformed $TMUX_PANE", () => {
     expect(makeInvocationContext(`${MINE},10,0`, "1").caller).toEqual(Option.some({ socketPath: MINE, serverPid: 10, paneId: null }))
   })

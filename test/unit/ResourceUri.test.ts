@@ -74,6 +74,34 @@ describe("resource URIs", () => {
     }
   })
 
+  it("with a hosts file the query may name the host too; without one, host is no query parameter", () => {
+    const hosted = (uri: string) => {
+      const parsed = parseResourceUri(uri, { hosts: true })
+      if (parsed._tag !== "Target") throw new Error(`${uri}: ${parsed._tag}`)
+      return parsed.target
+    }
+    expect(
+      hosted(new UriTemplate("tmux://pane/{pane_id}/screen{?host,socket_name}").expand({ pane_id: "%1", host: "build", socket_name: "ci" }))
+    )
+      .toEqual({ kind: "screen", pane_id: "%1", socket: { host: "build", socket_name: "ci" } })
+    expect(hosted("tmux://sessions?host=local")).toEqual({ kind: "sessions", socket: { host: "local" } })
+    expect(hosted("tmux://pane/%0")).toEqual({ kind: "pane", pane_id: "%0", socket: {} })
+    for (const uri of ["tmux://sessions?host=", "tmux://sessions?host=a&host=b", "tmux://self?host=build"]) {
+      expect(parseResourceUri(uri, { hosts: true })._tag, uri).toBe("Malformed")
+    }
+    expect(parseResourceUri("tmux://sessions?x=1", { hosts: true })).toEqual({
+      _tag: "Malformed",
+      reason: "the only query parameters are host, socket_name and socket_path"
+    })
+    // Without a hosts file, as before hosts existed.
+    for (const options of [undefined, { hosts: false }]) {
+      expect(parseResourceUri("tmux://sessions?host=build", options)).toEqual({
+        _tag: "Malformed",
+        reason: "the only query parameters are socket_name and socket_path"
+      })
+    }
+  })
+
   it("a malformed id is explained without echoing it; other schemes are not ours", () => {
     const parsed = parseResourceUri("tmux://pane/%0%3Bsecret")
     expect(parsed).toMatchObject({ _tag: "Malformed" })

@@ -12,6 +12,7 @@ import { makeSubscriptions, POLL_INTERVAL_MS, WEDGED_AFTER_MS } from "../../src/
 import { FakeTmux, FakeTmuxState, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { findPane, printInto } from "../../src/testing/internal/World.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
+import { fakeHostsLayer, remoteKey, remoteSocketPath, remoteView } from "../support/fakeHosts.js"
 import { defaultSocket, fakeConfig, fakeOperations, socketPathFor } from "../support/fakeWorld.js"
 import { servicesLayer } from "../support/PrivateTmux.js"
 
@@ -89,6 +90,36 @@ describe("screen subscriptions", () => {
       yield* expectNoRoundTrips(fake.state.invocations)
       expect(updates).toHaveLength(2)
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
+  })
+
+  it.scoped("two hosts' servers at the same path are polled apart, each pane on its own host", () => {
+    const build = remoteView("build")
+    const gpu = remoteView("gpu")
+    const path = remoteSocketPath("default", build)
+    const fakeWorld: FakeWorld = new Map([
+      [remoteKey("build", path), FakeTmux.server({ sessions: [{ name: "s", windows: [{ panes: [{ lines: ["on build"] }] }] }] })],
+      [remoteKey("gpu", path), FakeTmux.server({ sessions: [{ name: "s", windows: [{ panes: [{ lines: ["on gpu"] }] }] }] })]
+    ])
+    return Effect.gen(function*() {
+      const state = yield* FakeTmuxState
+      const updates: Array<string> = []
+      const subscriptions = yield* makeSubscriptions((uri) => void updates.push(uri))
+      const onBuild = `${screen("%0")}?host=build`
+      const onGpu = `${screen("%0")}?host=gpu`
+      yield* subscriptions.subscribe(onBuild)
+      yield* subscriptions.subscribe(onGpu)
+      const sent = state.invocations.length
+      yield* poll
+      // One round trip per host: neither took the other's place.
+      expect(state.invocations.slice(sent).map((invocation) => invocation.host).sort()).toEqual(["build", "gpu"])
+
+      printInto(findPane(fakeWorld.get(remoteKey("gpu", path))!, "%0")!.pane, "\nchanged")
+      yield* poll
+      expect(updates).toEqual([onGpu])
+      yield* subscriptions.unsubscribe(onGpu)
+      yield* subscriptions.unsubscribe(onBuild)
+      yield* expectNoRoundTrips(state.invocations)
+    }).pipe(Effect.provide(Layer.fresh(fakeHostsLayer(fakeWorld, [build, gpu]))))
   })
 
   it.scoped("a server that does not answer holds up no other: each server is polled on its own, the wedged one said and skipped", () => {

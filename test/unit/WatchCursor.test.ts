@@ -6,6 +6,7 @@
  */
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
+import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import {
   anchorPlaces,
   type Cursor,
@@ -15,6 +16,7 @@ import {
   locateAnchor,
   MAX_CONTEXT_SPAN,
   type PaneFacts,
+  parseCursorFor,
   splitAtColumn,
   unreadPlaces
 } from "../../src/operations/watching/PaneCursor.js"
@@ -71,17 +73,27 @@ const cursorAt = (rows: ReadonlyArray<string>, row: number, x: number, facts: Pa
 const locate = (rows: ReadonlyArray<string>, cursor: Cursor, firstRow = 0, facts: Partial<PaneFacts> = {}) =>
   locateAnchor({ firstRow, rows }, cursor, factsOf(rows, firstRow, facts))
 
+/** A socket on `host` (undefined: without a hosts file). */
+const socketOn = (host?: string): ResolvedSocket => ({
+  ...(host === undefined ? {} : { host }),
+  name: "default",
+  path: "/tmp/tmux-0/default",
+  rule: "tmux default",
+  flags: ["-S", "/tmp/tmux-0/default"],
+  label: "default (/tmp/tmux-0/default)"
+})
+
 describe("cursor encoding", () => {
   it("round-trips through its opaque string", () => {
     const cursor = cursorAt(["a", "b", "$ "], 2, 2)
-    const text = encodeCursor(cursor)
+    const text = encodeCursor(cursor, socketOn())
     expect(text).toMatch(/^cs1\.[A-Za-z0-9_-]+$/)
     expect(decodeCursor(text)).toEqual(Either.right(cursor))
     expect(cursor).toMatchObject({ s: "/tmp/tmux-0/default", g: "100.1700000000", p: "%3", q: 200, r: 2, x: 2, c: 2, a: false })
   })
 
   it("refuses anything else with a message that says how to start over", () => {
-    const good = JSON.parse(Buffer.from(encodeCursor(cursorAt(["$ "], 0, 2)).slice(4), "base64url").toString())
+    const good = JSON.parse(Buffer.from(encodeCursor(cursorAt(["$ "], 0, 2), socketOn()).slice(4), "base64url").toString())
     const forged = (value: unknown) => `cs1.${Buffer.from(JSON.stringify(value)).toString("base64url")}`
     for (
       const text of [
@@ -98,6 +110,49 @@ describe("cursor encoding", () => {
       expect(Either.isLeft(decoded)).toBe(true)
       if (Either.isLeft(decoded)) expect(decoded.left.reason).toContain("capture_since without a cursor")
     }
+  })
+})
+
+describe("a cursor's host", () => {
+  const cursor = cursorAt(["a", "b", "$ "], 2, 2)
+  /** The encoding cursors had before hosts existed. */
+  const before = `cs1.${Buffer.from(JSON.stringify(cursor)).toString("base64url")}`
+
+  it("is left out on this machine, with or without a hosts file: such a cursor is the string it always was", () => {
+    expect(encodeCursor(cursor, socketOn())).toBe(before)
+    expect(encodeCursor(cursor, socketOn("local"))).toBe(before)
+    expect(Either.getOrThrow(parseCursorFor(before, "%3", socketOn("local")))).toEqual(cursor)
+  })
+
+  it("is carried for a remote host, and re-encoding a decoded cursor for its host keeps one copy of it", () => {
+    const text = encodeCursor(cursor, socketOn("build"))
+    expect(text).not.toBe(before)
+    const decoded = Either.getOrThrow(parseCursorFor(text, "%3", socketOn("build")))
+    expect(decoded).toEqual({ ...cursor, o: "build" })
+    expect(encodeCursor(decoded, socketOn("build"))).toBe(text)
+    // Read on from it on this machine (a bug elsewhere), it would say so.
+    expect(encodeCursor(decoded, socketOn("local"))).toBe(before)
+  })
+
+  it("is checked before anything else: a cursor of one host is refused on another, naming both", () => {
+    const remote = encodeCursor(cursor, socketOn("build"))
+    for (
+      const [text, socket, taken, given] of [
+        [remote, socketOn("local"), "build", "local"],
+        [remote, socketOn("gpu"), "build", "gpu"],
+        [before, socketOn("build"), "local", "build"]
+      ] as const
+    ) {
+      const refused = parseCursorFor(text, "%9", socket, "since")
+      expect(Either.isLeft(refused)).toBe(true)
+      if (Either.isLeft(refused)) {
+        expect(refused.left.reason).toContain(`since was taken on host ${taken}, not ${given}`)
+        expect(refused.left.reason).toContain(`host "${taken}"`)
+      }
+    }
+    // The same host: then the pane is checked.
+    const otherPane = parseCursorFor(remote, "%9", socketOn("build"))
+    expect(Either.isLeft(otherPane) && otherPane.left.reason).toContain("belongs to pane %3")
   })
 })
 

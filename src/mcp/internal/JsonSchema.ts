@@ -116,3 +116,27 @@ export const toolJsonSchema = (schema: Schema.Schema.Any, side: Side = "input"):
   if (json.type !== "object") throw new Error("tool schemas must be objects")
   return json as { type: "object"; [key: string]: unknown }
 }
+
+/**
+ * A schema without the properties `names`, at every depth (for result fields that exist only in
+ * some configurations, such as a host's, so tools/list says them only then).
+ */
+export const withoutProperties = <S>(schema: S, names: ReadonlySet<string>): S => {
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strip)
+    if (!isObject(node)) return node
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) =>
+        key === "properties" && isObject(value)
+          ? [
+            key,
+            Object.fromEntries(
+              Object.entries(value).filter(([name]) => !names.has(name)).map(([name, property]) => [name, strip(property)])
+            )
+          ]
+          : [key, strip(value)]
+      )
+    )
+  }
+  return strip(schema) as S
+}

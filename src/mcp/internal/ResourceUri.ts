@@ -2,6 +2,8 @@
  * The resource URIs the server answers, parsed. Ids sit in the path: `tmux://session/{session_id}`,
  * `tmux://window/{window_id}`, `tmux://pane/{pane_id}` and `tmux://pane/{pane_id}/screen`, and a
  * socket other than the effective one is named by the query (`?socket_name=` or `?socket_path=`).
+ * With a hosts file the query may name the host as well (`?host=`, as a tool's `host` argument):
+ * ids and paths are that host's. Without one, `host` is no query parameter, as before hosts existed.
  *
  * An id is read percent-encoded first, as RFC 6570 expansion (the SDK's `UriTemplate`) writes it:
  * `%` as `%25`, `$` as `%24`, `@` as `%40`. A segment that does not decode to an id is taken as
@@ -14,10 +16,17 @@ import { PaneId, SessionId, WindowId } from "../../domain/Ids.js"
 
 export const SCHEME = "tmux://"
 
-/** A socket named by the query; neither: the effective socket. */
+/** A socket named by the query; neither: the effective socket (of the host, when one is named). */
 export interface SocketQuery {
+  /** Only with a hosts file: a name of it or `local`, checked as a tool's `host` argument is. */
+  readonly host?: string
   readonly socket_name?: string
   readonly socket_path?: string
+}
+
+/** What the URI is read against: whether a hosts file is configured (then `host` is a query parameter). */
+export interface UriOptions {
+  readonly hosts?: boolean
 }
 
 export type ResourceTarget =
@@ -60,17 +69,23 @@ const ID_KINDS = {
 
 const malformed = (reason: string): ParsedUri => ({ _tag: "Malformed", reason })
 
-const QUERY_KEYS: ReadonlyArray<keyof SocketQuery> = ["socket_name", "socket_path"]
+const SOCKET_KEYS: ReadonlyArray<keyof SocketQuery> = ["socket_name", "socket_path"]
+const HOSTED_KEYS: ReadonlyArray<keyof SocketQuery> = ["host", ...SOCKET_KEYS]
 
-const parseQuery = (query: string): SocketQuery | string => {
-  const socket: { socket_name?: string; socket_path?: string } = {}
+const parseQuery = (query: string, hosts: boolean): SocketQuery | string => {
+  const socket: { host?: string; socket_name?: string; socket_path?: string } = {}
   if (query === "") return socket
+  const keys = hosts ? HOSTED_KEYS : SOCKET_KEYS
   for (const pair of query.split("&")) {
     const equals = pair.indexOf("=")
     const key = decoded(equals === -1 ? pair : pair.slice(0, equals))
     const value = equals === -1 ? undefined : decoded(pair.slice(equals + 1))
-    const known = QUERY_KEYS.find((name) => name === key)
-    if (known === undefined) return "the only query parameters are socket_name and socket_path"
+    const known = keys.find((name) => name === key)
+    if (known === undefined) {
+      return hosts
+        ? "the only query parameters are host, socket_name and socket_path"
+        : "the only query parameters are socket_name and socket_path"
+    }
     if (value === undefined || value === "") return `${known} needs a value (percent-encoded)`
     if (socket[known] !== undefined) return `${known} is given twice`
     socket[known] = value
@@ -80,13 +95,13 @@ const parseQuery = (query: string): SocketQuery | string => {
 }
 
 /** Parses a resource URI; see the module comment for the forms. */
-export const parseResourceUri = (uri: string): ParsedUri => {
+export const parseResourceUri = (uri: string, options: UriOptions = {}): ParsedUri => {
   if (!uri.startsWith(SCHEME)) return { _tag: "Unknown" }
   const rest = uri.slice(SCHEME.length)
   if (rest.includes("#")) return malformed("a resource URI has no fragment")
   const mark = rest.indexOf("?")
   const path = mark === -1 ? rest : rest.slice(0, mark)
-  const socket = parseQuery(mark === -1 ? "" : rest.slice(mark + 1))
+  const socket = parseQuery(mark === -1 ? "" : rest.slice(mark + 1), options.hosts === true)
   if (typeof socket === "string") return malformed(socket)
   const segments = path.split("/")
   const target = (value: ResourceTarget): ParsedUri => ({ _tag: "Target", target: value })

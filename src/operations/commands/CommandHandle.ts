@@ -12,6 +12,9 @@ import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import { join } from "node:path"
+import { isRemoteHost, onHost } from "../../context/RemoteHosts.js"
+import { type ResolvedSocket, SocketResolver } from "../../context/SocketResolver.js"
+import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { Failed, InvalidInput } from "../../domain/Errors.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import { opaqueToken } from "../internal/OpaqueToken.js"
@@ -44,12 +47,15 @@ const HandleFields = Schema.Struct({
   returned_lines: NonNegativeInt,
   /** When the command was typed (ms since the epoch). */
   typed_at: Schema.Number,
-  /** The remote host the pane is on (`socket` is a path there); absent for this machine. */
+  /**
+   * The remote host (a name of the hosts file) the command runs on, `socket` being the path there;
+   * absent: this machine, so such a handle is the string it was before hosts existed.
+   */
   host: Schema.optional(Schema.String)
 })
 /**
- * A running command as its signed handle carries it: run id, secret, socket (and its host when
- * remote), server generation, pane and read offset.
+ * A running command as its signed handle carries it: run id, secret, host, socket, server
+ * generation, pane and read offset.
  */
 export type CommandHandle = typeof HandleFields.Type
 
@@ -64,6 +70,30 @@ const notOurs = () =>
 
 export const decodeHandle = (key: Buffer, text: string): Effect.Effect<CommandHandle, InvalidInput> =>
   Either.match(token.decodeSigned(key, text), { onLeft: () => Effect.fail(notOurs()), onRight: Effect.succeed })
+
+/**
+ * The socket a handle's command runs on, found again on the handle's host: a remote host's socket
+ * as that host's resolver names it (in its socket directory, reached over its forward), this
+ * machine's by path. A handle never leads to a socket of another host than its own.
+ */
+export const handleSocket = (
+  handle: CommandHandle
+): Effect.Effect<ResolvedSocket, InvalidInput | Failed, SocketResolver | TmuxMcpConfig> =>
+  Effect.gen(function*() {
+    const resolver = yield* SocketResolver
+    const host = handle.host
+    if (!isRemoteHost(host)) return resolver.fromPath(handle.socket, "socket_path argument")
+    const { hosts } = yield* TmuxMcpConfig
+    if (hosts === undefined || !hosts.hosts.some((entry) => entry.name === host)) {
+      return yield* Effect.fail(
+        new InvalidInput({
+          reason:
+            `handle's command runs on host ${handle.host}, which the hosts file does not name (any more); it cannot be reached from here.`
+        })
+      )
+    }
+    return yield* onHost(host)(resolver.resolve({ socket_path: handle.socket }))
+  })
 
 const KEY_FILE = "handle.key"
 const KEY_BYTES = 32

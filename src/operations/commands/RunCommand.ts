@@ -292,7 +292,8 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       fetched_by: null,
       returned_lines: 0,
       typed_at: yield* Clock.currentTimeMillis,
-      ...(remote === undefined ? {} : { host: socket.host })
+      // wait_for_command finds the socket again on this host (CommandHandle.handleSocket).
+      ...(isRemoteHost(socket.host) ? { host: socket.host } : {})
     }
     const run: Run = {
       socket,

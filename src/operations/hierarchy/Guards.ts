@@ -5,6 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvocationContext } from "../../context/InvocationContext.js"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Denied, type TmuxError } from "../../domain/Errors.js"
 import { decode, queryTree } from "../../tmux/Query.js"
@@ -13,10 +14,15 @@ import type { Tmux } from "../../tmux/Tmux.js"
 
 const refuse = (reason: string) => Effect.fail(new Denied({ kind: "self", reason }))
 
-/** Whether the caller might run on this socket (unknown identity counts as "might"). */
+/**
+ * Whether the caller might run on this socket (unknown identity counts as "might"). The caller
+ * runs on this machine: a remote host's socket is never its own by path (see InvocationContext).
+ */
 const callerPaneOn = (socket: ResolvedSocket) =>
   Effect.map(InvocationContext, (context): Option.Option<string | null> =>
-    context.uncertain
+    isRemoteHost(socket.host)
+      ? Option.none()
+      : context.uncertain
       ? Option.some(null)
       : Option.flatMap(context.caller, (caller) => (context.isCallerSocket(socket) ? Option.some(caller.paneId) : Option.none())))
 

@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import type { Stats } from "node:fs"
 import { lstat } from "node:fs/promises"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput } from "../../domain/Errors.js"
 
@@ -27,8 +28,15 @@ const kindOf = (info: Stats): string =>
 const inspect = (path: string): Effect.Effect<Stats | undefined> =>
   Effect.tryPromise(() => lstat(path)).pipe(Effect.orElseSucceed(() => undefined))
 
-/** Fails unless starting a server on `socket` can only replace a socket and tmux's own lock file. */
+/**
+ * Fails unless starting a server on `socket` can only replace a socket and tmux's own lock file.
+ * A remote host's socket is in that user's tmux socket directory there (the resolver takes no
+ * other path), which this machine cannot look into: what is at the same path here is no answer.
+ */
 export const refuseOccupiedSocketPath = (socket: ResolvedSocket): Effect.Effect<void, InvalidInput> =>
+  isRemoteHost(socket.host) ? Effect.void : refuseOccupiedLocalPath(socket)
+
+const refuseOccupiedLocalPath = (socket: ResolvedSocket): Effect.Effect<void, InvalidInput> =>
   Effect.gen(function*() {
     const occupant = yield* inspect(socket.path)
     if (occupant !== undefined && !occupant.isSocket()) {

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { escapeControls } from "../../domain/ControlText.js"
 import { type Denied, type Failed, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import type { PaneDetail, ServerIdentity, Session, Window } from "../../domain/Model.js"
 import { Ownership } from "../../services/Ownership.js"
@@ -21,7 +22,8 @@ import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/H
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
 import { checkName, type NameKind } from "../layout/Names.js"
 import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
-import { spawnArguments, type SpawnRequest } from "./Spawn.js"
+import { type SpawnArguments, spawnArguments, type SpawnRequest } from "./Spawn.js"
+import { checkStartDirectory } from "./StartDirectoryCheck.js"
 
 /**
  * A detached session to create: names, size, whether a server may be started for it, and whether
@@ -147,6 +149,40 @@ const nameFlag = (
 const firstRow = <A>(rows: ReadonlyArray<A>, what: string): Effect.Effect<A, Failed> =>
   rows[0] === undefined ? Effect.fail(Format.unreadable(`format ${what}`, `tmux printed no ${what} record`)) : Effect.succeed(rows[0])
 
+/** What undoes a spawn whose process tmux started elsewhere, and how the error says so. */
+interface Undo {
+  readonly command: TmuxCommand | undefined
+  readonly said: string
+}
+
+/**
+ * On a remote host a start directory is passed as given and checked once the process runs
+ * (StartDirectoryCheck): one that tmux started in HOME instead is undone and the call fails,
+ * never silently. The path is the caller's: named, not echoed.
+ */
+const confirmStartDirectory = (
+  socket: ResolvedSocket,
+  request: SpawnRequest,
+  spawn: SpawnArguments,
+  paneId: string,
+  undo: Undo
+): Effect.Effect<void, TmuxError | InvalidInput, Tmux> => {
+  const expected = spawn.remoteDirectory
+  if (expected === undefined) return Effect.void
+  return Effect.gen(function*() {
+    const outcome = yield* checkStartDirectory(socket, paneId, expected, (request.command ?? []).length > 0)
+    if (outcome._tag !== "FellBack") return
+    if (undo.command !== undefined) yield* Effect.ignore(query(socket, () => [undo.command!]))
+    const place = outcome.current === expected.home ? "the user's HOME there" : escapeControls(outcome.current)
+    return yield* Effect.fail(
+      new InvalidInput({
+        reason:
+          `start_directory does not exist on host ${expected.host} (or cannot be entered there, or is reached through a symlink: pass its real path): tmux started the process in ${place} instead, so ${undo.said}.`
+      })
+    )
+  })
+}
+
 /** A pane's start directory, printed next to its pane record. */
 const startDirectoryRecord = Format.record("spd", {
   pane_id: Format.string("pane_id"),
@@ -199,7 +235,7 @@ export const createSession = Effect.fn("Create.createSession")((
   Effect.gen(function*() {
     const sessionName = yield* nameFlag("-s", "session name", "session_name", request.sessionName)
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
-    const spawn = yield* spawnArguments(request)
+    const spawn = yield* spawnArguments(request, socket)
     const owned = request.owned === true
     yield* ensureGeneration(socket, request.generation)
     const running = request.allowServerStart === true ? yield* probeServer(socket) : Option.none()
@@ -239,6 +275,10 @@ export const createSession = Effect.fn("Create.createSession")((
         ))
     )
     const session = yield* firstRow(yield* decode(sessionRecord, output), "session")
+    yield* confirmStartDirectory(socket, request, spawn, session.active_pane_id, {
+      command: ["kill-session", "-t", session.session_id],
+      said: "the new session was closed again"
+    })
     return {
       session: session as Session,
       server: yield* decodeServerIdentity(output),
@@ -256,7 +296,7 @@ export const createWindow = Effect.fn("Create.createWindow")((
 ): Effect.Effect<CreatedWindow, TmuxError | InvalidInput, Tmux | InvocationContext> =>
   Effect.gen(function*() {
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
-    const spawn = yield* spawnArguments(request)
+    const spawn = yield* spawnArguments(request, socket)
     yield* ensureGeneration(socket, request.generation)
     // "$1:" means "in session $1, at the next free index" (a bare target may name a window instead).
     const target = `${sessionId}:${request.windowIndex ?? ""}`
@@ -287,6 +327,10 @@ export const createWindow = Effect.fn("Create.createWindow")((
         ))
     )
     const window = yield* firstRow(yield* decode(windowRecord, output), "window")
+    yield* confirmStartDirectory(socket, request, spawn, pane.pane_id, {
+      command: ["kill-window", "-t", window.window_id],
+      said: "the new window was closed again"
+    })
     return { window: window as Window, pane, server }
   })
 )
@@ -298,7 +342,7 @@ export const splitWindow = Effect.fn("Create.splitWindow")((
   request: SplitWindowRequest
 ): Effect.Effect<SpawnedPane, TmuxError | InvalidInput, Tmux | InvocationContext> =>
   Effect.gen(function*() {
-    const spawn = yield* spawnArguments(request)
+    const spawn = yield* spawnArguments(request, socket)
     yield* ensureGeneration(socket, request.generation)
     const directory = request.startDirectory === undefined ? yield* splitDirectory(socket, paneId) : undefined
     const { pane, server } = yield* spawnAndRead(
@@ -321,6 +365,10 @@ export const splitWindow = Effect.fn("Create.splitWindow")((
       ],
       { kind: "pane", id: paneId }
     )
+    yield* confirmStartDirectory(socket, request, spawn, pane.pane_id, {
+      command: ["kill-pane", "-t", pane.pane_id],
+      said: "the new pane was closed again"
+    })
     return { pane, server }
   })
 )
@@ -336,7 +384,7 @@ export const respawnPane = Effect.fn("Create.respawnPane")((
 ): Effect.Effect<SpawnedPane, TmuxError | InvalidInput | Denied, Tmux | InvocationContext> =>
   Effect.gen(function*() {
     yield* refuseCallerPane(socket, paneId, "respawn")
-    const spawn = yield* spawnArguments(request)
+    const spawn = yield* spawnArguments(request, socket)
     yield* ensureGeneration(socket, request.generation)
     const { pane, server } = yield* spawnAndRead(
       socket,
@@ -355,6 +403,11 @@ export const respawnPane = Effect.fn("Create.respawnPane")((
           })
         ))
     )
+    // The old process is gone: nothing to undo.
+    yield* confirmStartDirectory(socket, request, spawn, paneId, {
+      command: undefined,
+      said: `pane ${paneId} was respawned there all the same; respawn it again with another start_directory`
+    })
     return { pane, server }
   })
 )

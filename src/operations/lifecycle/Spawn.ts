@@ -3,15 +3,22 @@
  * start directory, environment and argv, each made safe once here.
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { stat } from "node:fs/promises"
 import { homedir } from "node:os"
-import { isAbsolute, resolve } from "node:path"
-import { InvalidInput } from "../../domain/Errors.js"
+import { isAbsolute, posix, resolve } from "node:path"
+import { isRemoteHost, RemoteHosts } from "../../context/RemoteHosts.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import { Failed, InvalidInput } from "../../domain/Errors.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
 
 /** How a new process starts, for every create request: directory, environment, history suppression, argv. */
 export interface SpawnRequest {
-  /** Must exist; `~` expands; relative paths resolve against this MCP server's working directory. */
+  /**
+   * Must exist; `~` expands; relative paths resolve against this MCP server's working directory.
+   * On a remote host, `~` and relative paths are the remote user's HOME's, and the directory is
+   * checked there once the process started (see `RemoteStartDirectory`).
+   */
   readonly startDirectory?: string | undefined
   /** Variables for the new process (and, for a session, the session environment). */
   readonly environment?: Readonly<Record<string, string>> | undefined
@@ -54,16 +61,68 @@ export const resolveStartDirectory = (directory: string): Effect.Effect<string, 
 }
 
 /**
- * The tmux flags (`-c`, `-e`) and the trailing argv for a spawn. tmux runs a single-word command
- * through `sh -c`; `env --` in front keeps even a one-element argv away from any shell.
+ * A start directory on a remote host, as its user means it: `~` is their HOME there, and so is
+ * what a relative path starts from (the tmux client's directory there). Nothing on this machine
+ * is looked at: its file system is not the host's.
+ */
+export const remoteStartDirectory = (directory: string, home: string): string =>
+  directory === "~" ? home : posix.resolve(home, directory.startsWith("~/") ? directory.slice(2) : directory)
+
+/**
+ * A start directory given on a remote host: where the process must turn out to run, once started.
+ * tmux starts it in HOME when it cannot enter the directory and says nothing, and this machine
+ * cannot look first; StartDirectoryCheck looks afterwards.
+ */
+export interface RemoteStartDirectory {
+  readonly host: string
+  readonly directory: string
+  readonly home: string
+}
+
+/** What a spawn sends: the tmux flags (`-c`, `-e`), the trailing argv, and what to check afterwards. */
+export interface SpawnArguments {
+  readonly flags: ReadonlyArray<string>
+  readonly argv: ReadonlyArray<string>
+  /** On a remote host with a start directory: where the new process must be found. */
+  readonly remoteDirectory: RemoteStartDirectory | undefined
+}
+
+/** The start directory's `-c` value for a spawn on `socket`'s host, and on a remote host what to check. */
+const startDirectoryFor = (
+  directory: string,
+  socket: Pick<ResolvedSocket, "host">
+): Effect.Effect<{ readonly path: string; readonly remote: RemoteStartDirectory | undefined }, InvalidInput | Failed> => {
+  const host = socket.host
+  if (!isRemoteHost(host)) return Effect.map(resolveStartDirectory(directory), (path) => ({ path, remote: undefined }))
+  return Effect.gen(function*() {
+    const remote = yield* Effect.serviceOption(RemoteHosts)
+    if (Option.isNone(remote)) {
+      return yield* Effect.fail(
+        new Failed({ command: "start directory", reason: "refused", exitCode: null, stderr: `no hosts file configures host ${host}` })
+      )
+    }
+    const { home } = yield* remote.value.view(host)
+    const path = remoteStartDirectory(directory, home)
+    return { path, remote: { host, directory: path, home } }
+  })
+}
+
+/**
+ * The tmux flags (`-c`, `-e`) and the trailing argv for a spawn on `socket`'s host (default this
+ * machine). tmux runs a single-word command through `sh -c`; `env --` in front keeps even a
+ * one-element argv away from any shell.
  */
 export const spawnArguments = (
-  request: SpawnRequest
-): Effect.Effect<{ readonly flags: ReadonlyArray<string>; readonly argv: ReadonlyArray<string> }, InvalidInput> =>
+  request: SpawnRequest,
+  socket: Pick<ResolvedSocket, "host"> = {}
+): Effect.Effect<SpawnArguments, InvalidInput | Failed> =>
   Effect.gen(function*() {
     const flags: Array<string> = []
+    let remoteDirectory: RemoteStartDirectory | undefined
     if (request.startDirectory !== undefined) {
-      flags.push("-c", literalizeFormat(yield* resolveStartDirectory(request.startDirectory)))
+      const start = yield* startDirectoryFor(request.startDirectory, socket)
+      flags.push("-c", literalizeFormat(start.path))
+      remoteDirectory = start.remote
     }
     const environment = { ...request.environment }
     let bytes = 0
@@ -100,5 +159,5 @@ export const spawnArguments = (
     for (const [name, value] of Object.entries(environment)) flags.push("-e", `${name}=${value}`)
     const command = request.command ?? []
     const argv = command.length === 1 ? ["env", "--", ...command] : [...command]
-    return { flags, argv }
+    return { flags, argv, remoteDirectory }
   })

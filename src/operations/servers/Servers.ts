@@ -9,9 +9,10 @@ import { readdir, stat } from "node:fs/promises"
 import { join } from "node:path"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import { samePath } from "../../context/RealPath.js"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
 import { type ResolvedSocket, SocketResolver } from "../../context/SocketResolver.js"
 import { Denied, type Failed, type InvalidInput, NoServer, NotFound, type TmuxError } from "../../domain/Errors.js"
-import type { LiveServer, ServerIdentity, ServerInfo, UnresponsiveSocket } from "../../domain/Model.js"
+import { hostField, type LiveServer, type ServerIdentity, type ServerInfo, type UnresponsiveSocket } from "../../domain/Model.js"
 import type * as Format from "../../tmux/Format.js"
 import { type CommandsWith, decode, decodeServerIdentity, query, serverIdentityCommand } from "../../tmux/Query.js"
 import { paneIdsRecord, sessionRecord } from "../../tmux/Records.js"
@@ -71,7 +72,7 @@ export const serverInfo = Effect.fn("Servers.serverInfo")((
 ): Effect.Effect<ServerInfo, Failed | NotFound, Tmux | InvocationContext> =>
   Effect.gen(function*() {
     const context = yield* InvocationContext
-    const base = { socket_name: socket.name, socket_path: socket.path, socket_rule: socket.rule }
+    const base = { ...hostField(socket), socket_name: socket.name, socket_path: socket.path, socket_rule: socket.rule }
     const output = yield* query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(paneIdsRecord, m)]).pipe(
       Effect.map(Option.some),
       Effect.catchTag("NoServer", () => Effect.succeedNone)
@@ -208,7 +209,8 @@ export const surveyServers = (
       focus: []
     }))
     focus.forEach(({ socket }, index) => {
-      const same = (path: string) => samePath(path, socket.path)
+      // The scan is of this machine: a remote host's socket is asked on its own, whatever its path.
+      const same = (path: string) => !isRemoteHost(socket.host) && samePath(path, socket.path)
       const ask = asks.find((entry) => same(entry.path))
       if (ask !== undefined) ask.focus.push(index)
       else asks.push({ path: socket.path, counted: false, focus: [index] })
@@ -232,11 +234,13 @@ export const surveyServers = (
     asks.forEach((ask, index) => {
       const probe = answers[index]!
       if (!ask.counted) return
-      const socket_name = resolver.fromPath(ask.path).name
-      if (probe._tag === "Unresponsive") unresponsive.push({ socket_name, socket_path: ask.path })
+      const counted = resolver.fromPath(ask.path)
+      const socket_name = counted.name
+      if (probe._tag === "Unresponsive") unresponsive.push({ ...hostField(counted), socket_name, socket_path: ask.path })
       if (probe._tag !== "Answered") return
       const { server, sessionCount } = probe.answer
       live.push({
+        ...hostField(counted),
         socket_name,
         socket_path: ask.path,
         pid: server.pid,

@@ -94,7 +94,7 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       session_id: caller.session_id,
       caller_socket_path: callerInfo?.socketPath ?? null,
       // Only with a hosts file does a socket say its host.
-      ...(effective.host === undefined ? {} : { host: effective.host }),
+      ...(effective.host === undefined ? {} : { effective_host: effective.host }),
       effective_socket_name: effective.name,
       effective_socket_path: effective.path,
       socket_rule: effective.rule,

@@ -43,6 +43,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import { LOCAL_HOST } from "../../context/HostsConfig.js"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { CAPTURE_ESCAPE, withoutCaptureEscapes } from "../../domain/ControlText.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
@@ -100,13 +102,26 @@ const CursorFields = Schema.Struct({
   /** The pane's width when the cursor was taken. */
   w: Schema.optional(NonNegativeInt),
   /** The pane's history-limit when the cursor was taken. */
-  l: Schema.optional(NonNegativeInt)
+  l: Schema.optional(NonNegativeInt),
+  /** The remote host (a name of the hosts file) of the server; absent: this machine. */
+  o: Schema.optional(Schema.String)
 })
 export type Cursor = typeof CursorFields.Type
 
 const token = opaqueToken(CURSOR_PREFIX, CursorFields)
 
-export const encodeCursor = (cursor: Cursor): string => token.encode(cursor)
+/** The host a socket or cursor is on, as messages name it. */
+const hostOf = (host: string | undefined): string => isRemoteHost(host) ? host : LOCAL_HOST
+
+/**
+ * The string handed to the caller for a cursor read on `socket`. A remote host's name goes in (pane
+ * ids and socket paths mean something only with their host); on this machine nothing does, so
+ * such a cursor is the string it was before hosts existed, with or without a hosts file.
+ */
+export const encodeCursor = (cursor: Cursor, socket: Pick<ResolvedSocket, "host">): string => {
+  const { o: _, ...fields } = cursor
+  return token.encode(isRemoteHost(socket.host) ? { ...fields, o: socket.host } : fields)
+}
 
 const startOver = "Call capture_since without a cursor to get a fresh one."
 
@@ -514,12 +529,31 @@ export interface CaptureSinceOptions {
   readonly escapes?: boolean | undefined
 }
 
-/** Checks a caller's cursor before anything is sent: it must decode and name this pane. */
-export const parseCursorFor = (text: string, paneId: string, argument = "cursor"): Either.Either<Cursor, InvalidInput> =>
-  Either.flatMap(decodeCursor(text, argument), (cursor) =>
-    cursor.p === paneId
+/**
+ * Checks a caller's cursor before anything is sent: it must decode, be of the host the call is
+ * about (`socket`'s; a pane id names a pane only with its host) and name this pane.
+ */
+export const parseCursorFor = (
+  text: string,
+  paneId: string,
+  socket: Pick<ResolvedSocket, "host">,
+  argument = "cursor"
+): Either.Either<Cursor, InvalidInput> =>
+  Either.flatMap(decodeCursor(text, argument), (cursor) => {
+    const taken = hostOf(cursor.o)
+    const given = hostOf(socket.host)
+    if (taken !== given) {
+      return Either.left(
+        new InvalidInput({
+          reason:
+            `${argument} was taken on host ${taken}, not ${given}: pass host "${taken}" (and the socket it was taken on) to read on from it, or call capture_since without a cursor for a fresh one.`
+        })
+      )
+    }
+    return cursor.p === paneId
       ? Either.right(cursor)
-      : Either.left(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` })))
+      : Either.left(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` }))
+  })
 
 /**
  * Only what a pane printed since `cursor` (without one: a cursor for the pane's current end, and
@@ -543,10 +577,10 @@ export const captureSince = Effect.fn("PaneCursor.captureSince")((
         missed: false,
         alternate_on: view.state.alternate_on,
         pane_dead: view.state.pane_dead,
-        cursor: encodeCursor(cursorOf(view))
+        cursor: encodeCursor(cursorOf(view), socket)
       }
     }
-    const cursor = yield* parseCursorFor(options.cursor, paneId)
+    const cursor = yield* parseCursorFor(options.cursor, paneId, socket)
     const since = yield* readSince(socket, paneId, cursor, cursor.h, options.escapes === true).pipe(
       Effect.catchTag("CursorMismatch", (e) => Effect.fail(new InvalidInput({ reason: `cursor does not fit: ${e.reason} ${startOver}` })))
     )
@@ -558,7 +592,7 @@ export const captureSince = Effect.fn("PaneCursor.captureSince")((
       missed: since.missed,
       alternate_on: since.view.state.alternate_on,
       pane_dead: since.view.state.pane_dead,
-      cursor: encodeCursor(since.next)
+      cursor: encodeCursor(since.next, socket)
     }
   })
 )

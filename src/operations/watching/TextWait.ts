@@ -116,7 +116,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
     const stopper = request.stopPatterns === undefined
       ? null
       : yield* compileMatcher({ patterns: request.stopPatterns, ...spec }, { argument: "stop_patterns" })
-    let anchor: Cursor | undefined = request.since === undefined ? undefined : yield* parseCursorFor(request.since, paneId, "since")
+    let anchor: Cursor | undefined = request.since === undefined ? undefined : yield* parseCursorFor(request.since, paneId, socket, "since")
 
     let lastView: PaneView | undefined
     let screen: ReadonlyArray<string> = []
@@ -212,7 +212,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
       elapsed_ms: elapsedMs,
       effective_timeout: request.timeout.seconds,
       timeout_clamped: request.timeout.clamped,
-      cursor: encodeCursor(lastView === undefined ? anchor! : cursorOf(lastView))
+      cursor: encodeCursor(lastView === undefined ? anchor! : cursorOf(lastView), socket)
     }
   })
 )

@@ -49,7 +49,10 @@ const environmentFor = (server: FakeServer, session: FakeSession, flags: Readonl
 export const startProcess = (server: FakeServer, session: FakeSession, pane: FakePane, spawn: Spawn): void => {
   pane.startCommand = [...spawn.argv]
   pane.command = programOf(spawn.argv)
-  pane.cwd = spawn.cwd
+  // tmux's child falls back to HOME when it cannot enter the directory, and says nothing.
+  pane.cwd = server.directories === undefined || server.directories.has(spawn.cwd)
+    ? spawn.cwd
+    : server.environment.get("HOME") ?? "/"
   pane.startPath = spawn.cwd
   pane.environment = environmentFor(server, session, spawn.environment)
   pane.pid = server.next.pid++

@@ -101,6 +101,7 @@ export const makeServer = (spec: FakeServerSpec = {}): FakeServer => {
     environment: environmentOf(spec.environment ?? { PATH: "/usr/bin:/bin", HOME: DEFAULT_HOME, TERM: "xterm" }),
     options: new Map(),
     cwd: DEFAULT_HOME,
+    ...(spec.directories === undefined ? {} : { directories: new Set(spec.directories) }),
     next: { session: 0, window: 0, pane: 0, buffer: 0, pid: 10_000 }
   }
   for (const s of sessions) {

@@ -35,7 +35,18 @@ export const DISCOVERY = [
 
 export const SOCKETS = [SOCKET_DIRECTORY, `printf '%s\\n' '${DISCOVERY_MARK}'`, LIST_SOCKETS].join("\n")
 
-export const TMUX_START = `s=$1; shift; exec tmux -u -S "$s" "$@"`
+/**
+ * `-S` makes no directory (only `-L` does): the socket directory is made as tmux makes it (0700),
+ * and the client runs in HOME, as a socket client's identity says (a login's directory is the
+ * passwd entry's, which may be another), so a new session starts there either way.
+ */
+export const TMUX_START = [
+  `s=$1; shift`,
+  `d=\${s%/*}`,
+  `[ -d "$d" ] || (umask 077 && mkdir -p "$d") || exit 3`,
+  `cd "$HOME" 2>/dev/null || cd /`,
+  `exec tmux -u -S "$s" "$@"`
+].join("\n")
 
 export interface Discovered {
   readonly uid: number
