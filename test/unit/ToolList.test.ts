@@ -1,4 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { HOST_FIELDS } from "../../src/domain/Model.js"
+import { withoutProperties } from "../../src/mcp/internal/JsonSchema.js"
 import { ALWAYS_LOAD_META_KEY, describeTool } from "../../src/mcp/ToolList.js"
 import { allTools } from "../../src/tools/registry.js"
 import { visibleTools } from "../../src/tools/Tool.js"
@@ -110,7 +112,8 @@ describe("tools/list", () => {
       // Nothing else changes.
       const { host: _, ...rest } = properties
       expect({ tool: tool.name, rest }).toEqual({ tool: tool.name, rest: plain.inputSchema.properties })
-      expect(hosted.outputSchema).toEqual(plain.outputSchema)
+      // Results gain only their host fields.
+      expect(withoutProperties(hosted.outputSchema, new Set(HOST_FIELDS))).toEqual(plain.outputSchema)
     }
   })
 

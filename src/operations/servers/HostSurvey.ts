@@ -78,11 +78,19 @@ export const surveyHost = (
   focus: ReadonlyArray<SurveyFocus> = []
 ): Effect.Effect<HostSurvey, Failed | NotFound, Tmux | SocketResolver> =>
   Effect.gen(function*() {
-    const connections = yield* connectionsFor(host)
+    const connections = yield* Effect.serviceOption(Connections)
     const resolver = yield* SocketResolver
-    const listed = yield* connections.sockets(host)
-    const allowed = connections.settings(host)?.sockets
-    const names = allowed === undefined ? listed : listed.filter((name) => allowed.includes(name))
+    // Without the links' layer (an embedder's own RemoteHosts) no listing can be made: the focus
+    // sockets alone are asked, and counted.
+    const focusOnly = Option.isNone(connections) && focus.length > 0
+    const names: ReadonlyArray<string> = focusOnly
+      ? focus.flatMap(({ socket }) => (socket.name === null ? [] : [socket.name]))
+      : yield* Effect.gen(function*() {
+        const links = yield* connectionsFor(host)
+        const listed = yield* links.sockets(host)
+        const allowed = links.settings(host)?.sockets
+        return allowed === undefined ? listed : listed.filter((name) => allowed.includes(name))
+      })
     const errors: Array<string> = []
     const resolved = yield* Effect.forEach(names, (name) => Effect.either(onHost(host)(resolver.resolve({ socket_name: name }))))
 
