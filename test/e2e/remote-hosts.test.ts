@@ -6,8 +6,8 @@
  * no ssh at all without a hosts file.
  */
 import { spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs"
+import { userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
@@ -45,18 +45,33 @@ const commandLine = (pid: number): string => {
   }
 }
 
-/** The ssh master among the server's children (`ControlMaster=yes`), if one runs. */
-const masterPid = (): number | undefined => children(server.pid).find((pid) => commandLine(pid).includes("ControlMaster=yes"))
+/** Host ci's ssh master among the server's children (`ControlMaster=yes`, its destination last), if one runs. */
+const masterPid = (): number | undefined =>
+  children(server.pid).find((pid) => {
+    const line = commandLine(pid)
+    return line.includes("ControlMaster=yes") && line.trimEnd().endsWith(`-- ${sshd.alias}`)
+  })
 
 /** The server's private ssh directory (forwards and control sockets) in the local world. */
 const sshDirectory = () => join(world.dir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`, "ssh")
-/** Host ci's forward sockets: named `f<pid>-<hash of host and remote path>` (tmux/Connections.ts). */
-const forwardFiles = () => {
-  if (!existsSync(sshDirectory())) return []
-  const ours = [remoteName(), `${remoteName()}-started`].map((name) =>
-    createHash("sha256").update(`ci\0${sshd.remoteSocketPath(name)}`).digest("hex").slice(0, 12)
-  )
-  return readdirSync(sshDirectory()).filter((name) => name.startsWith("f") && ours.some((hash) => name.endsWith(`-${hash}`)))
+/**
+ * The Unix socket paths a process listens on (a master's forwards and control socket): its
+ * socket descriptors' inodes, looked up in /proc/net/unix.
+ */
+const socketPathsOf = (pid: number): Array<string> => {
+  const inodes = new Set<string>()
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
+      if (match !== null) inodes.add(match[1]!)
+    }
+  } catch {
+    return []
+  }
+  return readFileSync("/proc/net/unix", "utf8").split("\n").slice(1).flatMap((line) => {
+    const fields = line.trim().split(/\s+/)
+    return fields.length >= 8 && inodes.has(fields[6]!) ? [fields[7]!] : []
+  })
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -73,7 +88,8 @@ beforeAll(async () => {
       ssh_config: sshd.sshConfigPath,
       hosts: {
         ci: { ssh: sshd.alias, allow_server_start: true },
-        ro: { ssh: sshd.alias, safety: "readonly" }
+        // The same sshd as user@alias, so its master's command line tells it from ci's.
+        ro: { ssh: `${userInfo().username}@${sshd.alias}`, safety: "readonly" }
       }
     })
   )
@@ -151,7 +167,8 @@ describe("remote hosts over the built server", () => {
   it("after the master is SIGKILLed: the host's error within 2 s, nothing at the forward path, then a later call reconnects", async () => {
     ok(await server.call("list_sessions", { host: "ci" }))
     const master = masterPid()!
-    const forwards = forwardFiles()
+    // The master's forwards: the sockets it listens on in the server's private directory, but its control socket.
+    const forwards = socketPathsOf(master).filter((path) => path.startsWith(`${sshDirectory()}/f`))
     expect(forwards.length).toBeGreaterThan(0)
     process.kill(master, "SIGKILL")
     const started = performance.now()
@@ -163,12 +180,12 @@ describe("remote hosts over the built server", () => {
     const start = errorOf(await server.call("create_session", { host: "ci", session_name: "oops", allow_server_start: true }))
     expect(start.code).toBe("failed")
     // ssh never unlinks a forward's socket: the server does as soon as it sees the master's end.
-    while (forwardFiles().length > 0 && performance.now() - started < 2_000) await sleep(10)
-    expect(forwardFiles()).toEqual([])
+    const left = () => forwards.filter((path) => existsSync(path))
+    while (left().length > 0 && performance.now() - started < 2_000) await sleep(10)
+    expect(left()).toEqual([])
     expect(server.stderr().split("\n").filter((line) => line.includes("link down"))).toEqual([
       "effect-tmux-mcp: host ci: ssh link down: ssh ended by SIGKILL"
     ])
-    for (const name of forwards) expect(existsSync(join(sshDirectory(), name))).toBe(false)
     // The back-off is 1 s after a first failure.
     await sleep(1_200)
     const again = ok(await server.call("list_sessions", { host: "ci" }))
