@@ -318,7 +318,6 @@ export const makeTmuxSocket = Effect.gen(function*() {
           )
         }
         if (host !== undefined) {
-          if (outcome._tag === "Lost" && !outcome.answered) return remoteClosed(host, socket, description)
           const remote = remoteOutcome(host, socket, outcome, description)
           if (remote !== undefined) return Effect.fail(remote)
         }
@@ -369,7 +368,9 @@ export const makeTmuxSocket = Effect.gen(function*() {
   /**
    * What a forward's failures mean. ssh accepts every connection to a forward and opens the channel
    * only then, so a close before any answer is the remote side saying no: no server at that path
-   * (or sshd refusing to forward, which doctor tells apart). Never a reason to try exec.
+   * (tmux leaves a killed server's socket behind), or sshd refusing to forward, which looks the same
+   * from here; list_servers and doctor tell it apart (then no socket of the host answers). Never a
+   * reason to try exec.
    */
   const remoteOutcome = (host: string, socket: ResolvedSocket, outcome: SocketOutcome, description: string): TmuxError | undefined => {
     switch (outcome._tag) {
@@ -394,33 +395,6 @@ export const makeTmuxSocket = Effect.gen(function*() {
       default:
         return undefined
     }
-  }
-
-  /**
-   * A forward's connection closed before tmux said anything. Without a socket at that path on the
-   * host, no server runs there; with one, either sshd refuses to forward (AllowTcpForwarding no
-   * refuses Unix-socket forwards too) or the socket is a dead server's. One listing on the host
-   * (a failure path only) tells which.
-   */
-  const remoteClosed = (host: string, socket: ResolvedSocket, description: string): Effect.Effect<never, TmuxError> => {
-    const noServer = new NoServer({ socket: socket.label, host, startable: connections?.settings(host)?.allowServerStart === true })
-    if (connections === undefined || socket.name === null) return Effect.fail(noServer)
-    return connections.sockets(host).pipe(
-      Effect.orElseSucceed((): ReadonlyArray<string> => []),
-      Effect.flatMap((names): Effect.Effect<never, TmuxError> =>
-        names.includes(socket.name!)
-          ? Effect.fail(
-            new Failed({
-              command: description,
-              reason: "host",
-              exitCode: null,
-              stderr:
-                `host ${host} has a socket at ${socket.path}, but the connection through the forward closed before tmux answered: the host's sshd refuses to forward it (it needs AllowTcpForwarding local or yes, and AllowStreamLocalForwarding), or the socket is a dead server's (doctor tells which)`
-            })
-          )
-          : Effect.fail(noServer)
-      )
-    )
   }
 
   /** One deadline for the call: a retry by exec gets what the socket left of it. */

@@ -217,7 +217,7 @@ describe("first use of a host", () => {
 })
 
 describe("a host whose sshd refuses forwarding", () => {
-  it("says so, naming what sshd must allow, instead of no_server", async () => {
+  it("no_server for the call (it looks the same as a dead server's socket), and list_servers says what sshd must allow", async () => {
     const local = makeWorld()
     const refusing = startPrivateSshd({ allowTcpForwarding: "no", alias: "etm-refusing" })
     const name = `${local.socketName}-r`
@@ -228,12 +228,12 @@ describe("a host whose sshd refuses forwarding", () => {
     expect(started.status).toBe(0)
     const served = await serve(local, { env: { LIBTMUX_MCP_HOSTS: refusing.writeHostsFile("shut"), LIBTMUX_SOCKET: name } })
     try {
-      const refused = errorOf(await served.call("list_sessions", { host: "shut" }))
-      expect(refused.code).toBe("failed")
-      expect(refused.text).toContain("refuses to forward")
-      expect(refused.text).toContain("AllowTcpForwarding")
-      const absent = errorOf(await served.call("list_sessions", { host: "shut", socket_name: `${name}-none` }))
-      expect(absent.code).toBe("no_server")
+      expect(errorOf(await served.call("list_sessions", { host: "shut" })).code).toBe("no_server")
+      const listed = ok(await served.call("list_servers", { host: "shut" }))
+      expect(listed.items).toEqual([])
+      expect(JSON.stringify(listed.host_errors)).toContain("AllowTcpForwarding")
+      // Nothing ran on this machine instead.
+      expect(local.socketFiles()).toEqual([])
     } finally {
       await served.close()
       spawnSync("tmux", ["-f", "/dev/null", "-L", name, "kill-server"], { env: refusing.remoteEnv })
