@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs"
+import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { defineConfig } from "vitest/config"
 
@@ -32,9 +32,9 @@ const tmuxMatrix = (directory = process.env.ETM_TEST_TMUX_MATRIX) =>
  * worlds' tmux servers behind a private sshd on loopback and every server-targeting call sent with
  * `host: "ci"` (test/support/testHost.ts, PrivateTmux.ts, runTool.ts), plus the sshd's own test and
  * the remote-only one of sessions on a host (remote-sessions, skipped in the other projects).
- * Off until the product takes hosts: ETM_TEST_REMOTE_PROJECT=1 turns it on.
+ * On wherever OpenSSH's sshd is installed (.ci/run installs it); ETM_TEST_REMOTE_PROJECT=0 turns it off.
  */
-const remoteHost = (enabled = process.env.ETM_TEST_REMOTE_PROJECT === "1") =>
+const remoteHost = (enabled = process.env.ETM_TEST_REMOTE_PROJECT !== "0" && existsSync("/usr/sbin/sshd")) =>
   enabled
     ? [{
       extends: true as const,
