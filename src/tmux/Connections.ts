@@ -27,18 +27,17 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { ChildProcess } from "node:child_process"
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { join } from "node:path"
 import type { HostsConfig, HostSettings } from "../context/HostsConfig.js"
 import { realPathOrSelf } from "../context/RealPath.js"
 import { RemoteHosts, type RemoteHostsShape, type RemoteHostView } from "../context/RemoteHosts.js"
-import { MAX_SOCKET_PATH_BYTES } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { Failed } from "../domain/Errors.js"
 import { randomHex } from "./internal/RandomHex.js"
 import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./internal/RemoteScripts.js"
 import { forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
+import { controlSocketPath, fitsSocketAddress, forwardSocketPath, ownerPid } from "./internal/SshSocketNames.js"
 import { type Finished, runToEnd, terminate, TmuxProcesses } from "./TmuxProcess.js"
 
 /** Reads `ssh -V`'s OpenSSH version, for doctor's check of the client. */
@@ -88,8 +87,6 @@ const MAX_BACKOFF_MS = 30_000
 const MAX_SCRIPT_OUTPUT_BYTES = 256 * 1024
 /** What the master's stderr is kept of, for the cause of its end. */
 const MAX_STDERR_TAIL = 2048
-/** ssh binds its control socket as `<ControlPath>.<16 random characters>` first. */
-const CONTROL_SUFFIX_BYTES = 17
 const READY_POLL_MS = 20
 const FORWARD_TIMEOUT_MS = 10_000
 /** The ssh client's "something went wrong on my side" exit status. */
@@ -112,8 +109,6 @@ interface HostState {
   failures: number
   stderrTail: string
 }
-
-const hash = (...parts: ReadonlyArray<string>): string => createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 12)
 
 const unlinkQuietly = (path: string) => {
   try {
@@ -156,8 +151,8 @@ const privateDirectory = (path: string, uid: number): void => {
 /** Files of processes that are gone: their masters and forwards are gone too (ssh never unlinks them). */
 const sweep = (dir: string) => {
   for (const name of fs.readdirSync(dir)) {
-    const match = /^[fm](\d+)-/.exec(name)
-    if (match !== null && !processAlive(Number(match[1]))) unlinkQuietly(join(dir, name))
+    const pid = ownerPid(name)
+    if (pid !== undefined && !processAlive(pid)) unlinkQuietly(join(dir, name))
   }
 }
 
@@ -184,7 +179,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
     for (const settings of hosts.hosts) {
       states.set(settings.name, {
         settings,
-        controlPath: join(directory, `m${process.pid}-${hash(instance, settings.name)}`),
+        controlPath: controlSocketPath(directory, process.pid, instance, settings.name),
         master: undefined,
         starting: undefined,
         view: undefined,
@@ -222,7 +217,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         return `cannot prepare the private directory for ssh sockets: ${error instanceof Error ? error.message : String(error)}`
       }
       if (/[%\s:]/.test(directory)) return `the private directory ${directory} holds '%', ':' or whitespace, which ssh would read in a path`
-      if (Buffer.byteLength(state.controlPath) + CONTROL_SUFFIX_BYTES > MAX_SOCKET_PATH_BYTES) {
+      if (!fitsSocketAddress(state.controlPath, "control")) {
         return `the private directory ${directory} is too long for ssh's control socket (set TMUX_TMPDIR to a shorter directory)`
       }
       return undefined
@@ -360,8 +355,8 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
           const state = stateOf(host)!
           const known = state.forwards.get(remotePath)
           if (known !== undefined) return Deferred.await(known.ready)
-          const localPath = join(directory, `f${process.pid}-${hash(instance, host, remotePath)}`)
-          if (Buffer.byteLength(localPath) > MAX_SOCKET_PATH_BYTES) {
+          const localPath = forwardSocketPath(directory, process.pid, instance, host, remotePath)
+          if (!fitsSocketAddress(localPath, "forward")) {
             return Effect.fail(
               hostFailed(state.settings, "forward", `the forward's socket path ${localPath} is too long (set TMUX_TMPDIR shorter)`)
             )
