@@ -261,7 +261,7 @@ describe.skipIf(testHost !== undefined)("hosts in list_servers, where_am_i and d
     const { call, runtime } = product()
     try {
       const before = okResult(await call("where_am_i"))
-      expect(before.host).toBe("local")
+      expect(before.effective_host).toBe("local")
       expect(before.effective_socket_path).toBe(w.socketPath)
       expect(before.hosts).toEqual(["ci", "refusing", "dead", "unknown-key", "wrong-key"].map((host) => ({ host, state: "idle" })))
 
@@ -288,7 +288,7 @@ describe.skipIf(testHost !== undefined)("hosts in list_servers, where_am_i and d
     try {
       const there = okResult(await call("where_am_i", { host: "ci", socket_name: a.name }))
       expect(there).toMatchObject({
-        host: "ci",
+        effective_host: "ci",
         inside_tmux: false,
         effective_socket_name: a.name,
         effective_socket_path: a.path,
@@ -305,7 +305,7 @@ describe.skipIf(testHost !== undefined)("hosts in list_servers, where_am_i and d
         transport: "socket"
       })
       const missing = okResult(await call("where_am_i", { host: "ci", socket_name: "nothing-here" }))
-      expect(missing).toMatchObject({ host: "ci", server_running: false, server_pid: null, live_server_count: 2 })
+      expect(missing).toMatchObject({ effective_host: "ci", server_running: false, server_pid: null, live_server_count: 2 })
       expect(JSON.stringify(there)).not.toContain(privateDirectory())
 
       const down = errorMeta(await call("where_am_i", { host: "dead" }))
