@@ -3,6 +3,7 @@
  * the SGR sequences `capture-pane -e` writes, the line budget still applies (whole lines, so no
  * sequence is cut), and capture_since's cursor finds its place by the plain text as without escapes.
  */
+import { spawnSync } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
@@ -16,7 +17,12 @@ const PRINTER =
 
 const printer = async (w: PrivateTmux) => {
   w.tmuxOk("new-session", "-d", "-s", "p", "-x", "80", "-y", "24", `sh -c '${PRINTER}'`)
-  await waitFor("the printer", () => w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_current_command}").trim() === "sh")
+  // Ready once its terminal stopped echoing: keys sent before `stty -echo` ran would show on screen.
+  const tty = w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_tty}").trim()
+  await waitFor(
+    "the printer to turn echo off",
+    () => / -echo /.test(` ${spawnSync("stty", ["-F", tty, "-a"], { encoding: "utf8" }).stdout.replaceAll("\n", " ")} `)
+  )
   const say = async (line: string, shows: string) => {
     w.tmuxOk("send-keys", "-t", "%0", "-l", `${line}\r`)
     await waitFor(`"${shows}" on screen`, () => w.tmuxOk("capture-pane", "-p", "-t", "%0").includes(shows))
