@@ -88,6 +88,8 @@ const MAX_SCRIPT_OUTPUT_BYTES = 256 * 1024
 /** What the master's stderr is kept of, for the cause of its end. */
 const MAX_STDERR_TAIL = 2048
 const READY_POLL_MS = 20
+/** How long after a master's exit its stderr may still be read, at most. */
+const STDERR_DRAIN_MS = 250
 const FORWARD_TIMEOUT_MS = 10_000
 /** The ssh client's "something went wrong on my side" exit status. */
 const SSH_FAILED = 255
@@ -266,13 +268,23 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         })
         let exited: string | undefined
         const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+          if (exited !== undefined) return
           // A signal is the whole story (ssh had no last words); an exit's reason is its last line.
           exited = signal !== null ? `ssh ended by ${signal}` : lastWords(state.stderrTail) || `ssh exited with status ${code}`
           if (state.master !== child) return
           state.master = undefined
           markDown(state, exited)
         }
-        child.once("exit", onExit)
+        // "exit" can come before the last of stderr is read: its words are the cause, so the end
+        // is taken at "close" (stderr drained), or a moment after "exit" if a process ssh started
+        // (a ProxyCommand) still holds the pipe.
+        child.once("exit", (code, signal) => {
+          const late = setTimeout(() => onExit(code, signal), STDERR_DRAIN_MS)
+          child.once("close", () => {
+            clearTimeout(late)
+            onExit(code, signal)
+          })
+        })
         // A spawn that failed emits "error" and never "exit".
         child.once("error", () => onExit(null, null))
         const deadline = Date.now() + settings.connectTimeoutS * 1000 + 5000
