@@ -24,6 +24,12 @@
  * is run by exec. Silence, a close, garbage or an unknown message never is: they fail the call
  * (a close before MSG_EXIT as the CLI says it, "server exited unexpectedly"), since a tmux CLI obeys
  * every file open its server asks for and this client obeys none.
+ *
+ * A remote host's socket (`socket.host`, from the hosts file) is reached through its OpenSSH
+ * forward (`Connections`), as the host's user: the client's working directory is that user's HOME
+ * and its environment the terminal's basics only. Exec never serves one (a tmux process here would
+ * start a server on this machine at the forward's path): a list that may start a server runs on
+ * the host, where the hosts file allows it, and a close before any answer is `NoServer` there.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
