@@ -312,12 +312,13 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         return view
       }).pipe(
         // Whatever failed, a master left running would hold a link no one uses.
-        Effect.tapError(() =>
+        Effect.tapError((error) =>
           Effect.promise(async () => {
             const child = state.master
             state.master = undefined
             if (child !== undefined) await terminate(child)
-            if (state.down === undefined) markDown(state, "the connection could not be set up")
+            // The cause where_am_i and the next calls show: what failed (discovery, the private directory…).
+            if (state.down === undefined) markDown(state, error.stderr.replace(/^host \S+ \(ssh \S+\): /, ""))
           })
         )
       )
