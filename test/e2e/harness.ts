@@ -316,3 +316,20 @@ export const runCli = (world: World, args: ReadonlyArray<string>, env: EnvOverri
     child.stdin.end()
   })
 }
+
+/**
+ * A process's children's pids now, from every thread's children list in /proc, zombies included:
+ * cheap enough to sample every few milliseconds (childrenOf runs ps and drops zombies).
+ */
+export const childPids = (pid: number): Array<number> => {
+  const found: Array<number> = []
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim()
+      if (text !== "") found.push(...text.split(" ").map(Number))
+    }
+  } catch {
+    // A thread that ended between the listing and the read.
+  }
+  return found
+}

@@ -11,7 +11,7 @@ import { userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
-import { errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
+import { childPids, errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
 
 let world: World
 let sshd: PrivateSshd
@@ -23,20 +23,6 @@ const remoteName = () => `${world.socketName}-r`
 const remoteTmux = (args: ReadonlyArray<string>, name = remoteName()) =>
   spawnSync("tmux", ["-f", "/dev/null", "-L", name, ...args], { env: sshd.remoteEnv, encoding: "utf8", timeout: 10_000 })
 
-/** The server's children now, from every thread's children list. */
-const children = (pid: number): Array<number> => {
-  const found: Array<number> = []
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim()
-      if (text !== "") found.push(...text.split(" ").map(Number))
-    }
-  } catch {
-    // A thread that ended between the listing and the read.
-  }
-  return found
-}
-
 const commandLine = (pid: number): string => {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
@@ -47,7 +33,7 @@ const commandLine = (pid: number): string => {
 
 /** Host ci's ssh master among the server's children (`ControlMaster=yes`, its destination last), if one runs. */
 const masterPid = (): number | undefined =>
-  children(server.pid).find((pid) => {
+  childPids(server.pid).find((pid) => {
     const line = commandLine(pid)
     return line.includes("ControlMaster=yes") && line.trimEnd().endsWith(`-- ${sshd.alias}`)
   })
@@ -118,7 +104,7 @@ describe("remote hosts over the built server", () => {
     const master = masterPid()
     expect(master).toBeDefined()
     const seen = new Set<number>()
-    const timer = setInterval(() => children(server.pid).forEach((pid) => seen.add(pid)), 2)
+    const timer = setInterval(() => childPids(server.pid).forEach((pid) => seen.add(pid)), 2)
     try {
       for (let round = 0; round < 5; round++) {
         ok(await server.call("list_panes", { host: "ci" }))
@@ -201,7 +187,7 @@ describe("first use of a host", () => {
     try {
       const results = await Promise.all(Array.from({ length: 40 }, () => fresh.call("list_panes", { host: "ci" })))
       for (const result of results) expect(ok(result).total).toBeGreaterThan(0)
-      const masters = children(fresh.pid).filter((pid) => commandLine(pid).includes("ControlMaster=yes"))
+      const masters = childPids(fresh.pid).filter((pid) => commandLine(pid).includes("ControlMaster=yes"))
       expect(masters).toHaveLength(1)
       // Shutdown ends the master and removes what ssh leaves behind (its sockets are the server's to remove).
       await fresh.close()

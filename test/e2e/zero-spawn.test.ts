@@ -5,12 +5,12 @@
  * sampled every few milliseconds while the calls run. start_server, the one tool that runs tmux
  * whatever the transport, shows both counters work.
  */
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allTools } from "../../src/tools/registry.js"
 import { validCallsOfEveryTool } from "../support/everyTool.js"
-import { makeWorld, ok, serve, type Served, type World } from "./harness.js"
+import { childPids, makeWorld, ok, serve, type Served, type World } from "./harness.js"
 
 let world: World
 let server: Served
@@ -34,30 +34,16 @@ afterAll(async () => {
 
 const runs = () => (existsSync(runsLog()) ? readFileSync(runsLog(), "utf8").split("\n").filter(Boolean) : [])
 
-/** The pids of the server's children now, from every thread's children list. */
-const children = (pid: number): Array<number> => {
-  const found: Array<number> = []
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim()
-      if (text !== "") found.push(...text.split(" ").map(Number))
-    }
-  } catch {
-    // A thread that ended between the listing and the read.
-  }
-  return found
-}
-
 /** Runs `work` while sampling the server's children; returns every child seen. */
 const sampling = async (work: () => Promise<void>): Promise<Set<number>> => {
   const seen = new Set<number>()
-  const timer = setInterval(() => children(server.pid).forEach((child) => seen.add(child)), 2)
+  const timer = setInterval(() => childPids(server.pid).forEach((child) => seen.add(child)), 2)
   try {
     await work()
   } finally {
     clearInterval(timer)
   }
-  children(server.pid).forEach((child) => seen.add(child))
+  childPids(server.pid).forEach((child) => seen.add(child))
   return seen
 }
 
