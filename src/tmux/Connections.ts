@@ -30,6 +30,7 @@ import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import { join } from "node:path"
 import type { HostsConfig, HostSettings } from "../context/HostsConfig.js"
+import { ensurePrivateDirectory } from "../context/PrivateDirectory.js"
 import { realPathOrSelf } from "../context/RealPath.js"
 import { RemoteHosts, type RemoteHostsShape, type RemoteHostView } from "../context/RemoteHosts.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
@@ -137,19 +138,6 @@ const processAlive = (pid: number): boolean => {
   }
 }
 
-/** A private directory of this uid (0700, not a symlink), made if missing. */
-const privateDirectory = (path: string, uid: number): void => {
-  try {
-    fs.mkdirSync(path, { mode: 0o700 })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-  }
-  const stat = fs.lstatSync(path)
-  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
-    throw new Error(`${path} is not a private directory of uid ${uid}; remove it and retry`)
-  }
-}
-
 /** Files of processes that are gone: their masters and forwards are gone too (ssh never unlinks them). */
 const sweep = (dir: string) => {
   for (const name of fs.readdirSync(dir)) {
@@ -210,8 +198,8 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
     const prepare = (state: HostState): string | undefined => {
       try {
         if (!prepared) {
-          privateDirectory(baseDirectory, config.uid)
-          privateDirectory(directory, config.uid)
+          ensurePrivateDirectory(baseDirectory, config.uid)
+          ensurePrivateDirectory(directory, config.uid)
           sweep(directory)
           prepared = true
         }

@@ -22,6 +22,7 @@
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import { join } from "node:path"
+import { ensurePrivateDirectory } from "../../../context/PrivateDirectory.js"
 import { Failed } from "../../../domain/Errors.js"
 import { ifFormat } from "../../../tmux/ControlProtocol.js"
 import { literalizeFormat } from "../../../tmux/Literal.js"
@@ -80,15 +81,7 @@ export const logDirectory = (base: string, uid: number): Effect.Effect<string, F
   Effect.try({
     try: () => {
       const dir = join(base, `effect-tmux-mcp-${uid}`)
-      try {
-        fs.mkdirSync(dir, { mode: 0o700 })
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      }
-      const stat = fs.lstatSync(dir)
-      if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) {
-        throw new Error(`${dir} is not a private directory of uid ${uid}; remove it and retry`)
-      }
+      ensurePrivateDirectory(dir, uid)
       sweep(dir)
       return dir
     },
