@@ -6,11 +6,19 @@ import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import { clearPane, PaneCleared } from "../operations/input/ClearPane.js"
-import { KeysBatchSent, KeysSent, MAX_BATCH_DELAY_MS, MAX_BATCH_OPERATIONS, sendKeys, sendKeysBatch } from "../operations/input/Input.js"
-import { pasteText, TextPasted } from "../operations/input/Paste.js"
+import {
+  KeysBatchSent,
+  KeysSent,
+  MAX_BATCH_DELAY_MS,
+  MAX_BATCH_OPERATIONS,
+  sendKeysAndLook,
+  sendKeysBatch
+} from "../operations/input/Input.js"
+import { pasteTextAndLook, TextPasted } from "../operations/input/Paste.js"
 import { ensureGeneration } from "../operations/servers/Servers.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced, refuseWatchedPaneUnlessForced } from "./internal/PaneGuard.js"
+import { checkWaitAfter, waitAfter, waitAfterArgument, waitedFields } from "./internal/WaitAfter.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const keysArgument = Schema.String.annotations({
@@ -25,7 +33,7 @@ export const sendKeysTool = defineTool({
   name: "send_keys",
   title: "Send Keys to tmux Pane",
   description:
-    "Types text or one key name (C-c, Escape, Up, ...) into a pane, then Enter unless a key. For a command's output use run_command.",
+    "Types text or one key name (C-c, Escape, Up, ...) into a pane, then Enter unless a key; wait: then wait for the answer. For a command's output use run_command.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
@@ -35,26 +43,30 @@ export const sendKeysTool = defineTool({
     literal: literalArgument,
     enter: enterArgument,
     exit_mode: optional(Schema.Boolean),
+    wait: waitAfterArgument,
     force: forceArgument,
     generation: generationArgument,
     ...socketArguments
   }),
-  output: KeysSent,
+  output: Schema.Struct({ ...KeysSent.fields, ...waitedFields }),
   payloadArguments: ["keys"],
   textArguments: { keys: "text" },
   handler: (input) =>
     Effect.gen(function*() {
+      const criteria = yield* checkWaitAfter(input.wait)
       const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "type into", "typing into your own terminal")
       // A person's copy mode is theirs: leaving it in a pane they watch needs force, as run_command does.
       if (input.exit_mode === true) yield* refuseWatchedPaneUnlessForced(socket, input, "take out of copy mode")
-      return yield* sendKeys(socket, input.pane_id, {
+      const { look, sent } = yield* sendKeysAndLook(socket, input.pane_id, {
         keys: input.keys,
         literal: input.literal,
         enter: input.enter,
         exitMode: input.exit_mode,
-        generation: input.generation
+        generation: input.generation,
+        look: criteria !== undefined
       })
+      return criteria === undefined ? sent : { ...sent, ...(yield* waitAfter(socket, input.pane_id, look, criteria)) }
     })
 })
 
@@ -111,7 +123,7 @@ export const sendKeysBatchTool = defineTool({
 export const pasteTextTool = defineTool({
   name: "paste_text",
   title: "Paste Text into tmux Pane",
-  description: "Pastes text into a pane exactly, as a terminal paste (bracketed, not run unless enter).",
+  description: "Pastes text into a pane exactly, as a terminal paste (bracketed, not run unless enter); wait: as send_keys'.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
@@ -120,23 +132,27 @@ export const pasteTextTool = defineTool({
     text: Schema.String,
     bracketed: optional(Schema.Boolean, "Default true."),
     enter: optional(Schema.Boolean, "Default false: not run."),
+    wait: waitAfterArgument,
     force: forceArgument,
     generation: generationArgument,
     ...socketArguments
   }),
-  output: TextPasted,
+  output: Schema.Struct({ ...TextPasted.fields, ...waitedFields }),
   payloadArguments: ["text"],
   textArguments: { text: "binary" },
   handler: (input) =>
     Effect.gen(function*() {
+      const criteria = yield* checkWaitAfter(input.wait)
       const socket = yield* resolveSocket(input)
       yield* refuseCallerPaneUnlessForced(socket, input, "paste into", "pasting into your own terminal")
-      return yield* pasteText(socket, input.pane_id, {
+      const { look, pasted } = yield* pasteTextAndLook(socket, input.pane_id, {
         text: input.text,
         bracketed: input.bracketed ?? true,
         enter: input.enter ?? false,
-        generation: input.generation
+        generation: input.generation,
+        look: criteria !== undefined
       })
+      return criteria === undefined ? pasted : { ...pasted, ...(yield* waitAfter(socket, input.pane_id, look, criteria)) }
     })
 })
 

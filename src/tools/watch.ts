@@ -8,6 +8,7 @@ import { CapturedSince, captureSince, DEFAULT_SINCE_MAX_LINES } from "../operati
 import { PaneSnapshot, snapshotPane } from "../operations/watching/Snapshot.js"
 import { DEFAULT_WAIT_TAIL_LINES, TextWaitResult, waitForText } from "../operations/watching/TextWait.js"
 import { patternArguments, timeoutArgument } from "./internal/Arguments.js"
+import { SettleMs } from "./internal/WaitAfter.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const maxLinesArgument = (fallback: number) => optional(Int.pipe(Schema.between(1, 100_000)), `The newest; default ${fallback}.`)
@@ -66,7 +67,7 @@ export const waitForTextTool = defineTool({
   name: "wait_for_text",
   title: "Wait for Text in tmux Pane",
   description:
-    "Blocks until a pane prints new text matching patterns or stop_patterns (since: count from a cursor); returns the matching lines and a tail.",
+    "Blocks until a pane prints new text matching patterns or stop_patterns (since: count from a cursor); returns the matching lines and a tail. settle_ms: or once the screen stops changing (TUIs; quiet is not finished: prefer patterns).",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -83,6 +84,8 @@ export const waitForTextTool = defineTool({
       Schema.String,
       "A capture_since cursor to count from."
     ),
+    settle_ms: optional(SettleMs),
+    ignore_patterns: optional(PatternList, "Rows that never settle (a spinner, a clock)."),
     ...socketArguments
   }),
   output: TextWaitResult,
@@ -96,7 +99,9 @@ export const waitForTextTool = defineTool({
         ignoreCase: input.ignore_case,
         timeout: yield* effectiveTimeout(input.timeout),
         maxLines: input.max_lines ?? DEFAULT_WAIT_TAIL_LINES,
-        since: input.since
+        since: input.since,
+        settleMs: input.settle_ms,
+        ignorePatterns: input.ignore_patterns
       })
     })
 })

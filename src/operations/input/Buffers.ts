@@ -208,16 +208,23 @@ export const pasteThroughPrivateBuffer = (
   socket: ResolvedSocket,
   paneId: string,
   text: string,
-  options: { readonly bracketed: boolean; readonly serverVersion: string; readonly after?: ReadonlyArray<TmuxCommand> }
-): Effect.Effect<void, TmuxError, Tmux> =>
+  options: {
+    readonly bracketed: boolean
+    readonly serverVersion: string
+    /** Run first, in the paste's own invocation (a look at the pane for a cursor). */
+    readonly before?: ReadonlyArray<TmuxCommand>
+    readonly after?: ReadonlyArray<TmuxCommand>
+  }
+): Effect.Effect<string, TmuxError, Tmux> =>
   Effect.gen(function*() {
     const buffer = privateBufferName()
     const commands = (unescaped: boolean) => [
+      ...(options.before ?? []),
       ["load-buffer", "-b", buffer, "-"],
       pasteCommand(buffer, paneId, { bracketed: options.bracketed, deleteAfter: true, unescaped }),
       ...(options.after ?? [])
     ]
-    yield* runExactPaste(socket, unescapedPaste(options.serverVersion), commands, { stdin: text }).pipe(
+    return yield* runExactPaste(socket, unescapedPaste(options.serverVersion), commands, { stdin: text }).pipe(
       // The paste may not have happened (pane gone, server busy, the call cancelled): then -d did not run.
       Effect.onError(() => Effect.ignore(deleteTmuxBuffer(socket, buffer)))
     )

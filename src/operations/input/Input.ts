@@ -18,9 +18,11 @@ import { NonNegativeInt } from "../../domain/Model.js"
 import { BATCH_BUDGET, commandListBytes } from "../../tmux/CommandBatches.js"
 import { ifFormat } from "../../tmux/ControlProtocol.js"
 import * as Format from "../../tmux/Format.js"
-import { decode, queryTree } from "../../tmux/Query.js"
+import { decode, runTree } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
+import { lookCommands, takeLook } from "../watching/InlineLook.js"
+import type { PaneView } from "../watching/Snapshot.js"
 import { readKeys } from "./KeyNames.js"
 
 /**
@@ -91,6 +93,8 @@ const paneStateRecord = Format.record("pst", {
 
 /** A pane that can receive input: it exists and its program is alive. */
 export interface TypablePane {
+  /** The look at the pane taken just before the commands that followed the lookup (see InlineLook.ts), when asked for. */
+  readonly look?: PaneView | undefined
   readonly pane_id: string
   /** In copy mode or another tmux mode: keys go to that mode, not to the program. */
   readonly in_mode: boolean
@@ -101,27 +105,33 @@ export interface TypablePane {
 /**
  * Looks the pane up before anything is sent: a dead pane is refused (tmux would drop input sent
  * there without a word), a missing one is NotFound. `then` runs in the same invocation, after the
- * lookup (which stops the list when the pane is missing): commands guarded by `whenAlive`.
+ * lookup (which stops the list when the pane is missing): commands guarded by `whenAlive`. With
+ * `look`, a look at the pane for a cursor comes between the lookup and `then`.
  */
 export const typablePane = (
   socket: ResolvedSocket,
   paneId: string,
   sent: "typed" | "pasted" = "typed",
-  then: ReadonlyArray<TmuxCommand> = []
+  then: ReadonlyArray<TmuxCommand> = [],
+  look = false
 ): Effect.Effect<TypablePane, TmuxError | Conflict, Tmux> =>
   Effect.gen(function*() {
-    const state = yield* queryTree(socket, (m) => [["list-panes", "-t", paneId, "-F", paneStateRecord.format(m)], ...then], {
-      kind: "pane",
-      id: paneId
-    })
-    const pane = (yield* decode(paneStateRecord, state)).find((row) => row.pane_id === paneId)
+    const marks = Format.newMarks()
+    const commands: ReadonlyArray<TmuxCommand> = [
+      ["list-panes", "-t", paneId, "-F", paneStateRecord.format(marks)],
+      ...(look ? lookCommands(paneId, marks) : []),
+      ...then
+    ]
+    const printed = yield* runTree(socket, commands, { kind: "pane", id: paneId })
+    const looked = look ? yield* takeLook(printed, marks) : { rest: printed, view: undefined }
+    const pane = (yield* decode(paneStateRecord, Format.parseOutput(looked.rest, marks))).find((row) => row.pane_id === paneId)
     if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
     if (pane.dead) {
       return yield* Effect.fail(
         new Conflict({ kind: "dead", reason: `pane ${paneId} is dead (its program exited): nothing ${sent} there would arrive.` })
       )
     }
-    return { pane_id: pane.pane_id, in_mode: pane.in_mode, server_version: pane.server_version }
+    return { pane_id: pane.pane_id, in_mode: pane.in_mode, server_version: pane.server_version, look: looked.view }
   })
 
 /** What one send-keys request becomes, checked before anything is sent. */
@@ -169,6 +179,17 @@ export interface SendKeysOnceRequest extends SendKeysRequest, GenerationCheck {
    * and no `enter`, only that. Default false.
    */
   readonly exitMode?: boolean | undefined
+  /**
+   * Look at the pane for a cursor in the keys' own command list (or, when they cannot go with the
+   * lookup, the lookup's, just before them), for a wait on what the program answers. Default false.
+   */
+  readonly look?: boolean | undefined
+}
+
+/** What `sendKeysAndLook` sent, and the look at the pane taken with the keys when one was asked for. */
+export interface KeysSentAndLook {
+  readonly sent: KeysSent
+  readonly look: PaneView | undefined
 }
 
 /** Room the pane lookup takes next to a `whenAlive` command in one invocation (its format and marks, ~150 bytes). */
@@ -181,10 +202,14 @@ const LOOKUP_BYTES = 512
  * exactly (ControlProtocol.quoteArgument: quoted, control characters escaped; if-shell expands no
  * format in it). Undefined when that line would not fit one invocation: the keys then go on their own.
  */
-const whenAlive = (paneId: string, commands: ReadonlyArray<TmuxCommand>): TmuxCommand | undefined => {
+const whenAlive = (paneId: string, commands: ReadonlyArray<TmuxCommand>, look: boolean): TmuxCommand | undefined => {
   const guarded = ifFormat("#{?pane_dead,0,1}", commands, { target: paneId })
-  return commandListBytes([guarded]) + LOOKUP_BYTES <= BATCH_BUDGET ? guarded : undefined
+  const room = LOOKUP_BYTES + (look ? LOOK_BYTES : 0)
+  return commandListBytes([guarded]) + room <= BATCH_BUDGET ? guarded : undefined
 }
+
+/** Room a look for a cursor takes in the same invocation (its formats and marks, ~400 bytes). */
+const LOOK_BYTES = 1024
 
 /**
  * Sends keys, then Enter as a key of its own. A dead pane is refused and gets nothing (tmux would
@@ -193,11 +218,19 @@ const whenAlive = (paneId: string, commands: ReadonlyArray<TmuxCommand>): TmuxCo
  * name, so nothing changes meaning). The first piece goes with the pane's lookup (`whenAlive`),
  * except with exit_mode, where the lookup decides whether to leave a mode first.
  */
-export const sendKeys = Effect.fn("Input.sendKeys")((
+export const sendKeys = (
   socket: ResolvedSocket,
   paneId: string,
   request: SendKeysOnceRequest
 ): Effect.Effect<KeysSent, TmuxError | InvalidInput | Conflict, Tmux> =>
+  Effect.map(sendKeysAndLook(socket, paneId, { ...request, look: false }), ({ sent }) => sent)
+
+/** `sendKeys`, and with `request.look` the look at the pane taken with the keys. */
+export const sendKeysAndLook = Effect.fn("Input.sendKeys")((
+  socket: ResolvedSocket,
+  paneId: string,
+  request: SendKeysOnceRequest
+): Effect.Effect<KeysSentAndLook, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
     const exitMode = request.exitMode === true
@@ -206,8 +239,9 @@ export const sendKeys = Effect.fn("Input.sendKeys")((
       ? { literal: false, special: false, key: null, enter: false, length: 0, invocations: [] }
       : yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const [first = [], ...rest] = plan.invocations
-    const together = exitMode || first.length === 0 ? undefined : whenAlive(paneId, first)
-    const pane = yield* typablePane(socket, paneId, "typed", together === undefined ? [] : [together])
+    const look = request.look === true
+    const together = exitMode || first.length === 0 ? undefined : whenAlive(paneId, first, look)
+    const pane = yield* typablePane(socket, paneId, "typed", together === undefined ? [] : [together], look)
     const leftMode = exitMode && pane.in_mode
     const tmux = yield* Tmux
     // `copy-mode -q` leaves every mode of the pane (tmux 3.3a on), in the keys' own round trip.
@@ -215,7 +249,7 @@ export const sendKeys = Effect.fn("Input.sendKeys")((
     for (const commands of afterLookup) {
       if (commands.length > 0) yield* tmux.run(socket, commands)
     }
-    return {
+    const sent: KeysSent = {
       pane_id: paneId,
       literal: plan.literal,
       special_key: plan.special,
@@ -225,6 +259,7 @@ export const sendKeys = Effect.fn("Input.sendKeys")((
       pane_in_mode: pane.in_mode && !leftMode,
       left_mode: leftMode
     }
+    return { sent, look: pane.look }
   })
 )
 

@@ -12,8 +12,11 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
+import * as Format from "../../tmux/Format.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
+import { lookCommands, takeLook } from "../watching/InlineLook.js"
+import type { PaneView } from "../watching/Snapshot.js"
 import { checkBufferText, pasteThroughPrivateBuffer } from "./Buffers.js"
 import { typablePane } from "./Input.js"
 import { refusePasteEnd } from "./internal/BracketedPaste.js"
@@ -39,17 +42,33 @@ export interface PasteTextRequest extends GenerationCheck {
   readonly bracketed: boolean
   /** Press Enter after the paste (runs what was pasted, in a shell). */
   readonly enter: boolean
+  /** Look at the pane for a cursor in the paste's own command list, for a wait on the answer. Default false. */
+  readonly look?: boolean | undefined
+}
+
+/** What `pasteTextAndLook` pasted, and the look at the pane taken with the paste when one was asked for. */
+export interface TextPastedAndLook {
+  readonly pasted: TextPasted
+  readonly look: PaneView | undefined
 }
 
 /**
  * Pastes text into a pane as one exact paste through a private buffer loaded from stdin and removed
  * on every path; bracketed text holding the paste-end sequence is refused.
  */
-export const pasteText = Effect.fn("Paste.pasteText")((
+export const pasteText = (
   socket: ResolvedSocket,
   paneId: string,
   request: PasteTextRequest
 ): Effect.Effect<TextPasted, TmuxError | InvalidInput | Conflict, Tmux> =>
+  Effect.map(pasteTextAndLook(socket, paneId, { ...request, look: false }), ({ pasted }) => pasted)
+
+/** `pasteText`, and with `request.look` the look at the pane taken in the paste's command list. */
+export const pasteTextAndLook = Effect.fn("Paste.pasteText")((
+  socket: ResolvedSocket,
+  paneId: string,
+  request: PasteTextRequest
+): Effect.Effect<TextPastedAndLook, TmuxError | InvalidInput | Conflict, Tmux> =>
   Effect.gen(function*() {
     yield* ensureGeneration(socket, request.generation)
     const bytes = yield* checkBufferText(request.text)
@@ -66,11 +85,15 @@ export const pasteText = Effect.fn("Paste.pasteText")((
         })
       )
     }
-    yield* pasteThroughPrivateBuffer(socket, paneId, request.text, {
+    const marks = Format.newMarks()
+    const look = request.look === true
+    const printed = yield* pasteThroughPrivateBuffer(socket, paneId, request.text, {
       bracketed: request.bracketed,
       serverVersion: pane.server_version,
+      before: look ? lookCommands(paneId, marks) : [],
       after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
     })
-    return { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
+    const pasted = { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
+    return { pasted, look: look ? (yield* takeLook(printed, marks)).view : undefined }
   })
 )

@@ -470,7 +470,10 @@ const plainView = (view: PaneView): PaneView => ({
 
 /** Looks once at the pane, for a cursor at its cursor position now (with rows above to tell its context apart in). */
 export const readForCursor = (socket: ResolvedSocket, paneId: string, escapes = false): Effect.Effect<PaneView, TmuxError, Tmux> =>
-  readPaneView(socket, paneId, -MARGIN_ROWS, escapes)
+  readPaneView(socket, paneId, CURSOR_LOOK_START, escapes)
+
+/** Where a look for a cursor starts reading: a margin above the screen, to tell the anchor's context apart in. */
+export const CURSOR_LOOK_START = -MARGIN_ROWS
 
 // ---- capture_since ------------------------------------------------------------------------------
 

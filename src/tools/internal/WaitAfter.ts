@@ -1,0 +1,101 @@
+/**
+ * The `wait` argument of the tools that send input (send_keys, paste_text): type, then wait for
+ * what the program answers, in one call. The look the wait counts from is taken in the input's own
+ * tmux command list (operations/watching/InlineLook.ts), so nothing the program prints in answer can
+ * be missed and nothing it printed before counts. The result carries wait_for_text's answer.
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
+import type { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
+import { Failed, InvalidInput, type TmuxError } from "../../domain/Errors.js"
+import { effectiveTimeout } from "../../operations/bounds/Waiting.js"
+import type { PaneView } from "../../operations/watching/Snapshot.js"
+import {
+  checkTextWait,
+  DEFAULT_WAIT_TAIL_LINES,
+  MAX_SETTLE_MS,
+  TextWaitResult,
+  type WaitCriteria,
+  waitForText
+} from "../../operations/watching/TextWait.js"
+import type { Tmux } from "../../tmux/Tmux.js"
+import { Int, optional } from "../Tool.js"
+
+const PatternList = Schema.Array(Schema.String)
+
+/** A settle time in milliseconds, as wait_for_text and `wait` take it. */
+export const SettleMs = Int.pipe(Schema.between(50, MAX_SETTLE_MS))
+
+/** wait_for_text's criteria in a few bytes: what its description says once, this does not repeat. */
+export const WaitAfterInput = Schema.Struct({
+  patterns: optional(PatternList),
+  stop_patterns: optional(PatternList),
+  regex: optional(Schema.Boolean),
+  timeout: optional(Schema.Number.pipe(Schema.positive(), Schema.finite())),
+  settle_ms: optional(SettleMs),
+  ignore_patterns: optional(PatternList)
+})
+export type WaitAfterInput = typeof WaitAfterInput.Type
+
+export const waitAfterArgument = optional(WaitAfterInput, "Then wait, as wait_for_text.")
+
+/** The wait's answer, as send_keys and paste_text results carry it (their own fields name the pane). */
+export const waitedFields = Object.fromEntries(
+  Object.entries(TextWaitResult.omit("pane_id").fields).map(([name, field]) => [name, Schema.optionalWith(field, { exact: true })])
+) as {
+  [K in Exclude<keyof typeof TextWaitResult.fields, "pane_id">]: Schema.optionalWith<(typeof TextWaitResult.fields)[K], { exact: true }>
+}
+
+export type Waited = Omit<TextWaitResult, "pane_id">
+
+/**
+ * The wait's criteria, checked before any input is sent (a bad pattern refuses the call with
+ * nothing typed). A wait must have something to end it: patterns or a settle time.
+ */
+export const checkWaitAfter = (
+  wait: WaitAfterInput | undefined
+): Effect.Effect<WaitCriteria | undefined, InvalidInput, TmuxMcpConfig> =>
+  Effect.gen(function*() {
+    if (wait === undefined) return undefined
+    if ((wait.patterns === undefined || wait.patterns.length === 0) && wait.settle_ms === undefined) {
+      return yield* Effect.fail(
+        new InvalidInput({
+          reason:
+            "wait needs patterns (what the program prints when it has answered, e.g. its prompt) or settle_ms (a quiet screen). Nothing was sent."
+        })
+      )
+    }
+    const criteria: WaitCriteria = {
+      patterns: wait.patterns === undefined || wait.patterns.length === 0 ? null : wait.patterns,
+      stopPatterns: wait.stop_patterns,
+      regex: wait.regex,
+      timeout: yield* effectiveTimeout(wait.timeout),
+      settleMs: wait.settle_ms,
+      ignorePatterns: wait.ignore_patterns
+    }
+    yield* Effect.mapError(checkTextWait(criteria), (e) => new InvalidInput({ reason: `wait: ${e.reason} Nothing was sent.` }))
+    return criteria
+  })
+
+/** Waits for the answer to input sent with a look at the pane (`look`), as wait_for_text does from there. */
+export const waitAfter = (
+  socket: ResolvedSocket,
+  paneId: string,
+  look: PaneView | undefined,
+  criteria: WaitCriteria
+): Effect.Effect<Waited, TmuxError | InvalidInput, Tmux> =>
+  Effect.gen(function*() {
+    if (look === undefined) {
+      return yield* Effect.fail(
+        new Failed({
+          command: "send-keys",
+          reason: "unparseable",
+          exitCode: null,
+          stderr: "the input was sent, but no look at the pane came with it"
+        })
+      )
+    }
+    const { pane_id: _, ...waited } = yield* waitForText(socket, paneId, { ...criteria, maxLines: DEFAULT_WAIT_TAIL_LINES, from: look })
+    return waited
+  })
