@@ -73,7 +73,8 @@ export const runBatchTool = defineTool({
   input: Schema.Struct({
     operations: Schema.Array(
       // Any value: the operation's own tool decodes it (an object, by its schema), as its tools/call would.
-      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Unknown) })
+      // An object of the step's tool's arguments; the step is decoded against that tool's own schema.
+      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
     ),
     // Default true, as send_keys_batch's: docs/tools.md says it, tools/list need not.
     stop_on_error: optional(Schema.Boolean)

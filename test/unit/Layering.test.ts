@@ -25,7 +25,7 @@ const LAYERS: ReadonlyArray<Layer> = [
   { name: "services" },
   {
     name: "operations",
-    concerns: ["internal", "bounds", "hierarchy", "servers", "layout", "lifecycle", "environment", "input", "watching", "commands"]
+    concerns: ["internal", "bounds", "hierarchy", "servers", "layout", "lifecycle", "environment", "watching", "input", "commands"]
   },
   { name: "tools" },
   { name: "mcp" },

@@ -8,11 +8,13 @@
  *   on every id argument (~20 B each, ~30 arguments); the instructions and docs/tools.md say the
  *   forms once, the argument's name says which id it is, and decoding still refuses any other form
  *   with a message naming it ("must be a pane id such as %3").
- * - A union of bare types is written as a type list (`["integer", "null"]`), as JSON Schema allows.
+ * - In a result, a union of bare types is written as a type list (`["integer", "null"]`), as JSON
+ *   Schema allows; arguments keep `anyOf` branches of one type, which every client takes.
  * - The arguments object itself is not closed (`additionalProperties: false` at the root, 28 B on
  *   every tool): the server refuses an unknown argument by name anyway (CallTool decodes with
  *   `onExcessProperty: "error"`), and the properties listed say what is taken. Nested objects an
  *   agent builds (batch steps, …) stay closed, where a misspelt key is easier to make.
+ * - Bounds of numbers and lists are not listed in arguments (INPUT_BOUNDS): decoding checks them.
  * - Output schemas keep their structure and types (properties, items, type lists, enums) but no
  *   prose, no value constraints, no closing and no required lists: what an agent reads a result by,
  *   not what checks our own output.
@@ -56,6 +58,13 @@ const OUTPUT_ONLY_PROSE = new Set([
   "required"
 ])
 
+/**
+ * Bounds of numbers and lists in arguments: decoding refuses a value past them with a message naming
+ * the bound, which is where an agent meets one; said up front on every argument they cost ~1.2 KB
+ * of every conversation's context for sanity caps (100000 lines, 10000 cells) an agent never nears.
+ */
+const INPUT_BOUNDS = new Set(["minimum", "maximum", "exclusiveMinimum", "minItems", "maxItems"])
+
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Keywords whose value is a map of names to schemas. */
@@ -75,6 +84,7 @@ const dropped = (key: string, value: unknown, side: Side): boolean =>
   (key === "properties" && isObject(value) && Object.keys(value).length === 0) ||
   (key === "required" && Array.isArray(value) && value.length === 0) ||
   (side === "output" && OUTPUT_ONLY_PROSE.has(key)) ||
+  (side !== "output" && INPUT_BOUNDS.has(key) && typeof value === "number") ||
   (side === "input" && key === "pattern" && typeof value === "string" && ID_PATTERNS.has(value)) ||
   (key === "description" && typeof value === "string" && (GENERATED_DESCRIPTION.test(value) || COMMON_DESCRIPTIONS.has(value)))
 
@@ -99,12 +109,16 @@ const clean = (node: unknown, side: Side): unknown => {
     if (SCHEMA_MAPS.has(key) && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, clean(schema, side)]))
     } else if (SCHEMA_VALUES.has(key)) {
-      out[key] = clean(value, side)
+      const cleaned = clean(value, side)
+      // Any value at all, said as JSON Schema's `true`, which no client reads as a schema left empty by mistake.
+      out[key] = key === "additionalProperties" && isObject(cleaned) && Object.keys(cleaned).length === 0 ? true : cleaned
     } else {
       out[key] = value
     }
   }
-  return typeList(out)
+  // Arguments keep anyOf branches of one type each: clients mapping schemas onto a single-type
+  // dialect (Gemini's function declarations) refuse a type list.
+  return side === "output" ? typeList(out) : out
 }
 
 /**

@@ -17,7 +17,7 @@ export const fieldsArgument = <K extends string>(all: ReadonlyArray<K>, defaults
   return sameAs === undefined
     ? optional(names, `Default: ${defaults.join(", ")}.`)
     : optional(
-      names.annotations({ jsonSchema: { type: ["string", "array"], items: { type: "string" } } }),
+      names.annotations({ jsonSchema: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] } }),
       `"all" or ${sameAs}' names; default: ${defaults.join(", ")}.`
     )
 }
