@@ -42,7 +42,7 @@ export const prompts: ReadonlyArray<PromptDefinition> = [
   {
     name: "watch_job",
     title: "Watch a long job until it is ready",
-    description: "A capture_since cursor, then wait_for_text from it.",
+    description: "send_keys with wait to start it, or a capture_since cursor, then wait_for_text from it.",
     arguments: [
       { name: "pane_id", description: "The pane the job runs in (%N).", required: true },
       { name: "ready", description: "Text that means ready, e.g. 'listening on'.", required: true },
@@ -51,6 +51,9 @@ export const prompts: ReadonlyArray<PromptDefinition> = [
     text: (args) =>
       lines(
         `Watch pane ${args.pane_id} until the job is ready.`,
+        `To start the job and wait in one call: send_keys(pane_id, keys=<its command>, wait={patterns: ${JSON.stringify([args.ready])}${
+          args.failed === undefined ? "" : `, stop_patterns: ${JSON.stringify([args.failed])}`
+        }, timeout}); the wait counts from just before the keys. For a job already running:`,
         "1. capture_since(pane_id) without a cursor returns a cursor for now; keep it.",
         `2. wait_for_text(pane_id, patterns=${JSON.stringify([args.ready])}${
           args.failed === undefined ? "" : `, stop_patterns=${JSON.stringify([args.failed])}`
