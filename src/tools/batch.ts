@@ -42,7 +42,8 @@ const OperationError = Schema.Struct({ code: Schema.String, message: Schema.Stri
 const BatchOperationResult = Schema.Struct({
   tool: Schema.String,
   ok: Schema.Boolean,
-  result: optional(Schema.Unknown, "The tool's own result."),
+  // Every tool answers with an object (its structuredContent).
+  result: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }), "The tool's own result."),
   error: optional(OperationError),
   skipped: optional(Schema.Boolean, "Not run: an earlier operation failed (stop_on_error)."),
   truncated: optional(Schema.Boolean, "The result was left out: result_bytes is over a bound."),
@@ -73,8 +74,9 @@ export const runBatchTool = defineTool({
   input: Schema.Struct({
     operations: Schema.Array(
       // Any value: the operation's own tool decodes it (an object, by its schema), as its tools/call would.
-      // An object of the step's tool's arguments; the step is decoded against that tool's own schema.
-      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
+      // Listed as an object of the step's tool's arguments; decoded against that tool's own schema,
+      // whose message names the step and the tool.
+      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Unknown.annotations({ jsonSchema: { type: "object" } })) })
     ),
     // Default true, as send_keys_batch's: docs/tools.md says it, tools/list need not.
     stop_on_error: optional(Schema.Boolean)
@@ -126,7 +128,8 @@ export const runBatchTool = defineTool({
           continue
         }
         bytes += size
-        results.push({ tool, ok: true, result: outcome.result })
+        // A tool answers with its structuredContent, always an object.
+        results.push({ tool, ok: true, result: outcome.result as { readonly [key: string]: unknown } })
       }
       return {
         ok: results.every((result) => result.ok),
