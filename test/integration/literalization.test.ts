@@ -511,7 +511,17 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           mustAccept: () => true,
           readBack: (_ctx, text, _result, args) => fileReadBack("the bytes the pane received", args._out as string, text)
         })
-      )
+      ),
+      wait: [{
+        label: "wait's patterns (matched here, never by tmux)",
+        args: async (ctx, text) => ({
+          pane_id: (await ctx.scratch()).pane_id,
+          keys: "x",
+          enter: false,
+          wait: { patterns: [text], stop_patterns: [text], ignore_patterns: [text], timeout: 0.2 }
+        }),
+        mustAccept: () => true
+      }]
     }
   },
   run_command: {
@@ -567,7 +577,16 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           readBack: (_ctx, text, _result, args) =>
             fileReadBack("the bytes the pane received", args._out as string, text.replaceAll("\n", "\r"))
         }
-      ]
+      ],
+      wait: [{
+        label: "wait's patterns (matched here, never by tmux)",
+        args: async (ctx, text) => ({
+          pane_id: (await ctx.scratch()).pane_id,
+          text: "x",
+          wait: { patterns: [text], stop_patterns: [text], ignore_patterns: [text], timeout: 0.2 }
+        }),
+        mustAccept: () => true
+      }]
     }
   },
   clear_pane: { base: { pane_id: NOWHERE.pane_id } },
@@ -606,6 +625,17 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           mustAccept: () => true
         }
       ],
+      ignore_patterns: [{
+        label: "ignore pattern (matched here, never by tmux)",
+        args: async (ctx, text) => ({
+          pane_id: (await ctx.scratch()).pane_id,
+          patterns: null,
+          settle_ms: 50,
+          ignore_patterns: [text],
+          timeout: 0.2
+        }),
+        mustAccept: () => true
+      }],
       since: [{
         label: "since cursor",
         args: (_ctx, text) => ({ pane_id: NOWHERE.pane_id, patterns: ["x"], since: text }),
