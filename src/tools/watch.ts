@@ -7,7 +7,7 @@ import { effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { CapturedSince, captureSince, DEFAULT_SINCE_MAX_LINES } from "../operations/watching/PaneCursor.js"
 import { PaneSnapshot, snapshotPane } from "../operations/watching/Snapshot.js"
 import { DEFAULT_WAIT_TAIL_LINES, TextWaitResult, waitForText } from "../operations/watching/TextWait.js"
-import { patternArguments, timeoutArgument } from "./internal/Arguments.js"
+import { patternArguments, PatternList, timeoutArgument } from "./internal/Arguments.js"
 import { SettleMs } from "./internal/WaitAfter.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
@@ -60,8 +60,6 @@ export const captureSinceTool = defineTool({
       })
     })
 })
-
-const PatternList = Schema.Array(Schema.String)
 
 export const waitForTextTool = defineTool({
   name: "wait_for_text",

@@ -111,8 +111,6 @@ export interface TextWaitRequest {
   readonly settleMs?: number | undefined
   /** Rows matching these never count as a change of the screen (a spinner, a clock). */
   readonly ignorePatterns?: ReadonlyArray<string> | undefined
-  /** The row the pane's cursor is on never counts as a change (a prompt being edited). Default false. */
-  readonly ignoreCursorLine?: boolean | undefined
 }
 
 /** Pauses between looks while settling: short enough to see a quiet spell end on time, at most 500 ms. */
@@ -189,7 +187,6 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
       Effect.gen(function*() {
         const rows = screenRows(view)
         const ignored = new Set(ignorer === null ? [] : (yield* ignorer.matchLines(rows)).map((match) => match.line))
-        if (request.ignoreCursorLine === true) ignored.add(view.state.cursor_y)
         return rows.filter((_, index) => !ignored.has(index))
       })
     /** Whether the screen has now been quiet for the settle time (a change starts the count again). */

@@ -63,11 +63,14 @@ export const forceArgument = optional(
   "Also the caller's pane."
 )
 
+/** A wait's timeout in seconds. */
+export const TimeoutSeconds = Schema.Number.pipe(Schema.positive(), Schema.finite())
+
 /** The `timeout` argument every waiting tool takes. */
-export const timeoutArgument = optional(
-  Schema.Number.pipe(Schema.positive(), Schema.finite()),
-  `Seconds, default ${DEFAULT_WAIT_SECONDS}.`
-)
+export const timeoutArgument = optional(TimeoutSeconds, `Seconds, default ${DEFAULT_WAIT_SECONDS}.`)
+
+/** Texts to match, as the waiting and searching tools take them. */
+export const PatternList = Schema.Array(Schema.String)
 
 /** The arguments that describe patterns, shared by every tool that searches or waits for text. */
 export const patternArguments = {

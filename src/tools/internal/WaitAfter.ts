@@ -21,8 +21,7 @@ import {
 } from "../../operations/watching/TextWait.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 import { Int, optional } from "../Tool.js"
-
-const PatternList = Schema.Array(Schema.String)
+import { PatternList, TimeoutSeconds } from "./Arguments.js"
 
 /** A settle time in milliseconds, as wait_for_text and `wait` take it. */
 export const SettleMs = Int.pipe(Schema.between(50, MAX_SETTLE_MS))
@@ -32,7 +31,7 @@ export const WaitAfterInput = Schema.Struct({
   patterns: optional(PatternList),
   stop_patterns: optional(PatternList),
   regex: optional(Schema.Boolean),
-  timeout: optional(Schema.Number.pipe(Schema.positive(), Schema.finite())),
+  timeout: optional(TimeoutSeconds),
   settle_ms: optional(SettleMs),
   ignore_patterns: optional(PatternList)
 })
