@@ -212,17 +212,17 @@ export const WhereAmI = Schema.Struct({
     description: "Whether the tools' socket is the server the caller runs in; null outside tmux, or when a server did not answer."
   }),
   server_running: Schema.Boolean.annotations({ description: "A tmux server answered on the effective socket." }),
-  server_unresponsive: Schema.Boolean.annotations({
+  server_unresponsive: Schema.optionalWith(Schema.Literal(true), { exact: true }).annotations({
     description:
-      "Something holds the effective socket but did not answer within 2 s (a stopped or wedged tmux): server_running is false, the tools' calls there will time out."
+      "Only when true: something holds the effective socket but did not answer within 2 s (a stopped or wedged tmux); server_running is false, calls there time out."
   }),
   server_pid: Schema.NullOr(NonNegativeInt),
   server_version: Schema.NullOr(Schema.String),
   generation: Schema.NullOr(Generation),
   live_server_count: NonNegativeInt,
-  unresponsive_server_count: NonNegativeInt.annotations({
+  unresponsive_server_count: Schema.optionalWith(NonNegativeInt, { exact: true }).annotations({
     description:
-      "Sockets of the socket directory whose server did not answer within 2 s (list_servers names them); not in live_server_count."
+      "Only when some: sockets of the socket directory whose server did not answer within 2 s (list_servers names them); not in live_server_count."
   }),
   safety_level: Schema.Literal("readonly", "mutating", "destructive"),
   suppress_history: Schema.Boolean,

@@ -25,7 +25,7 @@ export const resources: ReadonlyArray<Resource> = [
     uri: SELF_URI,
     name: "self",
     title: "Where am I (tmux)",
-    description: "The where_am_i payload: caller pane, effective socket, server liveness, safety level, tools enabled.",
+    description: "The where_am_i payload: caller pane, effective socket, server liveness, safety level, tool set.",
     mimeType: JSON_TYPE
   },
   { uri: SESSIONS_URI, name: "sessions", title: "tmux sessions", description: "list_sessions' first page.", mimeType: JSON_TYPE }
@@ -107,7 +107,7 @@ const readTarget = (
 }
 
 /**
- * Reads a resource (`tools`: every tool served, of which the payload names those enabled);
+ * Reads a resource (`tools`: every tool served, of which tmux://self counts those enabled);
  * `undefined` when the URI is not ours. A URI's `host` reaches the tool as its `host` argument, so
  * the read runs on that host (checked, and capped by the host's safety, as a call is).
  */

@@ -3,31 +3,47 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { SocketSelector } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
-import { WhereAmI } from "../domain/Model.js"
+import { NonNegativeInt, WhereAmI } from "../domain/Model.js"
 import { whereAmI } from "../operations/servers/WhereAmI.js"
 import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
-import { enabledTools } from "./ToolSets.js"
+import { enabledTools, type ToolSetConfig } from "./ToolSets.js"
 
-/** The where_am_i payload: the invocation context and the names of the tools enabled of `tools`. */
+/**
+ * Which tools are enabled, in a few words: `all` (every tool of the safety level), or the set as
+ * configured (`LIBTMUX_MCP_TOOLS=context,capture_pane`), which the safety level still caps. The
+ * names themselves are tools/list's.
+ */
+export const toolSetOf = (config: ToolSetConfig): string =>
+  config.toolSelection === undefined ? "all" : `${config.toolSelection.source}=${config.toolSelection.terms.join(",")}`
+
+/** What where_am_i adds to the invocation context: the tool set and how many tools it enables. */
+const ToolSetFields = {
+  tool_set: Schema.String.annotations({
+    description: "all: every tool of safety_level; else the LIBTMUX_MCP_TOOLS / --tools set, within safety_level."
+  }),
+  tool_count: NonNegativeInt.annotations({ description: "How many tools are enabled (tools/list names them)." })
+}
+
+/** The where_am_i payload: the invocation context, the tool set and how many of `tools` it enables. */
 export const whereAmIWithTools = (tools: ReadonlyArray<AnyTool>, selectors: SocketSelector = {}) =>
   Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const context = yield* whereAmI(selectors)
-    return { ...context, tools: enabledTools(tools, config).map((tool) => tool.name) }
+    return { ...context, tool_set: toolSetOf(config), tool_count: enabledTools(tools, config).length }
   })
 
-/** where_am_i, which also names the tools enabled; `registry` is every tool (the registry holds this one too). */
+/** where_am_i, which also says the tool set; `registry` is every tool (the registry holds this one too). */
 export const makeWhereAmITool = (registry: () => ReadonlyArray<AnyTool>): AnyTool =>
   defineTool({
     name: "where_am_i",
     title: "Where Am I",
     description:
-      "Call first: inside tmux or not (and the caller's pane), the socket the tools query and why, whether a server runs there, safety level, tools enabled.",
+      "Call first: inside tmux or not (and the caller's pane), the socket the tools query and why, whether a server runs there, safety level, tool set.",
     tier: "readonly",
     group: "context",
     alwaysLoad: true,
     hints: { idempotent: true },
     input: Schema.Struct(socketArguments),
-    output: Schema.Struct({ ...WhereAmI.fields, tools: Schema.Array(Schema.String) }),
+    output: Schema.Struct({ ...WhereAmI.fields, ...ToolSetFields }),
     handler: (input) => whereAmIWithTools(registry(), input)
   })

@@ -43,6 +43,68 @@ describe("tools/list stays within its byte budget", () => {
   }
 })
 
+/**
+ * where_am_i is an agent's first call: its text block (what most clients hand the model) stays
+ * within 500 B at the default tier with its 48 tools, in the worst usual case: the server started
+ * inside a tmux pane (TMUX / TMUX_PANE of a live pane, the effective socket the caller's from $TMUX,
+ * a server answering there), which fills every caller field. Outside tmux it is smaller.
+ *
+ * A test world's socket is longer than a user's: `<mkdtemp dir>/tmux-<uid>/etm-e2e-<pid>-<n>-<hex>`
+ * (some 48 B) against `/tmp/tmux-1000/default` (22 B), and its name (~21 B) against `default`. The
+ * path is said twice inside tmux (caller_socket_path, effective_socket_path), so the text is
+ * measured with the world's path and name replaced by the usual ones; the raw text is bounded too,
+ * by 500 B plus exactly that excess.
+ */
+const WHERE_AM_I_TEXT_BUDGET = 500
+const USUAL_SOCKET_PATH = "/tmp/tmux-1000/default"
+
+describe("where_am_i's text stays within its byte budget", () => {
+  let world: World
+  let caller: ReturnType<World["startTmux"]>
+
+  beforeAll(() => {
+    world = makeWorld()
+    caller = world.startTmux()
+  })
+  afterAll(() => world?.dispose())
+
+  const measure = async (env: Record<string, string | undefined>) => {
+    const server = await serve(world, { env })
+    try {
+      expect(server.tools.length).toBe(48)
+      const result = await server.call("where_am_i")
+      const raw = textOf(result)
+      const usual = raw.split(world.socketPath).join(USUAL_SOCKET_PATH).split(world.socketName).join("default")
+      const excess = Buffer.byteLength(raw, "utf8") - Buffer.byteLength(usual, "utf8")
+      return { where: ok(result), raw: Buffer.byteLength(raw, "utf8"), usual: Buffer.byteLength(usual, "utf8"), excess }
+    } finally {
+      await server.close()
+    }
+  }
+
+  it(`inside a tmux pane, the tools on the caller's live server: at most ${WHERE_AM_I_TEXT_BUDGET} B (1,265 B before issue 23)`, async () => {
+    const { excess, raw, usual, where } = await measure({
+      LIBTMUX_SOCKET: undefined,
+      TMUX: `${caller.socketPath},${caller.pid},0`,
+      TMUX_PANE: caller.paneId
+    })
+    // The worst usual case indeed: every caller field filled, the path said twice.
+    expect(where).toMatchObject({ caller_status: "live", targets_caller_server: true, server_running: true, tool_count: 48 })
+    expect(where.caller_socket_path).toBe(world.socketPath)
+    expect(where.effective_socket_name).toBe(world.socketName)
+    expect(excess).toBe(2 * (world.socketPath.length - USUAL_SOCKET_PATH.length) + world.socketName.length - "default".length)
+    expect(usual).toBeLessThanOrEqual(WHERE_AM_I_TEXT_BUDGET)
+    expect(raw).toBeLessThanOrEqual(WHERE_AM_I_TEXT_BUDGET + excess)
+  })
+
+  it(`outside tmux, a server running on the effective socket: at most ${WHERE_AM_I_TEXT_BUDGET} B`, async () => {
+    const { excess, raw, usual, where } = await measure({ TMUX: undefined, TMUX_PANE: undefined })
+    expect(where).toMatchObject({ inside_tmux: false, server_running: true, tool_count: 48 })
+    expect(usual).toBeLessThanOrEqual(WHERE_AM_I_TEXT_BUDGET)
+    expect(raw).toBeLessThanOrEqual(WHERE_AM_I_TEXT_BUDGET + excess)
+  })
+})
+
 /** Grows the world's one session to `windows` windows of one pane each, in batches of `;`-joined commands. */
 const growTo = (world: World, windows: number) => {
   const have = Number(world.tmux(["display-message", "-p", "-t", "main", "#{session_windows}"]).stdout)

@@ -1,7 +1,7 @@
 /**
  * Tool sets over stdio: LIBTMUX_MCP_TOOLS / --tools list exactly the tools chosen (names, groups,
- * `-name` exclusions, within the safety level); tools left out are unknown; where_am_i and doctor
- * name the set; an unknown name stops start-up with exit 1 and the valid names.
+ * `-name` exclusions, within the safety level); tools left out are unknown; where_am_i says the
+ * set and doctor names its tools; an unknown name stops start-up with exit 1 and the valid names.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allTools } from "../../src/tools/registry.js"
@@ -19,11 +19,11 @@ describe("tool sets over stdio", () => {
   })
   afterAll(() => world?.dispose())
 
-  it("LIBTMUX_MCP_TOOLS=where_am_i,list_panes lists exactly those two, and where_am_i names them", async () => {
+  it("LIBTMUX_MCP_TOOLS=where_am_i,list_panes lists exactly those two, and where_am_i says the set and its count", async () => {
     const server = await serve(world, { env: { LIBTMUX_MCP_TOOLS: "where_am_i,list_panes" } })
     try {
       expect(names(server.tools)).toEqual(["where_am_i", "list_panes"])
-      expect(ok(await server.call("where_am_i")).tools).toEqual(["where_am_i", "list_panes"])
+      expect(ok(await server.call("where_am_i"))).toMatchObject({ tool_set: "LIBTMUX_MCP_TOOLS=where_am_i,list_panes", tool_count: 2 })
       expect(ok(await server.call("list_panes")).total).toBe(1)
       // A tool outside the set is not there at all.
       await expect(server.call("capture_pane", { pane_id: "%0" })).rejects.toThrow(/Unknown tool: capture_pane/)
@@ -36,6 +36,10 @@ describe("tool sets over stdio", () => {
     const server = await serve(world, { args: ["--tools", "context,-list_servers,capture_pane"] })
     try {
       expect(names(server.tools)).toEqual([...groupOf("context").filter((name) => name !== "list_servers"), "capture_pane"])
+      expect(ok(await server.call("where_am_i"))).toMatchObject({
+        tool_set: "--tools=context,-list_servers,capture_pane",
+        tool_count: server.tools.length
+      })
     } finally {
       await server.close()
     }

@@ -5,6 +5,8 @@ import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
+import { allTools } from "../../src/tools/registry.js"
+import { visibleTools } from "../../src/tools/Tool.js"
 import { call, callerEnv, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
 import { errorMeta, okResult } from "../support/runTool.js"
 
@@ -38,6 +40,9 @@ describe("where_am_i", () => {
         suppress_history: true,
         allow_server_start: false
       })
+      // Said only when so: nothing on the socket is not an unresponsive server.
+      expect(dead).not.toHaveProperty("server_unresponsive")
+      expect(dead).not.toHaveProperty("unresponsive_server_count")
       const live = okResult(yield* call(fakeLayer(world()), "where_am_i"))
       expect(live).toMatchObject({
         inside_tmux: false,
@@ -48,13 +53,15 @@ describe("where_am_i", () => {
       })
     }))
 
-  it.effect("names the tools enabled: the safety level's, narrowed by a tool set", () =>
+  it.effect("says the tool set and how many tools it enables (tools/list names them): the safety level's, narrowed by a set", () =>
     Effect.gen(function*() {
       const readonly = okResult(yield* call(fakeLayer(world(), { flags: { safety: "readonly" } }), "where_am_i"))
-      expect(readonly.tools).toContain("list_panes")
-      expect(readonly.tools).not.toContain("start_server")
+      expect(readonly).toMatchObject({ tool_set: "all", tool_count: visibleTools(allTools, "readonly").length })
+      expect(readonly).not.toHaveProperty("tools")
       const set = okResult(yield* call(fakeLayer(world(), { env: { LIBTMUX_MCP_TOOLS: "list_panes,where_am_i" } }), "where_am_i"))
-      expect(set.tools).toEqual(["where_am_i", "list_panes"])
+      expect(set).toMatchObject({ tool_set: "LIBTMUX_MCP_TOOLS=list_panes,where_am_i", tool_count: 2 })
+      const flagged = okResult(yield* call(fakeLayer(world(), { flags: { tools: "-layout", safety: "readonly" } }), "where_am_i"))
+      expect(flagged.tool_set).toBe("--tools=-layout")
     }))
 
   it.effect("inside tmux: the caller's live pane, window and session, read from tmux", () =>

@@ -102,12 +102,13 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
         ? null
         : Option.isSome(server) && context.isCallerServer(effective, server.value.pid) === true,
       server_running: Option.isSome(server),
-      server_unresponsive: effectiveProbe._tag === "Unresponsive",
+      // Said only when so: an agent's first call stays short in the usual case.
+      ...(effectiveProbe._tag === "Unresponsive" ? { server_unresponsive: true as const } : {}),
       server_pid: Option.isSome(server) ? server.value.pid : null,
       server_version: Option.isSome(server) ? server.value.version : null,
       generation: Option.isSome(server) ? server.value.generation : null,
       live_server_count: survey.live,
-      unresponsive_server_count: survey.unresponsive,
+      ...(survey.unresponsive > 0 ? { unresponsive_server_count: survey.unresponsive } : {}),
       safety_level: config.safety,
       suppress_history: config.suppressHistory,
       allow_server_start: config.allowServerStart,
