@@ -6,20 +6,26 @@ import { onHost } from "../context/RemoteHosts.js"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { PaneId } from "../domain/Ids.js"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
-import { effectiveTimeout } from "../operations/bounds/Waiting.js"
+import { DEFAULT_WAIT_SECONDS, effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { handleSocket } from "../operations/commands/CommandHandle.js"
 import { CommandResult, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
-import { budgetArguments, generationArgument, timeoutArgument } from "./internal/Arguments.js"
+import { generationArgument, MaxOutputBytes, MaxOutputLines, TimeoutSeconds } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { defineTool, optional, socketArguments } from "./Tool.js"
 
-const outputArguments = {
-  ...budgetArguments,
-  keep_escapes: optional(Schema.Boolean),
-  interrupt_on_timeout: optional(
-    Schema.Boolean,
-    "C-c when the wait runs out."
-  )
+/**
+ * run_command's waiting and output arguments. wait_for_command takes the same, undescribed: its
+ * description points to run_command's (listed before it), so tools/list says them once.
+ */
+const waitArguments = (described: boolean) => {
+  const said = (description: string) => (described ? description : undefined)
+  return {
+    timeout: optional(TimeoutSeconds, said(`Seconds, default ${DEFAULT_WAIT_SECONDS}.`)),
+    max_lines: optional(MaxOutputLines, said(`Default ${DEFAULT_MAX_LINES}: head and tail kept.`)),
+    max_bytes: optional(MaxOutputBytes, said(`Default ${DEFAULT_MAX_BYTES}.`)),
+    keep_escapes: optional(Schema.Boolean),
+    interrupt_on_timeout: optional(Schema.Boolean, said("C-c when the wait runs out."))
+  }
 }
 
 const outputOptions = (input: { max_lines?: number; max_bytes?: number; keep_escapes?: boolean }) => ({
@@ -32,15 +38,14 @@ export const runCommandTool = defineTool({
   name: "run_command",
   title: "Run Command in tmux Pane",
   description:
-    "Runs a command in a pane's POSIX shell; returns exit_status and the whole output (timed_out: wait_for_command with handle). Prefer it to send_keys and polling.",
+    "Runs a command in a pane's POSIX shell; returns exit_status and output (timed_out: wait_for_command with handle). Prefer it to send_keys and polling.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
     command: Schema.String,
-    timeout: timeoutArgument,
-    ...outputArguments,
+    ...waitArguments(true),
     force: optional(Schema.Boolean, "Also the caller's or a watched pane."),
     generation: generationArgument,
     ...socketArguments
@@ -66,14 +71,13 @@ export const runCommandTool = defineTool({
 export const waitForCommandTool = defineTool({
   name: "wait_for_command",
   title: "Wait for Command in tmux Pane",
-  description: "Keeps waiting for a timed-out run_command by its handle: output since, exit_status once done.",
+  description: "Keeps waiting for a timed-out run_command by its handle (arguments as its): output since, exit_status once done.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false },
   input: Schema.Struct({
     handle: Schema.String,
-    timeout: timeoutArgument,
-    ...outputArguments,
+    ...waitArguments(false),
     force: optional(Schema.Boolean, "Also the caller's pane.")
   }),
   output: CommandResult,

@@ -18,7 +18,7 @@ import { pasteTextAndLook, TextPasted } from "../operations/input/Paste.js"
 import { ensureGeneration } from "../operations/servers/Servers.js"
 import { forceArgument, generationArgument } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced, refuseWatchedPaneUnlessForced } from "./internal/PaneGuard.js"
-import { checkWaitAfter, waitAfter, waitAfterArgument, waitedFields } from "./internal/WaitAfter.js"
+import { checkWaitAfter, waitAfter, waitAfterArgument, waitedFields, waitLikeSendKeysArgument } from "./internal/WaitAfter.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 const keysArgument = Schema.String.annotations({
@@ -33,7 +33,7 @@ export const sendKeysTool = defineTool({
   name: "send_keys",
   title: "Send Keys to tmux Pane",
   description:
-    "Types text or one key name (C-c, Escape, Up, ...) into a pane, then Enter unless a key; wait: then wait for the answer. For a command's output use run_command.",
+    "Types text or one key name (C-c, Escape, Up, ...) into a pane, then Enter unless a key; wait: then waits for the answer. Commands: run_command.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false, openWorld: true },
@@ -132,7 +132,7 @@ export const pasteTextTool = defineTool({
     text: Schema.String,
     bracketed: optional(Schema.Boolean, "Default true."),
     enter: optional(Schema.Boolean, "Default false: not run."),
-    wait: waitAfterArgument,
+    wait: waitLikeSendKeysArgument,
     force: forceArgument,
     generation: generationArgument,
     ...socketArguments

@@ -102,9 +102,7 @@ export const getPaneInfoTool = defineTool({
     })
 })
 
-const CaptureLine = Schema.Union(Int, Schema.Literal("-")).annotations({
-  description: "0 = top visible line, negative = history, \"-\" = the far end."
-})
+const CaptureLine = Schema.Union(Int, Schema.Literal("-"))
 
 export const capturePaneTool = defineTool({
   name: "capture_pane",
@@ -116,8 +114,8 @@ export const capturePaneTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    start: optional(CaptureLine),
-    end: optional(CaptureLine),
+    start: optional(CaptureLine, "0 = top visible line, negative = history, \"-\" = the far end."),
+    end: optional(CaptureLine, "As start."),
     max_lines: optional(Int.pipe(Schema.between(1, 100_000))),
     join_wrapped: optional(Schema.Boolean),
     escapes: optional(Schema.Boolean),

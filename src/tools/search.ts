@@ -31,7 +31,7 @@ export const searchPanesTool = defineTool({
   name: "search_panes",
   title: "Search tmux Panes",
   description:
-    "Finds text on the screens and scrollback of the panes of the server, a session or a window; returns matches with capture_pane line numbers.",
+    "Finds text on the screens and scrollback of panes (of the server, a session or a window); matches carry capture_pane line numbers.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },

@@ -65,7 +65,7 @@ export const waitForTextTool = defineTool({
   name: "wait_for_text",
   title: "Wait for Text in tmux Pane",
   description:
-    "Blocks until a pane prints new text matching patterns or stop_patterns (since: count from a cursor); returns the matching lines and a tail. settle_ms: or once the screen stops changing (TUIs; quiet is not finished: prefer patterns).",
+    "Blocks until a pane prints new text matching patterns or stop_patterns (since: from a capture_since cursor); returns matching lines and a tail. settle_ms: or once the screen is still (TUIs; quiet is not done: prefer patterns).",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -78,10 +78,7 @@ export const waitForTextTool = defineTool({
     ...patternArguments,
     timeout: timeoutArgument,
     max_lines: maxLinesArgument(DEFAULT_WAIT_TAIL_LINES),
-    since: optional(
-      Schema.String,
-      "A capture_since cursor to count from."
-    ),
+    since: optional(Schema.String),
     settle_ms: optional(SettleMs),
     ignore_patterns: optional(PatternList, "Rows that never settle (a spinner, a clock)."),
     ...socketArguments

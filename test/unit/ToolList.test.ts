@@ -41,8 +41,21 @@ describe("tools/list", () => {
       // run_batch is listed at readonly but runs whatever tools the tier allows: it says so (issue 14 item 4).
       if (tool.tier === "readonly" && tool.name !== "run_batch") expect(annotations.destructiveHint).toBe(false)
       for (const argument of Object.keys(listed.inputSchema.properties ?? {})) expect(argument).toMatch(SNAKE)
+      // An argument said once, in a tool listed before ("As send_keys'."), is listed loose here; the
+      // tool it names lists the same argument, and decoding checks it the same way.
+      const saidElsewhere = new Set<unknown>()
+      for (const [name, argument] of Object.entries(listed.inputSchema.properties ?? {})) {
+        const other = /^As ([a-z_]+)'s?\.$/.exec((argument as { description?: string }).description ?? "")?.[1]
+        if (other === undefined) continue
+        const index = allTools.findIndex((candidate) => candidate.name === other)
+        expect(index, `${tool.name}.${name} names ${other}`).toBeGreaterThanOrEqual(0)
+        expect(index, `${other} is listed before ${tool.name}`).toBeLessThan(allTools.indexOf(tool))
+        expect(describeTool(allTools[index]!).inputSchema.properties, `${other} lists ${name}`).toHaveProperty(name)
+        for (const node of nodes(argument)) saidElsewhere.add(node)
+      }
       // Every nested object in the input is closed, and no $schema noise is sent.
       for (const node of nodes(listed.inputSchema)) {
+        if (saidElsewhere.has(node)) continue
         if (node === listed.inputSchema) continue
         // A map (no fixed properties, e.g. an environment) types every value instead of refusing keys.
         const isMap = Object.keys((node.properties as object | undefined) ?? {}).length === 0 &&

@@ -3,7 +3,6 @@
  * match text or bound output.
  */
 import * as Schema from "effect/Schema"
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../../operations/bounds/OutputBudget.js"
 import { DEFAULT_WAIT_SECONDS } from "../../operations/bounds/Waiting.js"
 import { Int, optional } from "../Tool.js"
 
@@ -78,14 +77,6 @@ export const patternArguments = {
   ignore_case: optional(Schema.Boolean)
 }
 
-/** run_command's output budget. */
-export const budgetArguments = {
-  max_lines: optional(
-    Int.pipe(Schema.between(2, 10_000)),
-    `Default ${DEFAULT_MAX_LINES}: head and tail kept.`
-  ),
-  max_bytes: optional(
-    Int.pipe(Schema.between(256, 1_048_576)),
-    `Default ${DEFAULT_MAX_BYTES}.`
-  )
-}
+/** run_command's output budget, in lines (head and tail kept) and bytes. */
+export const MaxOutputLines = Int.pipe(Schema.between(2, 10_000))
+export const MaxOutputBytes = Int.pipe(Schema.between(256, 1_048_576))

@@ -39,6 +39,12 @@ export type WaitAfterInput = typeof WaitAfterInput.Type
 
 export const waitAfterArgument = optional(WaitAfterInput, "Then wait, as wait_for_text.")
 
+/**
+ * paste_text's `wait` is send_keys': tools/list shows its fields once, there (listed before it);
+ * decoding checks them the same.
+ */
+export const waitLikeSendKeysArgument = optional(WaitAfterInput.annotations({ jsonSchema: { type: "object" } }), "As send_keys'.")
+
 /** The wait's answer, as send_keys and paste_text results carry it (their own fields name the pane). */
 export const waitedFields = Object.fromEntries(
   Object.entries(TextWaitResult.omit("pane_id").fields).map(([name, field]) => [name, Schema.optionalWith(field, { exact: true })])
