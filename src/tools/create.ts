@@ -4,16 +4,21 @@ import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { PaneId, SessionId } from "../domain/Ids.js"
-import { Generation, hostField, HostName, PaneDetail, Session, Window } from "../domain/Model.js"
-import { createSession, createWindow, respawnPane, type SpawnedPane, splitWindow } from "../operations/lifecycle/Create.js"
+import { Generation, hostField, HostName, Pane, type PaneDetail, Session, Window } from "../domain/Model.js"
+import { PANE_FIELDS, PANE_KEY, type PaneField, project, projected } from "../operations/hierarchy/Fields.js"
+import { createSession, createWindow, type PaneSplit, respawnPane, splitWindow } from "../operations/lifecycle/Create.js"
 import type { SpawnRequest } from "../operations/lifecycle/Spawn.js"
+import { MAX_PANE_SPLITS } from "../operations/lifecycle/WindowPanes.js"
 import {
   commandArgument,
+  CommandArgv,
   environmentArgument,
   generationArgument,
   startDirectoryArgument,
   suppressHistoryArgument
 } from "./internal/Arguments.js"
+import { fieldsLike, fieldsOf } from "./internal/Fields.js"
+import { DEFAULT_PANE_FIELDS } from "./pane.js"
 import { type AnyTool, defineTool, Int, NonNegativeInt, optional, socketArguments } from "./Tool.js"
 
 /** tmux's own ceiling for a window dimension. */
@@ -51,11 +56,52 @@ const spawnRequest = (input: {
 
 const detachedArgument = (what: string) => optional(Schema.Boolean, `Default true: ${what} stays.`)
 
-const paneResult = ({ pane, server }: SpawnedPane) => ({ pane, generation: server.generation })
+const Direction = Schema.Literal("above", "below", "left", "right")
+
+/** A pane more for a new window: the layout's entries, each splitting the pane made before it. */
+const PaneSplitInput = Schema.Struct({
+  direction: Direction,
+  // Its form ("30%") is said once, in split_window's size.
+  size: optional(SplitSize.annotations({ jsonSchema: { anyOf: [{ type: "integer" }, { type: "string" }] } })),
+  start_directory: optional(Schema.String),
+  command: optional(CommandArgv)
+})
+
+const PaneSplits = Schema.Array(PaneSplitInput).pipe(Schema.maxItems(MAX_PANE_SPLITS))
+
+const panesArgument = optional(
+  PaneSplits,
+  "Each splits the pane made before it (the first: the first pane); size as split_window's. Returns panes, in order."
+)
+
+/** create_window's `panes` are create_session's: tools/list shows their shape once, there; decoding checks them the same. */
+const panesLikeSession = optional(
+  PaneSplits.annotations({ jsonSchema: { type: "array", items: { type: "object" } } }),
+  "As create_session's."
+)
+
+const paneSplits = (panes: ReadonlyArray<typeof PaneSplitInput.Type> | undefined): ReadonlyArray<PaneSplit> | undefined =>
+  panes?.map((pane) => ({
+    direction: pane.direction,
+    // The schema admits only "N%" strings.
+    size: pane.size as PaneSplit["size"],
+    startDirectory: pane.start_directory,
+    command: pane.command
+  }))
+
+/** A pane a mutation made or changed, as list_panes shows it: its default fields unless `fields` asks. */
+const paneFieldsArgument = fieldsLike(PANE_FIELDS, "list_panes")
+
+const ListedPane = projected(Pane, PANE_KEY)
+
+const paneProjection = (requested: "all" | ReadonlyArray<PaneField> | undefined) => {
+  const fields = fieldsOf(requested, PANE_FIELDS, PANE_KEY, DEFAULT_PANE_FIELDS)
+  return (pane: PaneDetail) => project(pane, fields)
+}
 
 const ServerGeneration = Generation.annotations({ description: "The server's generation; pass it back to later calls." })
 
-const PaneResult = Schema.Struct({ pane: PaneDetail, generation: ServerGeneration })
+const PaneResult = Schema.Struct({ pane: ListedPane, generation: ServerGeneration })
 
 const CreatedSession = Schema.Struct({
   ...Session.fields,
@@ -64,6 +110,7 @@ const CreatedSession = Schema.Struct({
   }),
   owned: Schema.Boolean.annotations({ description: "The session is killed when this MCP server exits." }),
   generation: ServerGeneration,
+  panes: Schema.optionalWith(Schema.Array(ListedPane), { exact: true }),
   host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String
@@ -73,7 +120,7 @@ export const createSessionTool = defineTool({
   name: "create_session",
   title: "Create tmux Session",
   description:
-    "Creates a detached session running the shell or command (argv); allow_server_start starts a server, owned kills it at exit. Returns it and its pane.",
+    "Creates a detached session running the shell or command (argv), and panes; allow_server_start starts a server, owned: killed when this server exits.",
   tier: "mutating",
   group: "lifecycle",
   hints: { idempotent: false, destructive: false, openWorld: true },
@@ -88,10 +135,9 @@ export const createSessionTool = defineTool({
     allow_server_start: optional(
       Schema.Boolean
     ),
-    owned: optional(
-      Schema.Boolean,
-      "Killed when this server exits."
-    ),
+    owned: optional(Schema.Boolean),
+    panes: panesArgument,
+    fields: paneFieldsArgument,
     ...socketArguments
   }),
   output: CreatedSession,
@@ -106,13 +152,15 @@ export const createSessionTool = defineTool({
         width: input.x,
         height: input.y,
         allowServerStart: input.allow_server_start ?? config.allowServerStart,
-        owned: input.owned ?? false
+        owned: input.owned ?? false,
+        panes: paneSplits(input.panes)
       })
       return {
         ...created.session,
         server_started: created.serverStarted,
         owned: created.owned,
         generation: created.server.generation,
+        ...(created.panes === undefined ? {} : { panes: created.panes.map(paneProjection(input.fields)) }),
         ...hostField(socket),
         socket_name: socket.name,
         socket_path: created.server.socket_path
@@ -133,23 +181,36 @@ export const createWindowTool = defineTool({
       Schema.String
     ),
     window_index: optional(NonNegativeInt),
-    detached: detachedArgument("the session's current window"),
+    detached: detachedArgument("the current window"),
     ...spawnInputs,
+    panes: panesLikeSession,
+    fields: paneFieldsArgument,
     generation: generationArgument,
     ...socketArguments
   }),
-  output: Schema.Struct({ window: Window, pane: PaneDetail, generation: ServerGeneration }),
+  output: Schema.Struct({
+    window: Window,
+    pane: Schema.optionalWith(ListedPane, { exact: true }).annotations({ description: "Its first pane; in panes when asked for." }),
+    panes: Schema.optionalWith(Schema.Array(ListedPane), { exact: true }),
+    generation: ServerGeneration
+  }),
   handler: (input) =>
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
-      const { window, pane, server } = yield* createWindow(socket, input.session_id, {
+      const created = yield* createWindow(socket, input.session_id, {
         ...spawnRequest(input),
         windowName: input.window_name,
         windowIndex: input.window_index,
         detached: input.detached,
-        generation: input.generation
+        generation: input.generation,
+        panes: paneSplits(input.panes)
       })
-      return { window, pane, generation: server.generation }
+      const shown = paneProjection(input.fields)
+      return {
+        window: created.window,
+        ...(created.panes === undefined ? { pane: shown(created.pane) } : { panes: created.panes.map(shown) }),
+        generation: created.server.generation
+      }
     })
 })
 
@@ -162,11 +223,12 @@ export const splitWindowTool = defineTool({
   hints: { idempotent: false, destructive: false, openWorld: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    direction: optional(Schema.Literal("above", "below", "left", "right")),
+    direction: optional(Direction),
     size: optional(SplitSize),
-    detached: detachedArgument("the window's active pane"),
+    detached: detachedArgument("the active pane"),
     ...spawnInputs,
     start_directory: startDirectoryArgument("the split pane's current directory"),
+    fields: paneFieldsArgument,
     generation: generationArgument,
     ...socketArguments
   }),
@@ -182,7 +244,7 @@ export const splitWindowTool = defineTool({
         detached: input.detached,
         generation: input.generation
       })
-      return paneResult(split)
+      return { pane: paneProjection(input.fields)(split.pane), generation: split.server.generation }
     })
 })
 
@@ -198,6 +260,7 @@ export const respawnPaneTool = defineTool({
     kill: optional(Schema.Boolean, "Default true."),
     ...spawnInputs,
     start_directory: startDirectoryArgument("the pane's start directory"),
+    fields: paneFieldsArgument,
     generation: generationArgument,
     ...socketArguments
   }),
@@ -210,7 +273,7 @@ export const respawnPaneTool = defineTool({
         kill: input.kill,
         generation: input.generation
       })
-      return paneResult(respawned)
+      return { pane: paneProjection(input.fields)(respawned.pane), generation: respawned.server.generation }
     })
 })
 

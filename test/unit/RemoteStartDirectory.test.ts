@@ -81,7 +81,7 @@ describe("a start directory the host does not have", () => {
       }
       // A directory the host has: made, and there.
       const created = okResult(yield* call("create_session", { start_directory: "/srv/app" }))
-      const split = okResult(yield* call("split_window", { pane_id: created.active_pane_id, start_directory: "~" }))
+      const split = okResult(yield* call("split_window", { pane_id: created.active_pane_id, start_directory: "~", fields: ["cwd"] }))
       expect(split.pane.cwd).toBe(HOME)
       // A respawn cannot be taken back: the error says where the pane runs now.
       const respawned = errorMeta(yield* call("respawn_pane", { pane_id: split.pane.pane_id, start_directory: "/srv/gone" }))

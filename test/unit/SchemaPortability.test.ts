@@ -43,10 +43,12 @@ describe("tools/list passes the Inspector's --strict rules", () => {
     expect(problems).toEqual([])
   })
 
-  it("result schemas have at most 66 type lists (every tool listed) and none says nothing", () => {
+  // 66 at fa025dd; 70 since create_session and create_window return panes (issue 23): a listed pane
+  // has two nullable fields. Writing every type list as anyOf would cost ~1.25 KB of tools/list.
+  it("result schemas have at most 70 type lists (every tool listed) and none says nothing", () => {
     const own = allTools.map((tool) => describeTool(tool))
     const nodes = own.flatMap((tool) => schemasIn(tool.outputSchema, `${tool.name}.outputSchema`))
-    expect(nodes.filter(([, node]) => Array.isArray(node.type)).length).toBeLessThanOrEqual(66)
+    expect(nodes.filter(([, node]) => Array.isArray(node.type)).length).toBeLessThanOrEqual(70)
     // run_batch's step results are any tool's: an object, said so.
     expect(nodes.filter(([, node]) => !VALIDATING.some((keyword) => keyword in node)).map(([path]) => path)).toEqual([])
   })

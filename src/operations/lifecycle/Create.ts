@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { randomBytes } from "node:crypto"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { escapeControls } from "../../domain/ControlText.js"
@@ -24,6 +25,18 @@ import { checkName, type NameKind } from "../layout/Names.js"
 import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
 import { type SpawnArguments, spawnArguments, type SpawnRequest } from "./Spawn.js"
 import { checkStartDirectory } from "./StartDirectoryCheck.js"
+import {
+  DIRECTION_FLAGS,
+  NO_ROOM,
+  panesInOrder,
+  type PaneSplit,
+  splitCommands,
+  type SplitDirection,
+  type SplitSize,
+  splitSpawns
+} from "./WindowPanes.js"
+
+export type { PaneSplit, SplitDirection, SplitSize } from "./WindowPanes.js"
 
 /**
  * A detached session to create: names, size, whether a server may be started for it, and whether
@@ -40,6 +53,8 @@ export interface CreateSessionRequest extends SpawnRequest, GenerationCheck {
   readonly allowServerStart?: boolean | undefined
   /** The session belongs to this process: the Ownership scope kills it when it closes. */
   readonly owned?: boolean | undefined
+  /** More panes for its window, each splitting the one made before (see WindowPanes). */
+  readonly panes?: ReadonlyArray<PaneSplit> | undefined
 }
 
 /** The new session and the server that holds it. */
@@ -49,6 +64,8 @@ export interface CreatedSession {
   /** Whether this call started the tmux server (no server answered the probe before it). */
   readonly serverStarted: boolean
   readonly owned: boolean
+  /** With `panes` asked for: every pane of the session's window, in the order made (its first pane first). */
+  readonly panes?: ReadonlyArray<PaneDetail>
 }
 
 /** A window to create in a session. */
@@ -58,25 +75,26 @@ export interface CreateWindowRequest extends SpawnRequest, GenerationCheck {
   readonly windowIndex?: number | undefined
   /** Leave the session's current window as it is (default true). */
   readonly detached?: boolean | undefined
+  /** More panes for the window, each splitting the one made before (see WindowPanes). */
+  readonly panes?: ReadonlyArray<PaneSplit> | undefined
 }
 
 /** The new window, its pane and the server. */
 export interface CreatedWindow {
   readonly window: Window
-  /** The window's only pane. */
+  /** The window's first pane. */
   readonly pane: PaneDetail
   readonly server: ServerIdentity
+  /** With `panes` asked for: every pane of the window, in the order made (`pane` first). */
+  readonly panes?: ReadonlyArray<PaneDetail>
 }
-
-/** Where the new pane goes, relative to the pane that is split. */
-export type SplitDirection = "above" | "below" | "left" | "right"
 
 /** How to split a pane: the side, the new pane's size, whether it becomes active. */
 export interface SplitWindowRequest extends SpawnRequest, GenerationCheck {
   /** Default "below". */
   readonly direction?: SplitDirection | undefined
   /** Cells (e.g. 10) or a percentage of the split pane (e.g. "30%"); half otherwise. */
-  readonly size?: number | `${number}%` | undefined
+  readonly size?: SplitSize | undefined
   /** Leave the window's active pane as it is (default true). */
   readonly detached?: boolean | undefined
 }
@@ -91,13 +109,6 @@ export interface RespawnPaneRequest extends SpawnRequest, GenerationCheck {
 export interface SpawnedPane {
   readonly pane: PaneDetail
   readonly server: ServerIdentity
-}
-
-const DIRECTION_FLAGS: Record<SplitDirection, ReadonlyArray<string>> = {
-  below: ["-v"],
-  above: ["-v", "-b"],
-  right: ["-h"],
-  left: ["-h", "-b"]
 }
 
 /** Where a pane is: its process's directory, and the one it started in (all a dead pane has). */
@@ -193,6 +204,26 @@ const startDirectoryRecord = Format.record("spd", {
 const spawnedPaneFormat = (marks: Format.Marks): string => paneRecord.format(marks) + startDirectoryRecord.format(marks)
 
 /**
+ * The panes of one invocation's output (pane rows printed with `spawnedPaneFormat`, the clients
+ * and the window links), each with the directory it started in as its cwd: its process was started
+ * there a moment ago and has not had a chance to move, and a directory read now races with the
+ * child's own set-up (tmux 3.3a then reports an empty path).
+ */
+const spawnedPanes = (
+  socket: ResolvedSocket,
+  server: ServerIdentity,
+  output: Format.ParsedOutput
+): Effect.Effect<Array<PaneDetail>, TmuxError, InvocationContext> =>
+  Effect.gen(function*() {
+    const panes = yield* toPaneDetails(socket, server, output)
+    const starts = yield* decode(startDirectoryRecord, output)
+    return panes.map((pane) => {
+      const directory = starts.find((start) => start.pane_id === pane.pane_id)?.directory
+      return directory === undefined || directory === "" ? pane : { ...pane, cwd: directory }
+    })
+  })
+
+/**
  * Runs a command list that spawns a pane and prints it with `spawnedPaneFormat`, reads it back with
  * the server identity, clients and window links, and returns that pane (`paneId`, or the only pane
  * the list printed).
@@ -210,17 +241,40 @@ const spawnAndRead = (
       marks
     )
     const server = yield* decodeServerIdentity(output)
-    const panes = yield* toPaneDetails(socket, server, output)
-    const starts = yield* decode(startDirectoryRecord, output)
-    const id = paneId ?? (yield* firstRow(starts, "pane")).pane_id
-    const pane = panes.find((candidate) => candidate.pane_id === id)
+    const id = paneId ?? (yield* firstRow(yield* decode(startDirectoryRecord, output), "pane")).pane_id
+    const pane = (yield* spawnedPanes(socket, server, output)).find((candidate) => candidate.pane_id === id)
     // A pane whose process ends at once may be gone before the read-back (without remain-on-exit).
     if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: id, socket: socket.label }))
-    // The process was started there a moment ago and has not had a chance to move. Its directory
-    // read now races with the child's own set-up: tmux 3.3a then reports an empty path.
-    const directory = starts.find((start) => start.pane_id === id)?.directory
-    return { pane: directory === undefined || directory === "" ? pane : { ...pane, cwd: directory }, server, output }
+    return { pane, server, output }
   })
+
+/** Checks each split pane's start directory on a remote host (see confirmStartDirectory). */
+const confirmSplitDirectories = (
+  socket: ResolvedSocket,
+  splits: ReadonlyArray<PaneSplit>,
+  spawns: ReadonlyArray<SpawnArguments>,
+  panes: ReadonlyArray<PaneDetail>,
+  undo: Undo
+): Effect.Effect<void, TmuxError | InvalidInput, Tmux> =>
+  Effect.forEach(
+    splits,
+    (split, index) => confirmStartDirectory(socket, { command: split.command }, spawns[index]!, panes[index + 1]!.pane_id, undo),
+    { discard: true }
+  )
+
+/**
+ * A failed layout is the caller's to fix when tmux said a split did not fit; what the call made is
+ * gone by then (`undone` says so).
+ */
+const layoutRefused = (undone: string) => (error: TmuxError): Effect.Effect<never, TmuxError | InvalidInput> =>
+  tmuxSaid(NO_ROOM)(error)
+    ? Effect.fail(
+      new InvalidInput({
+        reason:
+          `a pane of panes does not fit (tmux: ${error.stderr.trim()}); ${undone}. Give smaller sizes, fewer panes or a larger window (x, y).`
+      })
+    )
+    : Effect.fail(error)
 
 /**
  * A new session, detached. On a socket with no server this fails with NoServer unless
@@ -231,11 +285,13 @@ const spawnAndRead = (
 export const createSession = Effect.fn("Create.createSession")((
   socket: ResolvedSocket,
   request: CreateSessionRequest
-): Effect.Effect<CreatedSession, TmuxError | InvalidInput, Tmux | Ownership> =>
+): Effect.Effect<CreatedSession, TmuxError | InvalidInput, Tmux | Ownership | InvocationContext> =>
   Effect.gen(function*() {
     const sessionName = yield* nameFlag("-s", "session name", "session_name", request.sessionName)
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
     const spawn = yield* spawnArguments(request, socket)
+    const splits = request.panes ?? []
+    const splitSpawnsOf = yield* splitSpawns(socket, request, splits)
     const owned = request.owned === true
     yield* ensureGeneration(socket, request.generation)
     const running = request.allowServerStart === true ? yield* probeServer(socket) : Option.none()
@@ -244,6 +300,9 @@ export const createSession = Effect.fn("Create.createSession")((
     const ownership = yield* Ownership
     // Registered before the session exists, so no moment has a marked session the finalizer would miss.
     if (owned) yield* ownership.register(socket)
+    // While its panes are made the session carries a mark of this call: a split that fails ends the
+    // list, and the mark is how the half-built session is found and closed again.
+    const building = splits.length > 0 ? `@etm-building-${randomBytes(6).toString("hex")}` : undefined
     const output = yield* query(
       socket,
       (m) => [
@@ -260,8 +319,19 @@ export const createSession = Effect.fn("Create.createSession")((
           ...spawn.flags,
           ...spawn.argv
         ],
-        // new-session makes the new session current, so the mark lands on it and nowhere else.
+        // new-session makes the new session current, so a mark lands on it and nowhere else, and a
+        // split without -t splits its active pane.
         ...(owned ? [ownership.markCommand] : []),
+        ...(building === undefined ? [] : [
+          ["set-option", building, "1"],
+          ...splitCommands(m, splits, splitSpawnsOf, undefined),
+          ["list-panes", "-F", spawnedPaneFormat(m)],
+          // The session as built (new-session printed it before the splits).
+          ["display-message", "-p", sessionRecord.format(m)],
+          ["set-option", "-u", building],
+          clientsCommand(m),
+          placementsCommand(m)
+        ]),
         serverIdentityCommand(m)
       ],
       { startServer }
@@ -272,21 +342,35 @@ export const createSession = Effect.fn("Create.createSession")((
             reason:
               `a session with that name already exists on ${socket.label} (tmux: ${error.stderr.trim()}). Pick another session_name; list_sessions shows the names in use.`
           })
-        ))
+        )),
+      Effect.catchAll((error) =>
+        error._tag === "InvalidInput" || building === undefined
+          ? Effect.fail(error)
+          : Effect.zipRight(closeBuilding(socket, building), layoutRefused("the new session was closed again")(error))
+      )
     )
-    const session = yield* firstRow(yield* decode(sessionRecord, output), "session")
-    yield* confirmStartDirectory(socket, request, spawn, session.active_pane_id, {
-      command: ["kill-session", "-t", session.session_id],
-      said: "the new session was closed again"
-    })
-    return {
-      session: session as Session,
-      server: yield* decodeServerIdentity(output),
-      serverStarted: startServer,
-      owned
-    }
+    const sessions = yield* decode(sessionRecord, output)
+    const made = yield* firstRow(sessions, "session")
+    const server = yield* decodeServerIdentity(output)
+    const undo = { command: ["kill-session", "-t", made.session_id], said: "the new session was closed again" }
+    yield* confirmStartDirectory(socket, request, spawn, made.active_pane_id, undo)
+    if (building === undefined) return { session: made as Session, server, serverStarted: startServer, owned }
+    const panes = yield* panesInOrder(socket, made.active_pane_id, yield* spawnedPanes(socket, server, output), output)
+    yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
+    const session = sessions[sessions.length - 1]! as Session
+    return { session, server, serverStarted: startServer, owned, panes }
   })
 )
+
+/** Closes the sessions that carry a build mark (one, or none when new-session itself failed). */
+const closeBuilding = (socket: ResolvedSocket, building: string): Effect.Effect<void, never, Tmux> => {
+  const marked = Format.record("bld", { session_id: Format.string("session_id"), mark: Format.string(building) })
+  return Effect.gen(function*() {
+    const sessions = yield* decode(marked, yield* query(socket, (m) => [["list-sessions", "-F", marked.format(m)]]))
+    const ids = sessions.filter((session) => session.mark === "1").map((session) => session.session_id)
+    if (ids.length > 0) yield* query(socket, () => ids.map((id) => ["kill-session", "-t", id]))
+  }).pipe(Effect.ignore)
+}
 
 /** A new window in an explicitly named session, and its pane. */
 export const createWindow = Effect.fn("Create.createWindow")((
@@ -297,6 +381,8 @@ export const createWindow = Effect.fn("Create.createWindow")((
   Effect.gen(function*() {
     const windowName = yield* nameFlag("-n", "window name", "window_name", request.windowName)
     const spawn = yield* spawnArguments(request, socket)
+    const splits = request.panes ?? []
+    const splitSpawnsOf = yield* splitSpawns(socket, request, splits)
     yield* ensureGeneration(socket, request.generation)
     // "$1:" means "in session $1, at the next free index" (a bare target may name a window instead).
     const target = `${sessionId}:${request.windowIndex ?? ""}`
@@ -327,11 +413,31 @@ export const createWindow = Effect.fn("Create.createWindow")((
         ))
     )
     const window = yield* firstRow(yield* decode(windowRecord, output), "window")
-    yield* confirmStartDirectory(socket, request, spawn, pane.pane_id, {
-      command: ["kill-window", "-t", window.window_id],
-      said: "the new window was closed again"
-    })
-    return { window: window as Window, pane, server }
+    const undo = { command: ["kill-window", "-t", window.window_id], said: "the new window was closed again" }
+    yield* confirmStartDirectory(socket, request, spawn, pane.pane_id, undo)
+    if (splits.length === 0) return { window: window as Window, pane, server }
+    // A window made with -d is not the list's current one: the splits go in a list of their own, aimed at it.
+    const built = yield* spawnAndRead(
+      socket,
+      (m) => [
+        ...splitCommands(m, splits, splitSpawnsOf, window.window_id),
+        ["list-panes", "-t", window.window_id, "-F", spawnedPaneFormat(m)],
+        // The window as built: its size, layout and active pane changed with each split.
+        ["display-message", "-p", "-t", window.window_id, windowRecord.format(m)]
+      ],
+      { kind: "window", id: window.window_id },
+      pane.pane_id
+    ).pipe(
+      Effect.catchAll((error) =>
+        error._tag === "NotFound"
+          ? Effect.fail(error)
+          : Effect.zipRight(Effect.ignore(query(socket, () => [undo.command])), layoutRefused(undo.said)(error))
+      )
+    )
+    const panes = yield* panesInOrder(socket, pane.pane_id, yield* spawnedPanes(socket, built.server, built.output), built.output)
+    yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
+    const builtWindow = yield* firstRow(yield* decode(windowRecord, built.output), "window")
+    return { window: builtWindow as Window, pane: panes[0]!, server, panes }
   })
 )
 

@@ -22,6 +22,18 @@ export const fieldsArgument = <K extends string>(all: ReadonlyArray<K>, defaults
     )
 }
 
+/**
+ * The `fields` of a tool whose items are another tool's (listed before it): the same names and the
+ * same defaults, said once, there; decoding checks the names the same way.
+ */
+export const fieldsLike = <K extends string>(all: ReadonlyArray<K>, tool: string) =>
+  optional(
+    Schema.Union(Schema.Literal("all"), Schema.Array(Schema.Literal(...(all as [K, ...Array<K>])))).annotations({
+      jsonSchema: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] }
+    }),
+    `As ${tool}${tool.endsWith("s") ? "'" : "'s"}.`
+  )
+
 /** The fields a call returns: the defaults, every one for "all", or those named; the key always. */
 export const fieldsOf = <K extends string>(
   requested: "all" | ReadonlyArray<K> | undefined,
