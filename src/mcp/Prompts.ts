@@ -79,7 +79,7 @@ export const prompts: ReadonlyArray<PromptDefinition> = [
   {
     name: "build_workspace",
     title: "Build a workspace",
-    description: "create_session and split_window with argv commands.",
+    description: "One create_session call: its panes, each with an argv command.",
     arguments: [
       { name: "session_name", description: "The new session's name.", required: true },
       { name: "commands", description: "One command per line, each in its own pane." }
@@ -89,9 +89,9 @@ export const prompts: ReadonlyArray<PromptDefinition> = [
         `Build a tmux workspace named ${args.session_name}${
           args.commands === undefined ? "" : ` running, one per pane:\n${args.commands}`
         }`,
-        "1. create_session(session_name, command) creates it; command is argv, an array such as [\"npm\", \"run\", \"dev\"], not a shell string (a shell line: [\"sh\", \"-c\", \"…\"]); omit it for a shell. Add allow_server_start=true if no server runs. Keep the pane_id it returns.",
-        "2. split_window(pane_id, direction, command) adds a pane, again with argv; create_window(session_id, window_name, command) adds a window.",
-        "3. list_panes(session_id) shows the result; select_layout(window_id, layout) tidies it."
+        "1. One call builds it: create_session(session_name, command, panes=[{direction, command}, …]). command is argv, an array such as [\"npm\", \"run\", \"dev\"], not a shell string (a shell line: [\"sh\", \"-c\", \"…\"]); omit it for a shell. Each panes entry splits the pane made before it (direction: below, right, above or left; size and start_directory optional). Add allow_server_start=true if no server runs.",
+        "2. The result's panes lists every pane's pane_id in the order made (the first command's pane first): keep them for send_keys and run_command.",
+        "3. More later: split_window(pane_id, direction, command) adds a pane; create_window(session_id, window_name, panes) a window; select_layout(window_id, layout) tidies one."
       )
   },
   {

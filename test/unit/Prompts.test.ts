@@ -59,7 +59,7 @@ describe("prompts", () => {
     expect(textOf("run_and_read", { command: "ls" })).toContain("run_command(pane_id, command)")
     expect(textOf("watch_job", { pane_id: "%1", ready: "up" })).toContain("since=cursor")
     expect(textOf("find_error", {})).toContain("search_panes(")
-    expect(textOf("build_workspace", { session_name: "w" })).toContain("split_window(")
+    expect(textOf("build_workspace", { session_name: "w" })).toContain("create_session(session_name, command, panes=[")
     expect(textOf("stop_hung_command", { pane_id: "%1" })).toMatch(/is_caller[\s\S]*C-c/)
   })
 
