@@ -81,6 +81,13 @@ describe.each(versions)("a workspace in one call on tmux %s", (_version, tmuxBin
     expect(panes.map((pane) => pane.active)).toEqual([false, false, true])
     expect(new Set(panes.map((pane) => pane.window_id))).toEqual(new Set([created.active_window_id]))
 
+    // A pane started with an argv is said to run its program, though tmux may read the command a
+    // moment before the program has replaced the fork that starts it.
+    const argv = ok(await server.call("create_session", { panes: [{ direction: "right", command: ["sleep", "600"] }] }))
+    expect((argv.panes as Array<{ command: string }>).map((pane) => pane.command)).toEqual([expect.any(String), "sleep"])
+    const split = ok(await server.call("split_window", { pane_id: argv.active_pane_id, command: ["sleep", "601"] }))
+    expect(split.pane.command).toBe("sleep")
+
     const places = await placesIn(server, created.active_window_id)
     expect([...places.keys()].sort()).toEqual([first, second, third].sort())
     const [top, bottomLeft, bottomRight] = [places.get(first!)!, places.get(second!)!, places.get(third!)!]

@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { randomBytes } from "node:crypto"
+import { posix } from "node:path"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { escapeControls } from "../../domain/ControlText.js"
@@ -224,14 +225,23 @@ const spawnedPanes = (
   })
 
 /**
+ * A new pane as its process runs: the program of the argv it was started with. tmux reads the
+ * command from the pane's process, which a moment after the spawn may not have become the program
+ * yet (tmux 3.3a then names the default shell); without an argv the pane runs what tmux read.
+ */
+const startedWith = (pane: PaneDetail, argv: ReadonlyArray<string> | undefined): PaneDetail =>
+  argv === undefined || argv[0] === undefined ? pane : { ...pane, command: posix.basename(argv[0]) }
+
+/**
  * Runs a command list that spawns a pane and prints it with `spawnedPaneFormat`, reads it back with
  * the server identity, clients and window links, and returns that pane (`paneId`, or the only pane
- * the list printed).
+ * the list printed), as started with `argv`.
  */
 const spawnAndRead = (
   socket: ResolvedSocket,
   commands: (marks: Format.Marks) => ReadonlyArray<TmuxCommand>,
   target: QueryTarget,
+  argv: ReadonlyArray<string> | undefined,
   paneId?: string
 ): Effect.Effect<SpawnedPane & { readonly output: Format.ParsedOutput }, TmuxError, Tmux | InvocationContext> =>
   Effect.gen(function*() {
@@ -245,7 +255,7 @@ const spawnAndRead = (
     const pane = (yield* spawnedPanes(socket, server, output)).find((candidate) => candidate.pane_id === id)
     // A pane whose process ends at once may be gone before the read-back (without remain-on-exit).
     if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: id, socket: socket.label }))
-    return { pane, server, output }
+    return { pane: startedWith(pane, argv), server, output }
   })
 
 /** Checks each split pane's start directory on a remote host (see confirmStartDirectory). */
@@ -355,7 +365,9 @@ export const createSession = Effect.fn("Create.createSession")((
     const undo = { command: ["kill-session", "-t", made.session_id], said: "the new session was closed again" }
     yield* confirmStartDirectory(socket, request, spawn, made.active_pane_id, undo)
     if (building === undefined) return { session: made as Session, server, serverStarted: startServer, owned }
-    const panes = yield* panesInOrder(socket, made.active_pane_id, yield* spawnedPanes(socket, server, output), output)
+    const panes = (yield* panesInOrder(socket, made.active_pane_id, yield* spawnedPanes(socket, server, output), output)).map((pane, i) =>
+      startedWith(pane, i === 0 ? request.command : splits[i - 1]!.command)
+    )
     yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
     const session = sessions[sessions.length - 1]! as Session
     return { session, server, serverStarted: startServer, owned, panes }
@@ -403,7 +415,8 @@ export const createWindow = Effect.fn("Create.createWindow")((
           ...spawn.argv
         ]
       ],
-      { kind: "session", id: sessionId }
+      { kind: "session", id: sessionId },
+      request.command
     ).pipe(
       Effect.catchIf(tmuxSaid(INDEX_IN_USE), () =>
         Effect.fail(
@@ -426,6 +439,7 @@ export const createWindow = Effect.fn("Create.createWindow")((
         ["display-message", "-p", "-t", window.window_id, windowRecord.format(m)]
       ],
       { kind: "window", id: window.window_id },
+      request.command,
       pane.pane_id
     ).pipe(
       Effect.catchAll((error) =>
@@ -434,7 +448,9 @@ export const createWindow = Effect.fn("Create.createWindow")((
           : Effect.zipRight(Effect.ignore(query(socket, () => [undo.command])), layoutRefused(undo.said)(error))
       )
     )
-    const panes = yield* panesInOrder(socket, pane.pane_id, yield* spawnedPanes(socket, built.server, built.output), built.output)
+    const panes = (yield* panesInOrder(socket, pane.pane_id, yield* spawnedPanes(socket, built.server, built.output), built.output)).map(
+      (made, i) => startedWith(made, i === 0 ? request.command : splits[i - 1]!.command)
+    )
     yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
     const builtWindow = yield* firstRow(yield* decode(windowRecord, built.output), "window")
     return { window: builtWindow as Window, pane: panes[0]!, server, panes }
@@ -469,7 +485,8 @@ export const splitWindow = Effect.fn("Create.splitWindow")((
           ...spawn.argv
         ]
       ],
-      { kind: "pane", id: paneId }
+      { kind: "pane", id: paneId },
+      request.command
     )
     yield* confirmStartDirectory(socket, request, spawn, pane.pane_id, {
       command: ["kill-pane", "-t", pane.pane_id],
@@ -500,6 +517,7 @@ export const respawnPane = Effect.fn("Create.respawnPane")((
         ["list-panes", "-t", paneId, "-F", spawnedPaneFormat(m)]
       ],
       { kind: "pane", id: paneId },
+      request.command,
       paneId
     ).pipe(
       Effect.catchIf(tmuxSaid(PANE_STILL_ACTIVE), () =>
