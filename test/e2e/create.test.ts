@@ -82,14 +82,21 @@ describe("Done when (issue 3), over stdio", () => {
     expect(screen).not.toContain(world.dir)
   })
 
-  it("split_window in each direction returns the new pane with every field, placed there, in the split pane's directory", async () => {
+  it("split_window in each direction returns the new pane with every field asked for, placed there, in the split pane's directory", async () => {
     const world = freshWorld()
     world.startTmux()
     const server = await start(world)
     const project = join(world.dir, "project dir")
     mkdirSync(project)
     // Not the session's current window, and not where this server (or tmux's default) would start a pane.
-    const { pane: original } = ok(await server.call("create_window", { session_id: "$0", start_directory: project, window_name: "w" }))
+    const { pane: original } = ok(
+      await server.call("create_window", {
+        session_id: "$0",
+        start_directory: project,
+        window_name: "w",
+        fields: ["window_id", "window_index", "cwd"]
+      })
+    )
     expect(original.cwd).toBe(project)
     const relations = {
       below: (n: any, o: any) => n.top > o.top,
@@ -98,22 +105,22 @@ describe("Done when (issue 3), over stdio", () => {
       left: (n: any, o: any) => n.left < o.left
     } as const
     for (const [direction, placed] of Object.entries(relations)) {
-      const { pane } = ok(await server.call("split_window", { pane_id: original.pane_id, direction }))
+      const { pane } = ok(await server.call("split_window", { pane_id: original.pane_id, direction, fields: "all" }))
       const now = ok(await server.call("get_pane_info", { pane_id: original.pane_id }))
       expect({ direction, placed: placed(pane, now) }).toEqual({ direction, placed: true })
       expect(pane).toMatchObject({
         window_id: original.window_id,
+        window_index: original.window_index,
         window_name: "w",
         session_id: "$0",
+        session_name: "main",
         active: false,
         dead: false,
         cwd: project,
         title: expect.any(String),
         command: expect.any(String),
         is_caller: null,
-        is_attended: false,
-        placements: [{ session_id: "$0", session_name: "main", window_index: original.window_index }],
-        placements_complete: true
+        is_attended: false
       })
       expect(pane.pane_id).toMatch(/^%\d+$/)
       expect(pane.pane_index).toBeTypeOf("number")
@@ -134,7 +141,9 @@ describe("Done when (issue 3), over stdio", () => {
       await server.call("create_session", { session_name: names.session, window_name: names.window, start_directory: directory })
     )
     expect(created.session_name).toBe(names.session)
-    const split = ok(await server.call("split_window", { pane_id: created.active_pane_id }))
+    const split = ok(
+      await server.call("split_window", { pane_id: created.active_pane_id, fields: ["window_name", "session_name", "cwd"] })
+    )
     expect(split.pane).toMatchObject({ window_name: names.window, session_name: names.session, cwd: directory })
     const listed = ok(await server.call("list_sessions")).items.map((s: any) => s.session_name)
     expect(listed).toEqual(["main", names.session])
@@ -242,7 +251,7 @@ describe("generation, guards and refusals over stdio", () => {
     expect(refused.code).toBe("denied")
     expect(refused.text).toContain(caller.paneId)
     const other = lines(world.tmux(["list-panes", "-F", "#{pane_id}"]).stdout).find((id) => id !== caller.paneId)!
-    const respawned = ok(await server.call("respawn_pane", { pane_id: other, command: ["sleep", "600"] }))
+    const respawned = ok(await server.call("respawn_pane", { pane_id: other, command: ["sleep", "600"], fields: ["is_caller", "dead"] }))
     expect(respawned.pane).toMatchObject({ pane_id: other, is_caller: false, dead: false })
   })
 

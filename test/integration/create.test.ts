@@ -1,8 +1,8 @@
 /**
  * create_session, create_window, split_window and respawn_pane on real tmux: both create_session
  * contracts, explicit server start, owned sessions, argv without a shell, environment, start
- * directories, split geometry and placements, generations, the caller guard, literal names and
- * every refusal of bad input.
+ * directories, split geometry, the pane fields a result returns (list_panes' defaults unless
+ * `fields` asks), generations, the caller guard, literal names and every refusal of bad input.
  */
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -46,7 +46,21 @@ const waitForCwd = (w: PrivateTmux, paneId: string, directory: string) =>
 /** A program that prints its environment values and stays, so the pane can be captured. */
 const printing = (script: string) => ["sh", "-c", `${script}; exec sleep 600`]
 
-const PANE_DETAIL_KEYS = [
+/** A result's pane by default: list_panes' default fields, sorted. */
+const DEFAULT_PANE_KEYS = [
+  "active",
+  "command",
+  "is_attended",
+  "is_caller",
+  "pane_id",
+  "pane_index",
+  "session_id",
+  "window_id",
+  "window_index"
+]
+
+/** A result's pane with `fields: "all"`: every field list_panes has, sorted. */
+const ALL_PANE_KEYS = [
   "active",
   "command",
   "cwd",
@@ -59,8 +73,6 @@ const PANE_DETAIL_KEYS = [
   "pane_id",
   "pane_index",
   "pid",
-  "placements",
-  "placements_complete",
   "session_id",
   "session_name",
   "title",
@@ -260,7 +272,7 @@ describe("create_session", () => {
 })
 
 describe("create_window", () => {
-  it("creates a window in the given session without changing its current window, and returns window and pane", async () => {
+  it("creates a window in the given session without changing its current window, and returns window and pane (fields as asked)", async () => {
     const w = world()
     const layer = baseSession(w)
     const created = okResult(await runTool(layer, "create_window", { session_id: "$0", window_name: "logs" }))
@@ -274,24 +286,25 @@ describe("create_window", () => {
       active: false,
       active_pane_id: "%1"
     })
-    expect(Object.keys(created.pane).sort()).toEqual(PANE_DETAIL_KEYS)
+    expect(Object.keys(created.pane).sort()).toEqual(DEFAULT_PANE_KEYS)
     expect(created.pane).toMatchObject({
       pane_id: "%1",
       window_id: "@1",
-      window_name: "logs",
+      window_index: 1,
       session_id: "$0",
       active: true,
-      dead: false,
       is_caller: null,
-      is_attended: false,
-      placements: [{ session_id: "$0", session_name: "base", window_index: 1 }],
-      placements_complete: true
+      is_attended: false
     })
     expect(created.generation).toBe(okResult(await runTool(layer, "get_server_info")).generation)
     expect(w.tmuxOk("display-message", "-p", "-t", "$0", "#{window_id}").trim()).toBe("@0")
 
-    const selected = okResult(await runTool(layer, "create_window", { session_id: "$0", detached: false }))
+    const selected = okResult(
+      await runTool(layer, "create_window", { session_id: "$0", window_name: "more", detached: false, fields: ["window_name", "dead"] })
+    )
     expect(selected.window.active).toBe(true)
+    // The fields asked for, and the pane's id whatever is asked.
+    expect(selected.pane).toEqual({ pane_id: selected.window.active_pane_id, window_name: "more", dead: false })
     expect(w.tmuxOk("display-message", "-p", "-t", "$0", "#{window_id}").trim()).toBe(selected.window.window_id)
   })
 
@@ -342,23 +355,23 @@ describe("split_window", () => {
     ["left", (n: any, o: any) => n.left < o.left && n.top === o.top && n.height === o.height]
   ] as const
   for (const [direction, placedRight] of cases) {
-    it(`puts the new pane ${direction} the split one and returns it with every field`, async () => {
+    it(`puts the new pane ${direction} the split one and returns it with every field asked for`, async () => {
       const w = world()
       const layer = baseSession(w)
-      const { pane, generation } = okResult(await runTool(layer, "split_window", { pane_id: "%0", direction }))
+      const { pane, generation } = okResult(await runTool(layer, "split_window", { pane_id: "%0", direction, fields: "all" }))
       const original = okResult(await runTool(layer, "get_pane_info", { pane_id: "%0" }))
-      expect(Object.keys(pane).sort()).toEqual(PANE_DETAIL_KEYS)
+      expect(Object.keys(pane).sort()).toEqual(ALL_PANE_KEYS)
       expect(pane).toMatchObject({
         pane_id: "%1",
         window_id: "@0",
+        window_index: 0,
         window_name: "main",
         session_id: "$0",
+        session_name: "base",
         active: false,
         dead: false,
         is_caller: null,
-        is_attended: false,
-        placements: [{ session_id: "$0", session_name: "base", window_index: 0 }],
-        placements_complete: true
+        is_attended: false
       })
       expect(pane.width).toBeGreaterThan(0)
       expect(pane.height).toBeGreaterThan(0)
@@ -384,11 +397,11 @@ describe("split_window", () => {
     w.tmuxOk("send-keys", "-t", paneId, "-l", `cd '${moved}'`)
     w.tmuxOk("send-keys", "-t", paneId, "Enter")
     await waitForCwd(w, paneId, moved)
-    const { pane } = okResult(await runTool(layer, "split_window", { pane_id: paneId }))
+    const { pane } = okResult(await runTool(layer, "split_window", { pane_id: paneId, fields: ["cwd"] }))
     expect(pane.cwd).toBe(moved)
     expect(okResult(await runTool(layer, "get_pane_info", { pane_id: "%0" })).cwd).not.toBe(moved)
     // An explicit start_directory wins.
-    const explicit = okResult(await runTool(layer, "split_window", { pane_id: paneId, start_directory: first }))
+    const explicit = okResult(await runTool(layer, "split_window", { pane_id: paneId, start_directory: first, fields: ["cwd"] }))
     expect(explicit.pane.cwd).toBe(first)
   })
 
@@ -400,26 +413,19 @@ describe("split_window", () => {
     w.tmuxOk("set-option", "-g", "remain-on-exit", "on")
     const created = okResult(await runTool(layer, "create_window", { session_id: "$0", start_directory: start, command: ["true", "x"] }))
     await waitFor("the pane to die", () => w.tmuxOk("display-message", "-p", "-t", created.pane.pane_id, "#{pane_dead}").trim() === "1")
-    const { pane } = okResult(await runTool(layer, "split_window", { pane_id: created.pane.pane_id }))
+    const { pane } = okResult(await runTool(layer, "split_window", { pane_id: created.pane.pane_id, fields: ["cwd"] }))
     expect(pane.cwd).toBe(start)
   })
 
-  it("sizes the pane in cells or percent, can take focus, and lists every placement of a linked window", async () => {
+  it("sizes the pane in cells or percent and can take focus", async () => {
     const w = world()
     const layer = baseSession(w)
-    const cells = okResult(await runTool(layer, "split_window", { pane_id: "%0", size: 5 }))
+    const cells = okResult(await runTool(layer, "split_window", { pane_id: "%0", size: 5, fields: ["height"] }))
     expect(cells.pane.height).toBe(5)
-    const percent = okResult(await runTool(layer, "split_window", { pane_id: "%0", direction: "right", size: "25%" }))
+    const percent = okResult(await runTool(layer, "split_window", { pane_id: "%0", direction: "right", size: "25%", fields: ["width"] }))
     expect(percent.pane.width).toBe(20)
-    w.tmuxOk("new-session", "-d", "-s", "other")
-    w.tmuxOk("link-window", "-s", "@0", "-t", "other:5")
     const focused = okResult(await runTool(layer, "split_window", { pane_id: "%0", detached: false }))
     expect(focused.pane.active).toBe(true)
-    expect(focused.pane.placements).toEqual([
-      { session_id: "$0", session_name: "base", window_index: 0 },
-      { session_id: "$1", session_name: "other", window_index: 5 }
-    ])
-    expect(focused.pane.placements_complete).toBe(true)
   })
 
   it("a missing pane is not_found and creates nothing", async () => {
@@ -440,16 +446,21 @@ describe("respawn_pane", () => {
     const elsewhere = join(w.tmpdir, "elsewhere")
     mkdirSync(start)
     mkdirSync(elsewhere)
-    const created = okResult(await runTool(layer, "create_window", { session_id: "$0", start_directory: start, command: ["sleep", "600"] }))
+    const created = okResult(
+      await runTool(layer, "create_window", { session_id: "$0", start_directory: start, command: ["sleep", "600"], fields: ["pid"] })
+    )
     const paneId = created.pane.pane_id
     const respawned = okResult(
       await runTool(layer, "respawn_pane", {
         pane_id: paneId,
         environment: { ETM_R: "again" },
-        command: printing(`printf '<%s|%s>\\n' "$ETM_R" "$PWD"`)
+        command: printing(`printf '<%s|%s>\\n' "$ETM_R" "$PWD"`),
+        fields: ["dead", "pid"]
       })
     )
-    expect(respawned.pane).toMatchObject({ pane_id: paneId, dead: false, placements_complete: true })
+    expect(respawned.pane).toMatchObject({ pane_id: paneId, dead: false })
+    // Both asked for, so the comparison is of two pids.
+    expect([typeof created.pane.pid, typeof respawned.pane.pid]).toEqual(["number", "number"])
     expect(respawned.pane.pid).not.toBe(created.pane.pid)
     await waitForText(layer, paneId, `<again|${start}>`)
     const moved = okResult(await runTool(layer, "respawn_pane", { pane_id: paneId, start_directory: elsewhere, command: printing("pwd") }))
@@ -544,17 +555,20 @@ describe("literal names and directories", () => {
       await runTool(layer, "create_window", {
         session_id: session.session_id,
         window_name: names.another,
-        start_directory: hostileDirectory
+        start_directory: hostileDirectory,
+        fields: ["cwd"]
       })
     )
     expect(window.window.window_name).toBe(names.another)
     expect(window.pane.cwd).toBe(hostileDirectory)
-    const split = okResult(await runTool(layer, "split_window", { pane_id: session.active_pane_id, start_directory: hostileDirectory }))
+    const split = okResult(
+      await runTool(layer, "split_window", { pane_id: session.active_pane_id, start_directory: hostileDirectory, fields: ["cwd"] })
+    )
     expect(split.pane.cwd).toBe(hostileDirectory)
-    const defaulted = okResult(await runTool(layer, "split_window", { pane_id: split.pane.pane_id }))
+    const defaulted = okResult(await runTool(layer, "split_window", { pane_id: split.pane.pane_id, fields: ["cwd"] }))
     expect(defaulted.pane.cwd).toBe(hostileDirectory)
     const respawned = okResult(
-      await runTool(layer, "respawn_pane", { pane_id: split.pane.pane_id, start_directory: hostileDirectory })
+      await runTool(layer, "respawn_pane", { pane_id: split.pane.pane_id, start_directory: hostileDirectory, fields: ["cwd"] })
     )
     expect(respawned.pane.cwd).toBe(hostileDirectory)
 

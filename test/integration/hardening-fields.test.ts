@@ -76,7 +76,7 @@ describe("text that programs set reaches the client escaped", () => {
       expect(found.panes).toMatchObject([{ pane_id: paneId, command: "sl\\x1be" }])
 
       // The split starts in the exact directory, and reports it escaped.
-      const split = okResult(await runTool(layer, "split_window", { pane_id: paneId, command: ["sleep", "600"] }))
+      const split = okResult(await runTool(layer, "split_window", { pane_id: paneId, command: ["sleep", "600"], fields: ["cwd"] }))
       expect(split.pane.cwd).toBe(cwd)
       expect(w.tmuxOk("display-message", "-p", "-t", split.pane.pane_id, "#{pane_start_path}").trim()).toBe(directory)
 

@@ -69,7 +69,7 @@ describe.skipIf(testHost === undefined)("create_session on a remote host", () =>
     ) {
       const created = okResult(await runTool(layer, "create_session", { start_directory }))
       expect(await paneDirectory(w, created.active_pane_id), start_directory).toBe(expected)
-      const split = okResult(await runTool(layer, "split_window", { pane_id: created.active_pane_id, start_directory }))
+      const split = okResult(await runTool(layer, "split_window", { pane_id: created.active_pane_id, start_directory, fields: ["cwd"] }))
       expect(split.pane.cwd, start_directory).toBe(expected)
       expect(await paneDirectory(w, split.pane.pane_id), start_directory).toBe(expected)
     }
