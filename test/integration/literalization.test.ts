@@ -159,27 +159,30 @@ const printVariable = (out: string) => ["sh", "-c", "printf %s \"$ETM_VALUE\" > 
 const spawnedPane = (tool: string, result: any): string =>
   tool === "create_session" ? result.active_pane_id : tool === "create_window" ? result.pane.pane_id : result.pane.pane_id
 
+/** Waits until the pane's cwd (as list_panes reports it) is the directory, and says when it is not. */
+const cwdReadBack = async (ctx: Ctx, paneId: string, directory: string) => {
+  // Outputs escape control characters in directories (issue 10 item 11): a tab reads back as \x09.
+  const expected = escapeControls(realpathSync(directory))
+  // tmux reads a pane's cwd from its foreground process, which a call right after the spawn
+  // (well under a millisecond over the socket transport) can beat: "" until the child has
+  // its terminal, and (a child forked but not yet in its start directory) the directory it
+  // inherited. So the read-back waits for the directory, up to a bound for a loaded machine.
+  const deadline = Date.now() + 20_000
+  let cwd = await paneField(ctx, paneId, "cwd")
+  while (cwd !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    cwd = await paneField(ctx, paneId, "cwd")
+  }
+  return mismatch(`cwd of the new pane`, expected, cwd)
+}
+
 /** Variants shared by every tool that starts a process: start_directory, environment, command. */
 const spawnVariants = (tool: string, base: (ctx: Ctx) => Promise<Args>): Readonly<Record<string, ReadonlyArray<Variant>>> => ({
   start_directory: [
     {
       label: "directory named by the text",
       args: async (ctx, text) => ({ ...(await base(ctx)), start_directory: ctx.directory(text) }),
-      readBack: async (ctx, _text, result, args) => {
-        // Outputs escape control characters in directories (issue 10 item 11): a tab reads back as \x09.
-        const expected = escapeControls(realpathSync(args.start_directory as string))
-        // tmux reads a pane's cwd from its foreground process, which a call right after the spawn
-        // (well under a millisecond over the socket transport) can beat: "" until the child has
-        // its terminal, and (a child forked but not yet in its start directory) the directory it
-        // inherited. So the read-back waits for the directory, up to a bound for a loaded machine.
-        const deadline = Date.now() + 20_000
-        let cwd = await paneField(ctx, spawnedPane(tool, result), "cwd")
-        while (cwd !== expected && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 50))
-          cwd = await paneField(ctx, spawnedPane(tool, result), "cwd")
-        }
-        return mismatch(`cwd of the new pane`, expected, cwd)
-      },
+      readBack: (ctx, _text, result, args) => cwdReadBack(ctx, spawnedPane(tool, result), args.start_directory as string),
       mustAccept: (text) => text.length < 255
     }
   ],
@@ -223,6 +226,40 @@ const spawnVariants = (tool: string, base: (ctx: Ctx) => Promise<Args>): Readonl
     { label: "argv[0] with arguments", args: async (ctx, text) => ({ ...(await base(ctx)), command: [text, "-c", "true"] }) }
   ]
 })
+
+/**
+ * The `fields` of a tool that returns a pane: list_panes' names (tools/list shows no enum here), so
+ * a text that is no field name is refused.
+ */
+const paneFieldsVariants = (base: (ctx: Ctx) => Promise<Args>): ReadonlyArray<Variant> => [
+  { label: "field name", args: async (ctx, text) => ({ ...(await base(ctx)), fields: [text] }) },
+  { label: "fields", args: async (ctx, text) => ({ ...(await base(ctx)), fields: text }) }
+]
+
+/**
+ * The `panes` of create_session and create_window: one split of the first pane, with the text as
+ * its start directory, an argv item, argv[0] or its size. The split pane is the result's panes[1].
+ */
+const panesVariants = (base: (ctx: Ctx) => Promise<Args>): ReadonlyArray<Variant> => [
+  {
+    label: "a pane's start_directory",
+    args: async (ctx, text) => ({ ...(await base(ctx)), panes: [{ direction: "right", start_directory: ctx.directory(text) }] }),
+    readBack: (ctx, _text, result, args) =>
+      cwdReadBack(ctx, result.panes[1].pane_id, (args.panes as Array<{ start_directory: string }>)[0]!.start_directory),
+    mustAccept: (text) => text.length < 255
+  },
+  {
+    label: "a pane's argv item",
+    args: async (ctx, text) => {
+      const out = ctx.outFile()
+      return { ...(await base(ctx)), panes: [{ direction: "right", command: printArgv(text, out) }], _out: out }
+    },
+    readBack: (_ctx, text, _result, args) => fileReadBack("the split pane's argv item as the program got it", args._out as string, text),
+    mustAccept: () => true
+  },
+  { label: "a pane's argv[0]", args: async (ctx, text) => ({ ...(await base(ctx)), panes: [{ direction: "right", command: [text] }] }) },
+  { label: "a pane's size", args: async (ctx, text) => ({ ...(await base(ctx)), panes: [{ direction: "right", size: text }] }) }
+]
 
 /** Scope by exact session name: a session is renamed to the text first, so the name must find it. */
 const sessionNameScope = (
@@ -420,7 +457,9 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           readBack: (ctx, text, result) => windowNameReadBack(ctx, text, result.active_window_id)
         }
       ],
-      ...spawnVariants("create_session", async () => ({}))
+      ...spawnVariants("create_session", async () => ({})),
+      panes: panesVariants(async () => ({})),
+      fields: paneFieldsVariants(async () => ({}))
     }
   },
   create_window: {
@@ -435,11 +474,23 @@ const CASES: Readonly<Record<string, ToolCase>> = {
               (await windowNameReadBack(ctx, text, result.window.window_id))
         }
       ],
-      ...spawnVariants("create_window", async (ctx) => ({ session_id: (await ctx.scratch()).session_id }))
+      ...spawnVariants("create_window", async (ctx) => ({ session_id: (await ctx.scratch()).session_id })),
+      panes: panesVariants(async (ctx) => ({ session_id: (await ctx.scratch()).session_id })),
+      fields: paneFieldsVariants(async (ctx) => ({ session_id: (await ctx.scratch()).session_id }))
     }
   },
-  split_window: { strings: spawnVariants("split_window", async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id })) },
-  respawn_pane: { strings: spawnVariants("respawn_pane", async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id })) },
+  split_window: {
+    strings: {
+      ...spawnVariants("split_window", async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id })),
+      fields: paneFieldsVariants(async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id }))
+    }
+  },
+  respawn_pane: {
+    strings: {
+      ...spawnVariants("respawn_pane", async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id })),
+      fields: paneFieldsVariants(async (ctx) => ({ pane_id: (await ctx.scratch()).pane_id }))
+    }
+  },
   rename_session: {
     base: { name: "renamed" },
     strings: {
