@@ -73,6 +73,19 @@ describe.skipIf(testHost === undefined)("create_session on a remote host", () =>
       expect(split.pane.cwd, start_directory).toBe(expected)
       expect(await paneDirectory(w, split.pane.pane_id), start_directory).toBe(expected)
     }
+    // A workspace's panes: each its own directory there, or that of the pane it splits.
+    const built = okResult(
+      await runTool(layer, "create_session", {
+        start_directory: `~/${only}`,
+        panes: [{ direction: "right" }, { direction: "below", start_directory: "~" }],
+        fields: ["cwd"]
+      })
+    )
+    const expected = [join(remoteHome(w), only), join(remoteHome(w), only), remoteHome(w)]
+    expect(built.panes.map((pane: { cwd: string }) => pane.cwd)).toEqual(expected)
+    for (const [i, pane] of (built.panes as Array<{ pane_id: string }>).entries()) {
+      expect(await paneDirectory(w, pane.pane_id), `panes[${i}]`).toBe(expected[i])
+    }
   })
 
   it("refuses a start directory the host does not have, and leaves nothing behind", async () => {
@@ -90,7 +103,10 @@ describe.skipIf(testHost === undefined)("create_session on a remote host", () =>
         ["create_session", { start_directory: missing }],
         ["create_session", { start_directory: "~/no-such-directory" }],
         ["create_window", { session_id: "$0", start_directory: missing }],
-        ["split_window", { pane_id: "%0", start_directory: missing }]
+        ["split_window", { pane_id: "%0", start_directory: missing }],
+        // The splits of a workspace are checked there too: the whole session or window is closed again.
+        ["create_session", { panes: [{ direction: "right" }, { direction: "below", start_directory: missing }] }],
+        ["create_window", { session_id: "$0", panes: [{ direction: "right", start_directory: missing }] }]
       ] as const
     ) {
       const error = errorMeta(await runTool(layer, name, args))
