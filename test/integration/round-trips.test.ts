@@ -539,12 +539,39 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     startServer: [false, true]
   },
   {
+    // A workspace is built in the new session's own command list: one round trip still.
+    tool: "create_session",
+    variant: "panes",
+    world: "base",
+    args: () => ({ panes: [{ direction: "below" }, { direction: "right" }] }),
+    names: [[
+      "new-session",
+      "set-option",
+      "split-window",
+      "split-window",
+      "list-panes",
+      "display-message",
+      "set-option",
+      "if-shell",
+      "list-windows",
+      "display-message"
+    ]]
+  },
+  {
     tool: "create_window",
     variant: "session_id",
     world: "base",
     generation: true,
     args: (t) => ({ session_id: t.session_id }),
     names: [spawned("new-window")]
+  },
+  {
+    // A detached window is not the list's current one: its splits are a second list, aimed at it.
+    tool: "create_window",
+    variant: "panes",
+    world: "base",
+    args: (t) => ({ session_id: t.session_id, panes: [{ direction: "right" }] }),
+    names: [spawned("new-window"), spawned("split-window", "list-panes", "display-message")]
   },
   {
     tool: "split_window",
