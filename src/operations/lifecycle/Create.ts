@@ -258,6 +258,22 @@ const spawnAndRead = (
     return { pane: startedWith(pane, argv), server, output }
   })
 
+/**
+ * Every pane of a built window in the order made (`first`, then one per split), each as started
+ * with its argv, from the output of the list that made the splits and read the window back.
+ */
+const builtPanes = (
+  socket: ResolvedSocket,
+  server: ServerIdentity,
+  output: Format.ParsedOutput,
+  first: { readonly paneId: string; readonly argv: ReadonlyArray<string> | undefined },
+  splits: ReadonlyArray<PaneSplit>
+): Effect.Effect<ReadonlyArray<PaneDetail>, TmuxError, InvocationContext> =>
+  Effect.gen(function*() {
+    const panes = yield* panesInOrder(socket, first.paneId, yield* spawnedPanes(socket, server, output), output)
+    return panes.map((pane, i) => startedWith(pane, i === 0 ? first.argv : splits[i - 1]!.command))
+  })
+
 /** Checks each split pane's start directory on a remote host (see confirmStartDirectory). */
 const confirmSplitDirectories = (
   socket: ResolvedSocket,
@@ -365,9 +381,7 @@ export const createSession = Effect.fn("Create.createSession")((
     const undo = { command: ["kill-session", "-t", made.session_id], said: "the new session was closed again" }
     yield* confirmStartDirectory(socket, request, spawn, made.active_pane_id, undo)
     if (building === undefined) return { session: made as Session, server, serverStarted: startServer, owned }
-    const panes = (yield* panesInOrder(socket, made.active_pane_id, yield* spawnedPanes(socket, server, output), output)).map((pane, i) =>
-      startedWith(pane, i === 0 ? request.command : splits[i - 1]!.command)
-    )
+    const panes = yield* builtPanes(socket, server, output, { paneId: made.active_pane_id, argv: request.command }, splits)
     yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
     const session = sessions[sessions.length - 1]! as Session
     return { session, server, serverStarted: startServer, owned, panes }
@@ -448,9 +462,7 @@ export const createWindow = Effect.fn("Create.createWindow")((
           : Effect.zipRight(Effect.ignore(query(socket, () => [undo.command])), layoutRefused(undo.said)(error))
       )
     )
-    const panes = (yield* panesInOrder(socket, pane.pane_id, yield* spawnedPanes(socket, built.server, built.output), built.output)).map(
-      (made, i) => startedWith(made, i === 0 ? request.command : splits[i - 1]!.command)
-    )
+    const panes = yield* builtPanes(socket, built.server, built.output, { paneId: pane.pane_id, argv: request.command }, splits)
     yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
     const builtWindow = yield* firstRow(yield* decode(windowRecord, built.output), "window")
     return { window: builtWindow as Window, pane: panes[0]!, server, panes }
