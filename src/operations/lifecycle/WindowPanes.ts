@@ -9,6 +9,7 @@ import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { type Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
 import type { PaneDetail } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
+import { paneIdsRecord } from "../../tmux/Records.js"
 import type { TmuxCommand } from "../../tmux/Tmux.js"
 import { type SpawnArguments, spawnArguments, type SpawnRequest } from "./Spawn.js"
 
@@ -38,9 +39,6 @@ export interface PaneSplit {
 
 /** More splits than a window of tmux's default size can hold in any useful shape. */
 export const MAX_PANE_SPLITS = 8
-
-/** A pane a split printed: the order the panes were made in. */
-const madePaneRecord = Format.record("made", { pane_id: Format.string("pane_id") })
 
 /**
  * How each split starts its process. The environment and history suppression are the call's, for
@@ -86,7 +84,8 @@ export const splitCommands = (
     ...(split.size === undefined ? [] : ["-l", String(split.size)]),
     "-P",
     "-F",
-    madePaneRecord.format(marks),
+    // Each split prints its pane: the order the panes were made in.
+    paneIdsRecord.format(marks),
     ...spawns[index]!.flags,
     ...(window === undefined ? [] : ["-t", window]),
     ...spawns[index]!.argv
@@ -106,7 +105,7 @@ export const panesInOrder = (
   output: Format.ParsedOutput
 ): Effect.Effect<ReadonlyArray<PaneDetail>, Failed | NotFound> =>
   Effect.gen(function*() {
-    const made = yield* madePaneRecord.decodeAll(output)
+    const made = yield* paneIdsRecord.decodeAll(output)
     const panes: Array<PaneDetail> = []
     for (const id of [first, ...made.map((row) => row.pane_id)]) {
       const pane = details.find((candidate) => candidate.pane_id === id)
