@@ -5,31 +5,13 @@
  * server here is started by create_session with the version's own tmux binary, so client and
  * server always speak the same version.
  */
-import { readdirSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
+import { describe, expect, it } from "vitest"
+import { errorOf, ok, type Served, textOf } from "./harness.js"
+import { servePerTest, tmuxVersions } from "./tmuxVersions.js"
 
-const matrix = process.env.ETM_TEST_TMUX_MATRIX
-const versions: ReadonlyArray<readonly [string, string]> = [
-  ["system", "tmux"],
-  ...(matrix === undefined || matrix === "" ? [] : readdirSync(matrix).sort().map((v) => [v, join(matrix, v, "tmux")] as const))
-]
-
-const open: Array<{ readonly world: World; readonly server: Served }> = []
-afterEach(async () => {
-  for (const { server, world } of open.splice(0)) {
-    await server.close()
-    world.dispose()
-  }
-})
-
-const serveWith = async (tmuxBin: string) => {
-  const world = makeWorld()
-  const server = await serve(world, { env: { LIBTMUX_TMUX_BIN: tmuxBin, LIBTMUX_SAFETY: "destructive" } })
-  open.push({ world, server })
-  return { world, server }
-}
+const serveWith = servePerTest({ LIBTMUX_SAFETY: "destructive" })
 
 /** A session whose one pane runs `script` with sh; returns its pane id. */
 const sessionRunning = async (server: Served, script: string): Promise<string> => {
@@ -55,7 +37,7 @@ const FAKE_TUI = [
   `done`
 ].join("\n")
 
-describe.each(versions)("type and wait on tmux %s", (_version, tmuxBin) => {
+describe.each(tmuxVersions)("type and wait on tmux %s", (_version, tmuxBin) => {
   it("send_keys with wait drives a Python REPL: the second answer is 42", async () => {
     const { server } = await serveWith(tmuxBin)
     const pane = await sessionRunning(server, "PS1='$ ' exec sh")

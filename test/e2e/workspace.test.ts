@@ -6,31 +6,13 @@
  * started by create_session with the version's own tmux, and the layout is read back through the
  * tools, so client and server always speak the same version.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, poll, serve, type Served, textOf, type World } from "./harness.js"
+import { describe, expect, it } from "vitest"
+import { errorOf, ok, poll, type Served, textOf } from "./harness.js"
+import { servePerTest, tmuxVersions } from "./tmuxVersions.js"
 
-const matrix = process.env.ETM_TEST_TMUX_MATRIX
-const versions: ReadonlyArray<readonly [string, string]> = [
-  ["system", "tmux"],
-  ...(matrix === undefined || matrix === "" ? [] : readdirSync(matrix).sort().map((v) => [v, join(matrix, v, "tmux")] as const))
-]
-
-const open: Array<{ readonly world: World; readonly server: Served }> = []
-afterEach(async () => {
-  for (const { server, world } of open.splice(0)) {
-    await server.close()
-    world.dispose()
-  }
-})
-
-const serveWith = async (tmuxBin: string) => {
-  const world = makeWorld()
-  const server = await serve(world, { env: { LIBTMUX_TMUX_BIN: tmuxBin, LIBTMUX_ALLOW_SERVER_START: "1" } })
-  open.push({ world, server })
-  return { world, server }
-}
+const serveWith = servePerTest({ LIBTMUX_ALLOW_SERVER_START: "1" })
 
 interface Placed {
   readonly pane_id: string
@@ -61,7 +43,7 @@ const DEFAULT_PANE_KEYS = [
   "is_attended"
 ]
 
-describe.each(versions)("a workspace in one call on tmux %s", (_version, tmuxBin) => {
+describe.each(tmuxVersions)("a workspace in one call on tmux %s", (_version, tmuxBin) => {
   it("create_session with three panes (below, then right of the second) builds that layout and returns the ids in order", async () => {
     const { server } = await serveWith(tmuxBin)
     const result = await server.call("create_session", {
