@@ -3,8 +3,8 @@
  * state that persists between calls, text no framing may break, long output, timeouts with a
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
-import { existsSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { basename, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { attachTerminalClient, callerEnv, useWorlds, waitFor } from "../support/liveTmux.js"
 import { watchLocalPaths } from "../support/LocalPathWatch.js"
@@ -231,6 +231,23 @@ describe("run_command in other shells and refusals", () => {
     w.tmuxOk("new-session", "-d", "-s", "b", "HISTFILE=/dev/null bash --norc --noprofile")
     expect(errorMeta(await runTool(layer, "run_command", { pane_id: "%1", command: "  " })).text).toContain("command is empty")
     expect(errorMeta(await runTool(layer, "run_command", { pane_id: "%9", command: "true" })).code).toBe("not_found")
+  })
+
+  // Between fork and exec a new pane's process is still tmux's own, under the server's name (a
+  // loader's, when tmux runs through one): run_command right after new-session must wait it out,
+  // not call the pane busy. The pane here keeps the server's name for 0.5 s, then becomes bash.
+  it.skipIf(testHost !== undefined)("waits for a new pane's program to start rather than calling the pane busy", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "server")
+    const pid = w.tmuxOk("display-message", "-p", "#{pid}").trim()
+    const serverName = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0")[0]!
+    // The script execs itself under the server's name (same pid, so the pane's process group keeps it).
+    const script = join(w.tmpdir, "late-start.sh")
+    writeFileSync(script, "exec -a \"$1\" bash -c 'sleep 0.5; HISTFILE=/dev/null exec bash --norc --noprofile'\n")
+    const pane = w.tmuxOk("new-session", "-d", "-P", "-F", "#{pane_id}", `exec bash ${script} '${serverName}'`).trim()
+    expect(basename(w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_command}").trim())).toBe(basename(serverName))
+    const result = okResult(await runTool(w.layer({}), "run_command", { pane_id: pane, command: "echo started", timeout: 10 }))
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 0, output: "started", shell: "bash" })
   })
 
   // The caller is a process of this machine: in remote mode its $TMUX cannot name the host's

@@ -54,6 +54,7 @@ import {
   sweepCommands,
   sweepListCommands
 } from "./internal/RemoteRunLogs.js"
+import { PANE_START_POLL_MS, PANE_START_WAIT_MS, serverProgramName } from "./internal/PaneStart.js"
 import { runLease } from "./internal/RunLease.js"
 import { createLog, logDirectory, logExists, logPath, recorderCommand, remoteRunRecordPath, removeLog } from "./internal/RunLogs.js"
 
@@ -168,6 +169,28 @@ const readState = (socket: ResolvedSocket, paneId: string) =>
   })
 
 /**
+ * A pane whose foreground program still bears the server's own name has not started its program
+ * yet (PaneStart): its state is read again until it has, for at most PANE_START_WAIT_MS.
+ */
+const awaitPaneStart = (socket: ResolvedSocket, paneId: string, state: ClaimState, serverPid: number) =>
+  Effect.gen(function*() {
+    // Only a pane that would be refused as busy is worth the look at the server's name.
+    if (state.claim !== "" || state.dead || judgeShell(state.command)._tag !== "NotAShell") return state
+    const serverName = yield* serverProgramName(socket, serverPid)
+    const isStarting = (current: ClaimState) => {
+      const verdict = judgeShell(current.command)
+      return current.claim === "" && !current.dead && verdict._tag === "NotAShell" && verdict.program === serverName
+    }
+    const deadline = (yield* Clock.currentTimeMillis) + PANE_START_WAIT_MS
+    let current = state
+    while (isStarting(current) && (yield* Clock.currentTimeMillis) < deadline) {
+      yield* Effect.sleep(PANE_START_POLL_MS)
+      current = yield* readState(socket, paneId)
+    }
+    return current
+  })
+
+/**
  * Judges the claim another run left on the pane: the state to claim over (the claim is stale), or
  * the refusal (it is not).
  */
@@ -255,6 +278,7 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     const { pane, server, output } = looked
     let state: ClaimState | undefined = (yield* decode(claimStateRecord, output)).find((row) => row.pane_id === paneId)
     if (state === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
+    state = yield* awaitPaneStart(socket, paneId, state, server.pid)
     const refusal = stateConflict(paneId, state)
     if (refusal?.kind === "dead") return yield* Effect.fail(refusal)
     // The caller's own pane is refused by the tool (refuseCallerPaneUnlessForced), as for send_keys.

@@ -1,0 +1,40 @@
+/**
+ * A pane made a moment ago may not run its program yet: between tmux's fork and the exec, the
+ * pane's process is the server's own copy and tmux names it as the server (`tmux`, or a loader's
+ * name when tmux runs through one). A run_command that comes right after new-session or
+ * split_window waits that out instead of calling the pane busy.
+ */
+import { closeSync, openSync, readSync } from "node:fs"
+import { basename } from "node:path"
+import * as Effect from "effect/Effect"
+import { isRemoteHost } from "../../../context/RemoteHosts.js"
+import type { ResolvedSocket } from "../../../context/SocketResolver.js"
+
+/** How long a new pane's program may take to start before the pane counts as busy. */
+export const PANE_START_WAIT_MS = 2000
+export const PANE_START_POLL_MS = 20
+
+/** Enough of /proc/PID/cmdline for the program's path; the rest is never read. */
+const CMDLINE_READ_BYTES = 4096
+
+/**
+ * The name tmux gives its own server process (as `pane_current_command` would show it): the
+ * basename of the server's argv[0], read from /proc on this machine. The pid is only a number, so
+ * no file but that process's cmdline opens; a host's server, or one /proc cannot show, is `tmux`.
+ */
+export const serverProgramName = (socket: ResolvedSocket, serverPid: number): Effect.Effect<string> =>
+  Effect.sync(() => {
+    if (isRemoteHost(socket.host) || !Number.isSafeInteger(serverPid) || serverPid <= 0) return "tmux"
+    let fd: number | undefined
+    try {
+      fd = openSync(`/proc/${serverPid}/cmdline`, "r")
+      const bytes = Buffer.alloc(CMDLINE_READ_BYTES)
+      const read = readSync(fd, bytes, 0, bytes.length, 0)
+      const argv0 = bytes.subarray(0, read).toString("latin1").split("\0")[0] ?? ""
+      return argv0 === "" ? "tmux" : basename(argv0)
+    } catch {
+      return "tmux"
+    } finally {
+      if (fd !== undefined) closeSync(fd)
+    }
+  })
