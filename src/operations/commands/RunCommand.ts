@@ -43,6 +43,7 @@ import {
   runBuffersCommand,
   STALE_UNFETCHED_S
 } from "./internal/PaneClaim.js"
+import { PANE_START_POLL_MS, PANE_START_WAIT_MS, serverProgramName } from "./internal/PaneStart.js"
 import {
   claimRecordCommands,
   REMOTE_LEASE,
@@ -54,7 +55,6 @@ import {
   sweepCommands,
   sweepListCommands
 } from "./internal/RemoteRunLogs.js"
-import { PANE_START_POLL_MS, PANE_START_WAIT_MS, serverProgramName } from "./internal/PaneStart.js"
 import { runLease } from "./internal/RunLease.js"
 import { createLog, logDirectory, logExists, logPath, recorderCommand, remoteRunRecordPath, removeLog } from "./internal/RunLogs.js"
 

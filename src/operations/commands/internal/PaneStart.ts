@@ -4,9 +4,9 @@
  * name when tmux runs through one). A run_command that comes right after new-session or
  * split_window waits that out instead of calling the pane busy.
  */
+import * as Effect from "effect/Effect"
 import { closeSync, openSync, readSync } from "node:fs"
 import { basename } from "node:path"
-import * as Effect from "effect/Effect"
 import { isRemoteHost } from "../../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../../context/SocketResolver.js"
 
