@@ -4,14 +4,16 @@ import * as Schema from "effect/Schema"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
 import { resolveSocket } from "../context/SocketResolver.js"
+import { InvalidInput } from "../domain/Errors.js"
 import { PaneId } from "../domain/Ids.js"
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../operations/bounds/OutputBudget.js"
+import { DEFAULT_MATCH_TAIL_LINES, MAX_MATCH_CONTEXT, MAX_MATCHES, MAX_TAIL_LINES } from "../operations/bounds/OutputMatches.js"
 import { DEFAULT_WAIT_SECONDS, effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { handleSocket } from "../operations/commands/CommandHandle.js"
-import { CommandResult, openHandle, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
-import { generationArgument, MaxOutputBytes, MaxOutputLines, TimeoutSeconds } from "./internal/Arguments.js"
+import { CommandResult, openHandle, type OutputOptions, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
+import { generationArgument, MaxOutputBytes, MaxOutputLines, PatternList, TimeoutSeconds } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
-import { defineTool, optional, socketArguments } from "./Tool.js"
+import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 /**
  * run_command's waiting and output arguments. wait_for_command takes the same, undescribed: its
@@ -24,15 +26,54 @@ const waitArguments = (described: boolean) => {
     max_lines: optional(MaxOutputLines, said(`Default ${DEFAULT_MAX_LINES}: head and tail kept.`)),
     max_bytes: optional(MaxOutputBytes, said(`Default ${DEFAULT_MAX_BYTES}.`)),
     keep_escapes: optional(Schema.Boolean),
-    interrupt_on_timeout: optional(Schema.Boolean, said("C-c when the wait runs out."))
+    interrupt_on_timeout: optional(Schema.Boolean, said("C-c when the wait runs out.")),
+    match: optional(
+      described ? MatchInput : MatchInput.annotations({ jsonSchema: { type: "object" } }),
+      said(`Lines to find in all the output, returned as matches (context: lines around, 0-${MAX_MATCH_CONTEXT}).`)
+    ),
+    tail_lines: optional(TailLines, said(`Output: only the last N lines (default ${DEFAULT_MATCH_TAIL_LINES} with match).`))
   }
 }
 
-const outputOptions = (input: { max_lines?: number; max_bytes?: number; keep_escapes?: boolean }) => ({
-  maxLines: input.max_lines ?? DEFAULT_MAX_LINES,
-  maxBytes: input.max_bytes ?? DEFAULT_MAX_BYTES,
-  keepEscapes: input.keep_escapes ?? false
+/** What run_command looks for in a command's output (OutputMatches). */
+const MatchInput = Schema.Struct({
+  patterns: PatternList,
+  regex: optional(Schema.Boolean),
+  ignore_case: optional(Schema.Boolean),
+  context: optional(Int.pipe(Schema.between(0, MAX_MATCH_CONTEXT))),
+  max_matches: optional(Int.pipe(Schema.between(1, MAX_MATCHES)))
 })
+const TailLines = Int.pipe(Schema.between(0, MAX_TAIL_LINES))
+
+type OutputInput = {
+  readonly max_lines?: number
+  readonly max_bytes?: number
+  readonly keep_escapes?: boolean
+  readonly match?: typeof MatchInput.Type
+  readonly tail_lines?: number
+}
+
+const outputOptions = (input: OutputInput): Effect.Effect<OutputOptions, InvalidInput> =>
+  input.max_lines !== undefined && (input.match !== undefined || input.tail_lines !== undefined)
+    ? Effect.fail(
+      new InvalidInput({
+        reason:
+          "max_lines keeps the output's head and tail; with match or tail_lines the output is its last tail_lines lines. Pass max_lines or tail_lines, not both."
+      })
+    )
+    : Effect.succeed({
+      maxLines: input.max_lines ?? DEFAULT_MAX_LINES,
+      maxBytes: input.max_bytes ?? DEFAULT_MAX_BYTES,
+      keepEscapes: input.keep_escapes ?? false,
+      tailLines: input.tail_lines,
+      match: input.match === undefined ? undefined : {
+        patterns: input.match.patterns,
+        regex: input.match.regex,
+        ignoreCase: input.match.ignore_case,
+        context: input.match.context,
+        maxMatches: input.match.max_matches
+      }
+    })
 
 export const runCommandTool = defineTool({
   name: "run_command",
@@ -63,7 +104,7 @@ export const runCommandTool = defineTool({
         interruptOnTimeout: input.interrupt_on_timeout ?? false,
         force: input.force ?? false,
         generation: input.generation,
-        ...outputOptions(input)
+        ...(yield* outputOptions(input))
       })
     })
 })
@@ -71,7 +112,7 @@ export const runCommandTool = defineTool({
 export const waitForCommandTool = defineTool({
   name: "wait_for_command",
   title: "Wait for Command in tmux Pane",
-  description: "Keeps waiting for a timed-out run_command by its handle (arguments as its): output since, exit_status once done.",
+  description: "Keeps waiting for a timed-out run_command by its handle (arguments as run_command's): output since, exit_status once done.",
   tier: "mutating",
   group: "terminal",
   hints: { idempotent: false },
@@ -98,7 +139,7 @@ export const waitForCommandTool = defineTool({
         return yield* waitForCommand(socket, handle, {
           timeout: yield* effectiveTimeout(input.timeout),
           interruptOnTimeout: input.interrupt_on_timeout ?? false,
-          ...outputOptions(input)
+          ...(yield* outputOptions(input))
         })
       }))
     })

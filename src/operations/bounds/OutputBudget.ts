@@ -36,8 +36,16 @@ const cut = (line: string, limit: number): string => {
   return Buffer.from(line, "utf8").subarray(0, limit).toString("utf8").replace(/\uFFFD$/, "")
 }
 
-/** Keeps the first and the last lines within the budget. */
-export class HeadTail {
+/** Where output lines go as they are read: kept within a budget, and counted. */
+export interface LineSink {
+  push(line: string): void
+  /** `lines` lines were never read (null: how many is not known); they come after every line pushed so far. */
+  elide(lines: number | null): void
+  result(): Bounded
+}
+
+/** Keeps the first and the last lines within the budget (or the last only: `tailOnly`). */
+export class HeadTail implements LineSink {
   private readonly head: Array<string> = []
   private tail: Array<string> = []
   private tailStart = 0
@@ -51,10 +59,10 @@ export class HeadTail {
   private readonly headByteLimit: number
   private readonly tailByteLimit: number
 
-  constructor(maxLines = DEFAULT_MAX_LINES, maxBytes = DEFAULT_MAX_BYTES) {
-    this.headLines = Math.floor(maxLines / 2)
+  constructor(maxLines = DEFAULT_MAX_LINES, maxBytes = DEFAULT_MAX_BYTES, tailOnly = false) {
+    this.headLines = tailOnly ? 0 : Math.floor(maxLines / 2)
     this.tailLines = maxLines - this.headLines
-    this.headByteLimit = Math.floor(maxBytes / 2)
+    this.headByteLimit = tailOnly ? 0 : Math.floor(maxBytes / 2)
     this.tailByteLimit = maxBytes - this.headByteLimit
   }
 
@@ -86,8 +94,8 @@ export class HeadTail {
    * Counts `lines` that were never read (the middle of an output too long to fetch) as elided: they
    * come after every line kept so far, so the lines now in the tail are elided with them.
    */
-  elide(lines: number): void {
-    if (lines <= 0) return
+  elide(lines: number | null): void {
+    if (lines === null || lines <= 0) return
     this.headFull = true
     this.total += lines
     this.tail = []

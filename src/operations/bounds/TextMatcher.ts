@@ -36,6 +36,11 @@ export interface LineMatch {
 export interface Matcher {
   /** Every line of `lines` that some pattern matches, in order; fails when a regex exceeds the time box. */
   readonly matchLines: (lines: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<LineMatch>, InvalidInput>
+  /**
+   * The same, at once, outside any request's budget: a regex may run `allowedMs` (then "ran_over").
+   * For a caller that stops matching after the first "ran_over" (a long command's output, matched as it is read).
+   */
+  readonly matchBatch: (lines: ReadonlyArray<string>, allowedMs: number) => ReadonlyArray<LineMatch> | "ran_over"
 }
 
 const MATCH_SCRIPT = new vm.Script(`
@@ -82,18 +87,16 @@ export const compileMatcher = (
     }
     if (spec.regex !== true) {
       const needles = spec.ignoreCase === true ? spec.patterns.map((p) => p.toLowerCase()) : spec.patterns
-      return {
-        matchLines: (lines) =>
-          Effect.sync(() => {
-            const found: Array<LineMatch> = []
-            lines.forEach((text, line) => {
-              const haystack = spec.ignoreCase === true ? text.toLowerCase() : text
-              const pattern = needles.findIndex((needle) => haystack.includes(needle))
-              if (pattern >= 0) found.push({ line, pattern })
-            })
-            return found
-          })
+      const matchBatch = (lines: ReadonlyArray<string>) => {
+        const found: Array<LineMatch> = []
+        lines.forEach((text, line) => {
+          const haystack = spec.ignoreCase === true ? text.toLowerCase() : text
+          const pattern = needles.findIndex((needle) => haystack.includes(needle))
+          if (pattern >= 0) found.push({ line, pattern })
+        })
+        return found
       }
+      return { matchLines: (lines) => Effect.sync(() => matchBatch(lines)), matchBatch }
     }
     const regexes: Array<RegExp> = []
     for (const [index, pattern] of spec.patterns.entries()) {
@@ -126,27 +129,35 @@ export const compileMatcher = (
         return (cpu.user + cpu.system) / 1000 < STARVED_CPU_SHARE * (performance.now() - wallStart) ? "starved" : "runaway"
       }
     }
+    const matchBatch = (lines: ReadonlyArray<string>, allowed: number): ReadonlyArray<LineMatch> | "ran_over" => {
+      context.lines = lines
+      try {
+        // The time box is wall-clock: on a loaded machine a sane pattern can be stopped because
+        // this process did not run, not because the pattern did. A runaway pattern keeps a core
+        // busy all along; one that used little CPU was starved, and gets one more run.
+        const run = runBoxed(allowed)
+        if (run !== "done" && (run === "runaway" || runBoxed(allowed) !== "done")) return "ran_over"
+      } finally {
+        context.lines = []
+      }
+      const flat = context.out as Array<number>
+      const found: Array<LineMatch> = []
+      for (let i = 0; i < flat.length; i += 2) found.push({ line: flat[i]!, pattern: flat[i + 1]! })
+      return found
+    }
     return {
       matchLines: (lines) =>
         Effect.flatMap(requestRegexBudget, (budget) => {
           const allowed = budget === undefined ? REGEX_TIME_BOX_MS : budget.available()
           if (allowed < LEAST_RUN_MS) return Effect.fail(ranOver(true))
-          context.lines = lines
           const started = performance.now()
           try {
-            // The time box is wall-clock: on a loaded machine a sane pattern can be stopped because
-            // this process did not run, not because the pattern did. A runaway pattern keeps a core
-            // busy all along; one that used little CPU was starved, and gets one more run.
-            const run = runBoxed(allowed)
-            if (run !== "done" && (run === "runaway" || runBoxed(allowed) !== "done")) return Effect.fail(ranOver(budget !== undefined))
+            const found = matchBatch(lines, allowed)
+            return found === "ran_over" ? Effect.fail(ranOver(budget !== undefined)) : Effect.succeed(found)
           } finally {
             budget?.spend(performance.now() - started)
-            context.lines = []
           }
-          const flat = context.out as Array<number>
-          const found: Array<LineMatch> = []
-          for (let i = 0; i < flat.length; i += 2) found.push({ line: flat[i]!, pattern: flat[i + 1]! })
-          return Effect.succeed(found)
-        })
+        }),
+      matchBatch
     }
   })

@@ -25,13 +25,15 @@ import { generationOf, Int, NonNegativeInt } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { decode, decodeServerIdentity, queryTree, serverIdentityCommand } from "../../tmux/Query.js"
 import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
-import { BudgetFields, HeadTail } from "../bounds/OutputBudget.js"
+import { BudgetFields } from "../bounds/OutputBudget.js"
+import { MatchFields, type MatchSpec } from "../bounds/OutputMatches.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 import { lookupPane } from "../hierarchy/Hierarchy.js"
 import { deleteTmuxBuffer } from "../input/Buffers.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
+import { outputShape } from "./internal/CommandOutput.js"
 import { finishRun, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
 import {
   claimCommand,
@@ -82,6 +84,7 @@ export const CommandResult = Schema.Struct({
       "What the command printed (stdout and stderr as the terminal showed them), new since the last call for this command; escapes and other terminal controls stripped unless keep_escapes. For not_started: what the pane showed instead."
   }),
   ...BudgetFields,
+  ...MatchFields,
   earlier_lines: NonNegativeInt.annotations({ description: "Output lines returned by earlier calls for the same command." }),
   started: Schema.Boolean.annotations({
     description:
@@ -108,6 +111,10 @@ export interface OutputOptions {
   readonly maxLines: number
   readonly maxBytes: number
   readonly keepEscapes: boolean
+  /** Only the last lines, instead of head and tail (default DEFAULT_MATCH_TAIL_LINES with match). */
+  readonly tailLines?: number | undefined
+  /** Lines to find in the whole output: they come back as matches, with the tail as the output. */
+  readonly match?: MatchSpec | undefined
 }
 
 /** A command to run in a pane's shell and how long to wait for it. */
@@ -270,6 +277,7 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       return yield* invalid(`command must be at most ${MAX_COMMAND_BYTES} bytes; put a long script in a file and run that.`)
     }
 
+    const shape = yield* outputShape(request)
     const looked = yield* lookupPane(
       socket,
       paneId,
@@ -325,7 +333,8 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       remote,
       key,
       handle,
-      framed: new FramedOutput({ id, secret }, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, {
+      shape,
+      framed: new FramedOutput({ id, secret }, shape.sink(1), request.keepEscapes, {
         started: false,
         offset: 0
       })
@@ -409,6 +418,7 @@ export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
 ): Effect.Effect<CommandResult, ToolError, Services> =>
   Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
+    const shape = yield* outputShape(request)
     const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
       Effect.catchTag("NoServer", () => Effect.succeed(undefined))
     )
@@ -423,7 +433,8 @@ export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
       remote: yield* remoteLogOf(socket, handle.id),
       key: yield* handleKey(dir),
       handle,
-      framed: new FramedOutput(handle, () => new HeadTail(request.maxLines, request.maxBytes), request.keepEscapes, {
+      shape,
+      framed: new FramedOutput(handle, shape.sink(handle.returned_lines + 1), request.keepEscapes, {
         started: handle.started,
         offset: handle.source === "pipe" ? handle.offset : 0
       })

@@ -17,7 +17,7 @@
  * script printed by mistake (text left in the line editor, a tracer) cannot end a wait either.
  */
 import { randomBytes } from "node:crypto"
-import type { HeadTail } from "../../bounds/OutputBudget.js"
+import type { LineSink } from "../../bounds/OutputBudget.js"
 import { keepEscapesLine, plainLine } from "./TerminalText.js"
 
 /** Shells whose syntax the framing is written in (POSIX `printf`, `eval`, `$(…)`, `$?`, `case`). */
@@ -198,14 +198,14 @@ export class FramedOutput {
   private endedFlag = false
   private status: number | null = null
   private toSkip: number
-  private current: HeadTail
+  private current: LineSink
   private before: Array<string> = []
   private readonly endPattern: RegExp
   private readonly endText: string
 
   constructor(
     private readonly marks: RunMarks,
-    private readonly makeBudget: () => HeadTail,
+    private readonly makeBudget: () => LineSink,
     private readonly keepEscapes: boolean,
     state: { readonly started: boolean; readonly offset: number; readonly skipLines?: number }
   ) {
@@ -241,7 +241,7 @@ export class FramedOutput {
     if (this.lastCapture !== undefined && !this.startedFlag) this.rescan(this.lastCapture.bytes, this.lastCapture.skipLines)
   }
 
-  get budget(): HeadTail {
+  get budget(): LineSink {
     return this.current
   }
 
@@ -305,7 +305,7 @@ export class FramedOutput {
     this.long.elided += bytes
     this.pending = Buffer.alloc(0)
     // Before the start they were the pane's own text: nothing of the output.
-    if (lines !== null && this.startedFlag) this.current.elide(lines)
+    if (this.startedFlag) this.current.elide(lines)
   }
 
   /** Keeps the unfinished line's head (once) and its tail, counting what is dropped between. */

@@ -18,12 +18,14 @@ import type { ResolvedSocket } from "../../../context/SocketResolver.js"
 import * as Format from "../../../tmux/Format.js"
 import { decode, queryTree, runTree } from "../../../tmux/Query.js"
 import { Tmux } from "../../../tmux/Tmux.js"
-import { HeadTail, joinBounded } from "../../bounds/OutputBudget.js"
+import { joinBounded } from "../../bounds/OutputBudget.js"
+import type { MatchReport } from "../../bounds/OutputMatches.js"
 import { type EffectiveTimeout, pollUntil } from "../../bounds/Waiting.js"
 import { deleteTmuxBuffer } from "../../input/Buffers.js"
 import { type CommandHandle, encodeHandle } from "../CommandHandle.js"
-import type { CommandResult, OutputOptions, WaitRequest } from "../RunCommand.js"
+import type { CommandResult, WaitRequest } from "../RunCommand.js"
 import { commandBufferName, type FramedOutput, judgeShell, newRunId } from "./CommandFraming.js"
+import { matchReportOf, type OutputShape } from "./CommandOutput.js"
 import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
 import {
   feedSnapshot,
@@ -64,6 +66,8 @@ export interface Run {
   /** The run as the next handle will carry it (source and fetched_by change while waiting). */
   handle: CommandHandle
   readonly framed: FramedOutput
+  /** How the result keeps the output (the framed output's sinks come from it). */
+  readonly shape: OutputShape
 }
 
 /** The tmux program as a pane's shell (or a recorder) should call it: our configured binary when it is a path. */
@@ -329,7 +333,13 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
       : "timed_out"
     const keepWaiting = outcome === "timed_out" && stopped !== true
     if (!keepWaiting) yield* release()
-    const bounded = outcome === "not_started" ? preambleOf(run, request) : run.framed.budget.result()
+    const bounded = outcome === "not_started" ? preambleOf(run) : run.framed.budget.result()
+    // A command that did not start printed nothing: nothing matched.
+    const matched = !run.shape.matching
+      ? undefined
+      : outcome === "not_started"
+      ? { matches: [], match_count: 0 }
+      : withUnreadNotes(run, matchReportOf(run.framed.budget))
     const handle: CommandHandle = {
       ...run.handle,
       offset: run.handle.source === "pipe" ? run.framed.offset : 0,
@@ -348,6 +358,7 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
       // is the middle of a line too long to keep whole.
       truncated: bounded.truncated || (outcome !== "not_started" && (run.framed.startLost || run.framed.cutLines > 0)),
       cut_lines: bounded.cut_lines + (outcome === "not_started" ? 0 : run.framed.cutLines),
+      ...matched,
       earlier_lines: run.handle.returned_lines,
       started: state.started,
       interrupt_sent: interruptSent,
@@ -362,9 +373,22 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     return result
   })
 
+/** A search also misses what the framed output never read whole: a start lost from the history, the middles of very long lines. */
+const withUnreadNotes = (run: Run, report: MatchReport | undefined): MatchReport | undefined => {
+  if (report === undefined) return undefined
+  const notes = [
+    ...(report.match_missed === undefined ? [] : [report.match_missed]),
+    ...(run.framed.startLost
+      ? ["the output's first lines scrolled out of the pane's history before they were read; line numbers count from the first line kept"]
+      : []),
+    ...(run.framed.cutLines > 0 ? [`the middles of ${run.framed.cutLines} lines over 64 KiB were not read`] : [])
+  ]
+  return notes.length === 0 ? report : { ...report, match_missed: notes.join("; ") }
+}
+
 /** What the pane showed in place of a command that did not start, within the output budget. */
-const preambleOf = (run: Run, options: OutputOptions) => {
-  const budget = new HeadTail(options.maxLines, options.maxBytes)
+const preambleOf = (run: Run) => {
+  const budget = run.shape.unmatched()
   for (const line of run.framed.preamble) budget.push(line)
   return budget.result()
 }
