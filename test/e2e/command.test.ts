@@ -2,9 +2,10 @@
  * run_command and wait_for_command through a real MCP client over stdio, on real tmux: the issue's
  * "done when" cases one by one, a cancelled call, and progress notifications.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, makeWorld, ok, serve, type Served, type World } from "./harness.js"
+import { errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
 
 /** Child processes of a process, from /proc. */
 const childrenOf = (pid: number): Array<number> =>
@@ -61,6 +62,32 @@ describe("run_command over stdio", () => {
     expect(lines.slice(0, 2)).toEqual(["1", "2"])
     expect(lines[100]).toBe("[… 4800 lines elided …]")
     expect(lines.at(-1)).toBe("5000")
+  })
+
+  // Issue 24: a test run's failures and how it ended, not its 300 passes.
+  it("match returns a test run's 3 FAIL lines with their line numbers and the last 10 lines, in a text block under 1,000 B", async () => {
+    const script = join(world.dir, "suite.sh")
+    writeFileSync(
+      script,
+      "for i in $(seq 1 303); do case $i in 41|150|277) echo \"FAIL test_$i: expected 200, got 500\";; *) echo \"PASS test_$i\";; esac; done; exit 1\n"
+    )
+    const result = await server.call("run_command", {
+      pane_id: paneId,
+      command: `bash ${script}`,
+      timeout: 10,
+      match: { patterns: ["^FAIL "], regex: true }
+    })
+    const value = ok(result)
+    expect(value).toMatchObject({ outcome: "completed", exit_status: 1, lines_total: 303, match_count: 3 })
+    expect(value.matches).toEqual([41, 150, 277].map((line) => ({ line, text: `FAIL test_${line}: expected 200, got 500` })))
+    expect(value.output.split("\n")).toEqual(["[… 293 lines elided …]", ...Array.from({ length: 10 }, (_, i) => `PASS test_${294 + i}`)])
+    const text = textOf(result)
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1000)
+    // The text block holds the matches and the tail, and no other line of the output.
+    for (const line of [41, 150, 277]) expect(text).toContain(`${line} "FAIL test_${line}: expected 200, got 500"`)
+    expect(text).toContain("PASS test_303")
+    expect(text).not.toContain("PASS test_293")
+    expect(text).not.toContain("PASS test_1\n")
   })
 
   it("is not ended early by the framing's marker text typed as part of the command", async () => {

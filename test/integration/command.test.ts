@@ -129,6 +129,70 @@ describe("run_command in bash", () => {
     expect(rest.output.split("\n").slice(-1)).toEqual(["6000"])
   })
 
+  it("match finds lines in output longer than the pane's history and max_lines, with the tail as output", async () => {
+    const { run, w } = await shellWorld()
+    w.tmuxOk("set-option", "-g", "history-limit", "100")
+    // A fresh window, so the small history limit holds for its pane.
+    w.tmuxOk("new-window", "-d", "-t", "run:", "HISTFILE=/dev/null bash --norc --noprofile")
+    await waitFor("the new pane's prompt", () => w.tmuxOk("capture-pane", "-p", "-t", "%1").trim() !== "")
+    const script =
+      "for i in $(seq 1 5000); do case $i in 1234|4990) echo \"FAIL case $i\";; *) echo \"PASS case $i\";; esac; done; (exit 3)"
+    const result = await run(script, { pane_id: "%1", match: { patterns: ["^FAIL case \\d+$"], regex: true, context: 1 } })
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 3, lines_total: 5000, match_count: 2, elided_lines: 4990 })
+    expect(result.matches).toEqual([
+      { line: 1234, text: "FAIL case 1234", before: ["PASS case 1233"], after: ["PASS case 1235"] },
+      { line: 4990, text: "FAIL case 4990", before: ["PASS case 4989"], after: ["PASS case 4991"] }
+    ])
+    expect(result).not.toHaveProperty("match_missed")
+    expect(result.output.split("\n")).toEqual(["[… 4990 lines elided …]", ...Array.from({ length: 10 }, (_, i) => `PASS case ${4991 + i}`)])
+    // The pane's history could not have held line 1234.
+    expect(Number(paneValue(w, "%1", "history_size"))).toBeLessThanOrEqual(100)
+  })
+
+  it("tail_lines returns the last lines only; without match or tail_lines the result has no match fields", async () => {
+    const { run } = await shellWorld()
+    const tail = await run("seq 1 50", { tail_lines: 3 })
+    expect(tail).toMatchObject({ lines_total: 50, elided_lines: 47, elided_after_line: 0, output: "[… 47 lines elided …]\n48\n49\n50" })
+    expect(tail).not.toHaveProperty("matches")
+    const plain = await run("seq 1 5")
+    expect(Object.keys(plain).filter((key) => key.startsWith("match"))).toEqual([])
+    expect(await run("seq 1 5", { match: { patterns: ["7"] } })).toMatchObject({ matches: [], match_count: 0, output: "1\n2\n3\n4\n5" })
+  })
+
+  it("a timed-out command returns the matches so far; wait_for_command with the same match goes on without repeating them", async () => {
+    const { run, layer, w } = await shellWorld()
+    const gate = join(w.tmpdir, "gate")
+    const match = { patterns: ["FAIL"], context: 1 }
+    const first = await run(`echo 'FAIL one'; seq 1 3; until [ -e ${gate} ]; do sleep 0.05; done; echo 'FAIL two'; echo done`, {
+      timeout: 1,
+      match
+    })
+    expect(first).toMatchObject({ outcome: "timed_out", match_count: 1, matches: [{ line: 1, text: "FAIL one", after: ["1"] }] })
+    writeFileSync(gate, "")
+    const rest = okResult(await runTool(layer, "wait_for_command", { handle: first.handle, timeout: 10, match }))
+    expect(rest).toMatchObject({
+      outcome: "completed",
+      exit_status: 0,
+      earlier_lines: 4,
+      match_count: 1,
+      // The context before it does not reach back into lines an earlier call returned.
+      matches: [{ line: 5, text: "FAIL two", after: ["done"] }],
+      output: "FAIL two\ndone"
+    })
+  })
+
+  it("refuses a bad match before typing anything, and max_lines with tail_lines", async () => {
+    const { layer, w } = await shellWorld()
+    const call = (args: Record<string, unknown>) => runTool(layer, "run_command", { pane_id: "%0", command: "echo typed", ...args })
+    expect(errorMeta(await call({ match: { patterns: ["("], regex: true } })).text).toContain(
+      "match.patterns[0] is not a valid regular expression"
+    )
+    expect(errorMeta(await call({ match: { patterns: ["x"], context: 9 } })).code).toBe("invalid_input")
+    expect(errorMeta(await call({ max_lines: 10, tail_lines: 5 })).text).toContain("Pass max_lines or tail_lines, not both")
+    expect(w.tmuxOk("capture-pane", "-p", "-t", "%0")).not.toContain("typed")
+    expect(buffersOf(w)).toEqual([])
+  })
+
   it("interrupt_on_timeout presses C-c and reports that the command stopped", async () => {
     const { run } = await shellWorld()
     const result = await run("sleep 30", { timeout: 0.5, interrupt_on_timeout: true })
