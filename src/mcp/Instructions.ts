@@ -38,9 +38,10 @@ const OPTIONAL_SEGMENTS: ReadonlyArray<string> = [
   "Use for tmux: servers, sessions ($N, from list_sessions), windows (@N, list_windows), panes (%N, list_panes or where_am_i), their content and processes. Target by id; ids are only valid on the server that issued them.",
   // What every tool shares is said here once, not in each tool's schema.
   "Every tool that targets a server takes socket_name (-L) or socket_path (-S, from list_servers), not both; default: LIBTMUX_SOCKET, else the caller's socket, else tmux's default. generation (from create_session, get_server_info, where_am_i) makes a call fail with not_found if the server restarted since. List tools page with offset and limit (1-1000, default 100; total and truncated say what is left) and return a compact set of fields per item: fields takes names or \"all\". list_sessions/windows/panes take where {field: value}: the items where all hold, before paging (text fields match substrings, or regexes with regex: true; others equal).",
+  "Tools that type into or clear a pane refuse your own pane (some also one a person watches) unless force: true.",
   "Errors carry a Hint line and _meta code: no_server means no tmux server runs on that socket (not an empty server) - follow the hint, do not loop on list tools.",
   "list_* tools return metadata pages; read text with capture_pane.",
-  "To run a shell command and get its exit status and output use run_command (not send_keys + polling); type and wait for the answer in one call with send_keys' wait; wait with wait_for_text (settle_ms for a TUI), read only new output with capture_since.",
+  "To run a shell command and get its exit status and output use run_command (not send_keys + polling; match finds lines in all its output); type and wait for the answer in one call with send_keys' wait; wait with wait_for_text (settle_ms for a TUI), read only new output with capture_since.",
   "Nothing starts a tmux server except start_server and create_session(allow_server_start=true)."
 ]
 

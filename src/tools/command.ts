@@ -11,7 +11,7 @@ import { DEFAULT_MATCH_TAIL_LINES, MAX_MATCH_CONTEXT, MAX_MATCHES, MAX_TAIL_LINE
 import { DEFAULT_WAIT_SECONDS, effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { handleSocket } from "../operations/commands/CommandHandle.js"
 import { CommandResult, openHandle, type OutputOptions, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
-import { generationArgument, MaxOutputBytes, MaxOutputLines, PatternList, TimeoutSeconds } from "./internal/Arguments.js"
+import { forceArgument, generationArgument, MaxOutputBytes, MaxOutputLines, PatternList, TimeoutSeconds } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
@@ -29,9 +29,9 @@ const waitArguments = (described: boolean) => {
     interrupt_on_timeout: optional(Schema.Boolean, said("C-c when the wait runs out.")),
     match: optional(
       described ? MatchInput : MatchInput.annotations({ jsonSchema: { type: "object" } }),
-      said(`Lines to find in all the output, returned as matches (context: lines around, 0-${MAX_MATCH_CONTEXT}).`)
+      said(`Lines to find in the whole output (context: 0-${MAX_MATCH_CONTEXT} lines around).`)
     ),
-    tail_lines: optional(TailLines, said(`Output: only the last N lines (default ${DEFAULT_MATCH_TAIL_LINES} with match).`))
+    tail_lines: optional(TailLines, said(`Only the last lines (default ${DEFAULT_MATCH_TAIL_LINES} with match).`))
   }
 }
 
@@ -87,7 +87,7 @@ export const runCommandTool = defineTool({
     pane_id: PaneId,
     command: Schema.String,
     ...waitArguments(true),
-    force: optional(Schema.Boolean, "Also the caller's or a watched pane."),
+    force: forceArgument,
     generation: generationArgument,
     ...socketArguments
   }),
@@ -119,7 +119,7 @@ export const waitForCommandTool = defineTool({
   input: Schema.Struct({
     handle: Schema.String,
     ...waitArguments(false),
-    force: optional(Schema.Boolean, "Also the caller's pane.")
+    force: forceArgument
   }),
   output: CommandResult,
   handler: (input) =>

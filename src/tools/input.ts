@@ -80,7 +80,8 @@ export const sendKeysBatchTool = defineTool({
   input: Schema.Struct({
     pane_id: PaneId,
     operations: Schema.Array(
-      Schema.Struct({ pane_id: optional(PaneId), keys: keysArgument, literal: literalArgument, enter: enterArgument })
+      // keys as send_keys' (described there once).
+      Schema.Struct({ pane_id: optional(PaneId), keys: Schema.String, literal: literalArgument, enter: enterArgument })
     )
       .pipe(Schema.minItems(1), Schema.maxItems(MAX_BATCH_OPERATIONS)),
     delay_ms: optional(Int.pipe(Schema.between(0, MAX_BATCH_DELAY_MS))),

@@ -15,7 +15,7 @@ export const showOptionsTool = defineTool({
   name: "show_options",
   title: "Show tmux Options",
   description:
-    "Options of the server, a session, window or pane (default the caller's session): one or all, exact, inherited ones marked; hooks: true for hooks.",
+    "Options of the server, a session, window or pane (default the caller's session), inherited ones marked; hooks: true for hooks.",
   tier: "readonly",
   group: "options",
   hints: { idempotent: true },

@@ -107,7 +107,7 @@ const CaptureLine = Schema.Union(Int, Schema.Literal("-"))
 export const capturePaneTool = defineTool({
   name: "capture_pane",
   title: "Capture tmux Pane",
-  description: "A pane's text: the screen by default, start/end for scrollback; the newest max_lines, with what was left out counted.",
+  description: "A pane's text: the screen, or start/end for scrollback; the newest max_lines, what was left out counted.",
   tier: "readonly",
   group: "read",
   alwaysLoad: true,

@@ -20,7 +20,7 @@ const ListServersInput = Schema.Struct({
 export const listServersTool = defineTool({
   name: "list_servers",
   title: "List tmux Servers",
-  description: "Live tmux servers of this user: socket name and path, pid, version, session count. Pass a socket_path to other tools.",
+  description: "Live tmux servers of this user: socket name and path, pid, version, sessions; pass socket_path to other tools.",
   tier: "readonly",
   group: "context",
   hints: { idempotent: true },

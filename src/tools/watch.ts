@@ -36,7 +36,7 @@ export const snapshotPaneTool = defineTool({
 export const captureSinceTool = defineTool({
   name: "capture_since",
   title: "Capture New tmux Pane Output",
-  description: "Only what a pane printed since a cursor (omit it to get one for now); returns the new lines and the next cursor.",
+  description: "What a pane printed since a cursor (omit it to get one); returns the new lines and the next cursor.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },
@@ -65,7 +65,7 @@ export const waitForTextTool = defineTool({
   name: "wait_for_text",
   title: "Wait for Text in tmux Pane",
   description:
-    "Blocks until a pane prints new text matching patterns or stop_patterns (since: from a capture_since cursor); returns matching lines and a tail. settle_ms: or once the screen is still (TUIs; quiet is not done: prefer patterns).",
+    "Blocks until a pane prints new text matching patterns or stop_patterns (since: a capture_since cursor), or settle_ms of a still screen (TUIs; prefer patterns); returns matching lines and a tail.",
   tier: "readonly",
   group: "read",
   hints: { idempotent: true },

@@ -57,10 +57,8 @@ export const suppressHistoryArgument = optional(
 /** What generation means is said once, in the instructions and docs/tools.md. */
 export const generationArgument = optional(Schema.String)
 
-export const forceArgument = optional(
-  Schema.Boolean,
-  "Also the caller's pane."
-)
+/** What force does (act on the caller's pane, or a watched one) is said once, in the instructions and docs/tools.md. */
+export const forceArgument = optional(Schema.Boolean)
 
 /** A wait's timeout in seconds. */
 export const TimeoutSeconds = Schema.Number.pipe(Schema.positive(), Schema.finite())
@@ -73,7 +71,7 @@ export const PatternList = Schema.Array(Schema.String)
 
 /** The arguments that describe patterns, shared by every tool that searches or waits for text. */
 export const patternArguments = {
-  regex: optional(Schema.Boolean, "Regular expressions."),
+  regex: optional(Schema.Boolean),
   ignore_case: optional(Schema.Boolean)
 }
 
