@@ -25,17 +25,21 @@ export const prompts: ReadonlyArray<PromptDefinition> = [
   {
     name: "run_and_read",
     title: "Run a command and read only its result",
-    description: "run_command, not send_keys plus capture_pane.",
+    description: "run_command, not send_keys plus capture_pane; match for the lines that matter.",
     arguments: [
       { name: "command", description: "The shell command line.", required: true },
-      { name: "pane_id", description: "The pane (%N); default: choose one." }
+      { name: "pane_id", description: "The pane (%N); default: choose one." },
+      { name: "look_for", description: "A regular expression for the lines to find, e.g. ^FAIL|error." }
     ],
     text: (args) =>
       lines(
         `Run this command and read only its result: ${args.command}`,
         `Pane: ${paneOr(args.pane_id, "choose one with list_panes(), not one with is_caller true (your own terminal)")}.`,
         "1. run_command(pane_id, command) waits for the command to end and returns exit_status and its own output, nothing else of the screen.",
-        "2. If timed_out is true, call wait_for_command(handle) with the handle it returned until exit_status is set.",
+        `   For a build or test run, run_command(pane_id, command, match=${
+          JSON.stringify({ patterns: [args.look_for ?? "^FAIL|error"], regex: true })
+        }) returns matches: the matching lines of all its output with their line numbers (match_count counts all), and as output only the last 10 lines (tail_lines).`,
+        "2. If timed_out is true, call wait_for_command(handle) with the handle it returned (and the same match) until exit_status is set.",
         "Do not use send_keys() and then capture_pane(): the screen mixes the prompt, the echo and older output, and does not say when the command ended."
       )
   },
@@ -73,6 +77,7 @@ export const prompts: ReadonlyArray<PromptDefinition> = [
           JSON.stringify([args.pattern ?? "error|failed|panic|Traceback"])
         }, regex=true, ignore_case=true) searches the screen and scrollback of every pane (session_id or window_id narrow it); each match has its pane and a line number.`,
         "2. capture_pane(pane_id, start, end) with start a few lines before the match's line and end after it reads its context.",
+        `An error of a command you run: run_command(pane_id, command, match={"patterns":[…],"regex":true,"context":2}) finds it in all the command's output, also what scrolled out of the pane.`,
         "Do not capture_pane() every pane one by one."
       )
   },

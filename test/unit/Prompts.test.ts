@@ -11,6 +11,7 @@ const SAMPLE: Record<string, string> = {
   ready: "listening on",
   failed: "Error",
   pattern: "FAIL",
+  look_for: "^not ok",
   session_name: "work",
   commands: "npm run dev\nnpm test -- --watch"
 }
@@ -58,7 +59,11 @@ describe("prompts", () => {
   it("the workflows name the tool that does them right", () => {
     expect(textOf("run_and_read", { command: "ls" })).toContain("run_command(pane_id, command)")
     expect(textOf("watch_job", { pane_id: "%1", ready: "up" })).toContain("since=cursor")
+    expect(textOf("run_and_read", { command: "make test", look_for: "^FAIL" })).toContain(
+      `run_command(pane_id, command, match={"patterns":["^FAIL"],"regex":true})`
+    )
     expect(textOf("find_error", {})).toContain("search_panes(")
+    expect(textOf("find_error", {})).toContain("run_command(pane_id, command, match=")
     expect(textOf("build_workspace", { session_name: "w" })).toContain("create_session(session_name, command, panes=[")
     expect(textOf("stop_hung_command", { pane_id: "%1" })).toMatch(/is_caller[\s\S]*C-c/)
   })
