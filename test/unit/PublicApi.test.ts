@@ -158,6 +158,8 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
       "CommandOutcome",
       "CommandResult",
       "MAX_COMMAND_BYTES",
+      "MatchSpec",
+      "OutputMatch",
       "OutputOptions",
       "RunRequest",
       "WaitRequest",

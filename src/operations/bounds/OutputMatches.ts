@@ -35,6 +35,7 @@ export interface MatchSpec extends PatternSpec {
   readonly maxMatches?: number | undefined
 }
 
+/** One matching line of a command's output, with the context lines kept around it. */
 export const OutputMatch = Schema.Struct({
   line: Int.pipe(Schema.positive()).annotations({ description: "Its 1-based line number in the command's output." }),
   text: Schema.String,

@@ -81,7 +81,7 @@ export const CommandResult = Schema.Struct({
   exit_status: Schema.NullOr(Int).annotations({ description: "The command's exit status; null unless completed." }),
   output: Schema.String.annotations({
     description:
-      "What the command printed (stdout and stderr as the terminal showed them), new since the last call for this command; escapes and other terminal controls stripped unless keep_escapes. For not_started: what the pane showed instead."
+      "What the command printed (stdout and stderr as the terminal showed them), new since the last call for this command; escapes and other terminal controls stripped unless keep_escapes. With match or tail_lines: its last lines. For not_started: what the pane showed instead."
   }),
   ...BudgetFields,
   ...MatchFields,
