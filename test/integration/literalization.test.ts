@@ -591,11 +591,31 @@ const CASES: Readonly<Record<string, ToolCase>> = {
           mustAccept: () => true,
           readBack: (_ctx, text, _result, args) => fileReadBack("the text the shell printed", args._out as string, text)
         }
-      ]
+      ],
+      match: [{
+        label: "match's patterns (matched here, never by tmux)",
+        args: async (ctx, text) => ({
+          pane_id: (await ctx.scratch()).pane_id,
+          command: "echo x",
+          timeout: 20,
+          match: { patterns: [text], context: 1 }
+        }),
+        mustAccept: () => true
+      }]
     }
   },
   wait_for_command: {
-    strings: { handle: [{ label: "handle", args: (_ctx, text) => ({ handle: text }) }] }
+    strings: {
+      handle: [{ label: "handle", args: (_ctx, text) => ({ handle: text }) }],
+      match: [{
+        label: "match's patterns, with a live handle",
+        args: async (ctx, text) => {
+          const started = await ctx.call("run_command", { pane_id: (await ctx.scratch()).pane_id, command: "sleep 0.3; echo x", timeout: 0.05 })
+          return { handle: structured(started).handle, timeout: 20, match: { patterns: [text] } }
+        },
+        mustAccept: () => true
+      }]
+    }
   },
   send_keys_batch: {
     base: { operations: [{ keys: "x", enter: false }] },
