@@ -22,8 +22,10 @@ export const MAX_MATCH_CONTEXT = 5
 export const MAX_TAIL_LINES = 10_000
 /** Lines of output returned with matches when the caller names no tail_lines. */
 export const DEFAULT_MATCH_TAIL_LINES = 10
-/** Lines matched in one batch (one time-boxed run). */
-const BATCH_LINES = 512
+/** Lines matched in one batch (one time-boxed run: a sane pattern takes well under a millisecond for them). */
+const BATCH_LINES = 4096
+/** Characters held for one batch at most: lines may be 64 KiB each. */
+const BATCH_CHARS = 1024 * 1024
 /** Matching one call's output may take this long in all; past it the rest is not searched. */
 export const MATCH_TIME_CAP_MS = 5000
 
@@ -99,6 +101,7 @@ export class LineMatches {
   private bytes = 0
   private next: number
   private batch: Array<Pending> = []
+  private batchChars = 0
   /** The lines just before the batch's next one (as many as the context), for a match's before. */
   private recent: Array<Pending> = []
   /** The last line shown (a match, or context): the next match's before starts after it. */
@@ -114,7 +117,8 @@ export class LineMatches {
 
   push(line: string): void {
     this.batch.push({ number: this.next++, text: line })
-    if (this.batch.length >= BATCH_LINES) this.flush()
+    this.batchChars += line.length
+    if (this.batch.length >= BATCH_LINES || this.batchChars >= BATCH_CHARS) this.flush()
   }
 
   /** `lines` lines were never read (null: an unknown number): nothing of them is searched. */
@@ -164,6 +168,7 @@ export class LineMatches {
     const batch = this.batch
     if (batch.length === 0) return
     this.batch = []
+    this.batchChars = 0
     const session = this.session
     let matched: ReadonlySet<number> = new Set()
     if (session.stopped === undefined) {

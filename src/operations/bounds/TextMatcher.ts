@@ -43,15 +43,25 @@ export interface Matcher {
   readonly matchBatch: (lines: ReadonlyArray<string>, allowedMs: number) => ReadonlyArray<LineMatch> | "ran_over"
 }
 
-const MATCH_SCRIPT = new vm.Script(`
-  out = [];
-  for (let i = 0; i < lines.length; i++) {
-    for (let p = 0; p < regexes.length; p++) {
-      regexes[p].lastIndex = 0;
-      if (regexes[p].test(lines[i])) { out.push(i, p); break; }
+/**
+ * The loop is a function defined once in each matcher's context: a script's top-level code would
+ * read `lines` and `regexes` as properties of the contextified global at every step, which costs
+ * about twenty times the matching itself (2 µs a line against 0.1).
+ */
+const DEFINE_MATCH_ALL = new vm.Script(`
+  var matchAll = function (lines, regexes) {
+    const out = [];
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      for (let p = 0; p < regexes.length; p++) {
+        regexes[p].lastIndex = 0;
+        if (regexes[p].test(line)) { out.push(i, p); break; }
+      }
     }
-  }
+    return out;
+  };
 `)
+const MATCH_SCRIPT = new vm.Script("out = matchAll(lines, regexes)")
 
 /** Checks and compiles the patterns; a bad one is named by its position, never echoed. */
 /**
@@ -108,6 +118,7 @@ export const compileMatcher = (
       }
     }
     const context = vm.createContext({ regexes, lines: [] as ReadonlyArray<string>, out: [] as Array<number> })
+    DEFINE_MATCH_ALL.runInContext(context)
     const ranOver = (inRequest: boolean) =>
       new InvalidInput({
         reason: inRequest
