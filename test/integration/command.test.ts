@@ -376,10 +376,31 @@ describe("run_command in other shells and refusals", () => {
   })
 
   it("falls back to the pane's history when the pane already has a pipe of its own", async () => {
-    const { run, w } = await shellWorld()
+    const { layer, run, w } = await shellWorld()
     w.tmuxOk("pipe-pane", "-t", "%0", "cat > /dev/null")
     const result = await run("printf 'x\\ny\\n'; false")
     expect(result).toMatchObject({ output_source: "scrollback", output: "x\ny", exit_status: 1 })
+    // Matches come from the history too, numbered as the output's lines; across a timeout the
+    // history is read again whole, and the lines returned before are neither matched nor counted again.
+    const first = await run("seq 1 30; sleep 1; seq 31 40", { timeout: 0.5, match: { patterns: ["^(7|37)$"], regex: true }, tail_lines: 2 })
+    expect(first).toMatchObject({ output_source: "scrollback", outcome: "timed_out", match_count: 1, matches: [{ line: 7, text: "7" }] })
+    const rest = okResult(
+      await runTool(layer, "wait_for_command", {
+        handle: first.handle,
+        timeout: 10,
+        match: { patterns: ["^(7|37)$"], regex: true },
+        tail_lines: 2
+      })
+    )
+    // The cursor's empty row at the timeout is no line: "31", printed there later, is not lost.
+    expect(rest).toMatchObject({
+      outcome: "completed",
+      earlier_lines: 30,
+      lines_total: 10,
+      match_count: 1,
+      matches: [{ line: 37, text: "37" }],
+      output: "[… 8 lines elided …]\n39\n40"
+    })
     // The person's pipe is left alone.
     expect(w.tmuxOk("display-message", "-p", "-t", "%0", "#{pane_pipe}").trim()).toBe("1")
   })

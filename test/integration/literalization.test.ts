@@ -610,7 +610,11 @@ const CASES: Readonly<Record<string, ToolCase>> = {
       match: [{
         label: "match's patterns, with a live handle",
         args: async (ctx, text) => {
-          const started = await ctx.call("run_command", { pane_id: (await ctx.scratch()).pane_id, command: "sleep 0.3; echo x", timeout: 0.05 })
+          const started = await ctx.call("run_command", {
+            pane_id: (await ctx.scratch()).pane_id,
+            command: "sleep 0.3; echo x",
+            timeout: 0.05
+          })
           return { handle: structured(started).handle, timeout: 20, match: { patterns: [text] } }
         },
         mustAccept: () => true

@@ -102,16 +102,38 @@ type ReadStatus = "reading" | "recorder_stopped" | "pane_gone"
 const readNew = (run: Run) =>
   run.handle.source === "pipe"
     ? run.remote === undefined ? readLocalLog(run) : readHandedOver(run)
-    : runTree(run.socket, [["capture-pane", "-p", "-J", "-t", run.handle.pane_id, "-S", "-", "-E", "-"]], {
+    : runTree(run.socket, [
+      ["capture-pane", "-p", "-J", "-t", run.handle.pane_id, "-S", "-", "-E", "-"],
+      ["display-message", "-p", "-t", run.handle.pane_id, `${CURSOR_MARK}#{cursor_y} #{pane_height}`]
+    ], {
       kind: "pane",
       id: run.handle.pane_id
     }).pipe(
       Effect.map((text) => {
-        run.framed.rescan(Buffer.from(text.endsWith("\n") ? text : `${text}\n`, "utf8"), run.handle.returned_lines)
+        run.framed.rescan(Buffer.from(finishedRows(text), "utf8"), run.handle.returned_lines)
         return "reading" as ReadStatus
       }),
       Effect.catchTags({ NotFound: () => Effect.succeed<ReadStatus>("pane_gone"), NoServer: () => Effect.succeed<ReadStatus>("pane_gone") })
     )
+
+const CURSOR_MARK = "etm-cursor "
+
+/**
+ * The lines of a history capture that are finished: the cursor's row is still being written (a
+ * line whose end has not come, or nothing yet) and the rows below it are empty, so they are left
+ * out, as a log's unfinished last line is; counted as lines, they would be skipped when the next
+ * call reads the history again, and a line printed there later lost. A joined line that reaches the
+ * cursor's row is unfinished too, and goes with it.
+ */
+const finishedRows = (text: string): string => {
+  const lines = text.split("\n")
+  if (lines.at(-1) === "") lines.pop()
+  const cursor = /^etm-cursor (\d+) (\d+)$/.exec(lines.at(-1) ?? "")
+  if (cursor === null) return lines.length === 0 ? "" : `${lines.join("\n")}\n`
+  const unfinished = Number(cursor[2]) - Number(cursor[1])
+  const rows = lines.slice(0, Math.max(0, lines.length - 1 - unfinished))
+  return rows.length === 0 ? "" : `${rows.join("\n")}\n`
+}
 
 const readLocalLog = (run: Run) =>
   Effect.gen(function*() {
