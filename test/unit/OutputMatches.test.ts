@@ -16,8 +16,7 @@ const session = (spec: PatternSpec, options: { context?: number; maxMatches?: nu
   maxMatches: options.maxMatches ?? 50,
   maxBytes: options.maxBytes ?? 65_536,
   plain: (line) => line,
-  spentMs: 0,
-  stopped: undefined
+  runaway: false
 })
 
 const lines = (count: number, failing: ReadonlyArray<number>) =>
@@ -69,8 +68,9 @@ describe("LineMatches", () => {
 
   it("keeps matches within the byte budget (the rest counted), and cuts a long line visibly", () => {
     const long = `FAIL ${"x".repeat(MAX_LINE_BYTES * 2)}`
-    const report = collect(session({ patterns: ["FAIL"] }, { maxBytes: MAX_LINE_BYTES + 30 }), [long, "FAIL short", "FAIL two"])
+    const report = collect(session({ patterns: ["FAIL"] }, { maxBytes: MAX_LINE_BYTES + 40 }), [long, "FAIL longer line", "FAIL two"])
     expect(report.match_count).toBe(3)
+    // "FAIL two" would fit where "FAIL longer line" did not; the kept matches stay the first ones.
     expect(report.matches).toHaveLength(1)
     expect(report.matches[0]!.text.startsWith("FAIL xxx")).toBe(true)
     expect(report.matches[0]!.text).toMatch(/\[… \d+ bytes cut …\]$/)
@@ -90,9 +90,12 @@ describe("LineMatches", () => {
   it("stops at a runaway regular expression and says from which line nothing was searched", () => {
     const s = session({ patterns: ["^(a+)+$"], regex: true })
     const report = collect(s, ["aaa", `${"a".repeat(40)}!`, "aaaa"])
-    expect(s.stopped).toEqual({ line: 1, reason: "runaway" })
+    expect(s.runaway).toBe(true)
     expect(report.match_count).toBe(0)
     expect(report.match_missed).toContain("lines from 1 on were not searched")
+    // A later pass (the history read again) does not run it again, and says so from its own first line.
+    const again = collect(s, ["x", "aaa"], 40)
+    expect(again.match_missed).toContain("lines from 40 on were not searched")
   }, 20_000)
 
   it("matches the text without terminal escapes when escapes are kept", () => {

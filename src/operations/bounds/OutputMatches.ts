@@ -6,9 +6,9 @@
  * together merges. Matches past `max_matches` (or past the byte budget) are counted, not kept.
  *
  * Matching runs in batches, each with the regex time box of the other matchers; a runaway
- * expression, or matching that takes longer in all than MATCH_TIME_CAP_MS in one call, stops the
- * search, and the result says from which line on nothing was searched (`match_missed`). So does a
- * part of the output that was never read.
+ * expression, or matching that takes longer in all than MATCH_TIME_CAP_MS in one pass over the
+ * output, stops the search, and the result says from which line on nothing was searched
+ * (`match_missed`). So does a part of the output that was never read.
  */
 import * as Schema from "effect/Schema"
 import { Int, NonNegativeInt } from "../../domain/Model.js"
@@ -26,7 +26,7 @@ export const DEFAULT_MATCH_TAIL_LINES = 10
 const BATCH_LINES = 4096
 /** Characters held for one batch at most: lines may be 64 KiB each. */
 const BATCH_CHARS = 1024 * 1024
-/** Matching one call's output may take this long in all; past it the rest is not searched. */
+/** Matching one pass over the output may take this long in all; past it the rest is not searched. */
 export const MATCH_TIME_CAP_MS = 5000
 
 /** What to look for in a command's output. */
@@ -73,8 +73,9 @@ const keptLine = (text: string): string => {
 const byteSize = (text: string) => Buffer.byteLength(text, "utf8") + 1
 
 /**
- * State that outlives one pass over the output: a scrollback read starts over at every poll, but a
- * pattern found runaway stays so, and time spent matching adds up over the call.
+ * What one call matches with. A read of the pane's history starts a new pass at every poll; a
+ * pattern found runaway in one pass is not run again in the next (each run would block the event
+ * loop for the whole time box).
  */
 export interface MatchSession {
   readonly matcher: Matcher
@@ -84,9 +85,7 @@ export interface MatchSession {
   readonly maxBytes: number
   /** The text patterns see for a kept line (without terminal escapes). */
   readonly plain: (line: string) => string
-  spentMs: number
-  /** The line from which on matching stopped, and why (the regex ran over, or the time cap). */
-  stopped: { readonly line: number; readonly reason: "runaway" | "time" } | undefined
+  runaway: boolean
 }
 
 interface Pending {
@@ -110,6 +109,11 @@ export class LineMatches {
   private open: { after: Array<string>; left: number } | undefined
   private unread = 0
   private unknownGapAfter: number | undefined
+  /** Once a match did not fit the byte budget, no later one is kept either (matches stay a prefix). */
+  private full = false
+  private spentMs = 0
+  /** The line from which on this pass matched nothing, and why (the regex ran over, or the time cap). */
+  private stopped: { readonly line: number; readonly reason: "runaway" | "time" } | undefined
 
   constructor(private readonly session: MatchSession, firstLine: number) {
     this.next = firstLine
@@ -147,7 +151,7 @@ export class LineMatches {
 
   private missed(): string | undefined {
     const notes: Array<string> = []
-    const { stopped } = this.session
+    const stopped = this.stopped
     if (stopped !== undefined) {
       notes.push(
         stopped.reason === "runaway"
@@ -171,14 +175,17 @@ export class LineMatches {
     this.batchChars = 0
     const session = this.session
     let matched: ReadonlySet<number> = new Set()
-    if (session.stopped === undefined) {
+    if (this.stopped === undefined && session.runaway) this.stopped = { line: batch[0]!.number, reason: "runaway" }
+    if (this.stopped === undefined) {
       const started = performance.now()
       const found = session.matcher.matchBatch(batch.map((line) => session.plain(line.text)), REGEX_TIME_BOX_MS)
-      session.spentMs += performance.now() - started
-      if (found === "ran_over") session.stopped = { line: batch[0]!.number, reason: "runaway" }
-      else matched = new Set(found.map((match) => match.line))
-      if (session.stopped === undefined && session.spentMs > MATCH_TIME_CAP_MS) {
-        session.stopped = { line: batch[batch.length - 1]!.number + 1, reason: "time" }
+      this.spentMs += performance.now() - started
+      if (found === "ran_over") {
+        session.runaway = true
+        this.stopped = { line: batch[0]!.number, reason: "runaway" }
+      } else matched = new Set(found.map((match) => match.line))
+      if (this.stopped === undefined && this.spentMs > MATCH_TIME_CAP_MS) {
+        this.stopped = { line: batch[batch.length - 1]!.number + 1, reason: "time" }
       }
     }
     batch.forEach((line, index) => this.take(line, matched.has(index)))
@@ -191,7 +198,8 @@ export class LineMatches {
       const before = this.recent.filter((earlier) => earlier.number > this.lastShown).map((earlier) => keptLine(earlier.text))
       const text = keptLine(line.text)
       const size = [text, ...before].reduce((sum, kept) => sum + byteSize(kept), 0)
-      if (this.kept.length < maxMatches && this.bytes + size <= maxBytes) {
+      this.full ||= this.kept.length >= maxMatches || this.bytes + size > maxBytes
+      if (!this.full) {
         const after: Array<string> = []
         this.kept.push({ line: line.number, text, ...(context > 0 ? { before, after } : {}) })
         this.bytes += size

@@ -57,8 +57,7 @@ export const outputShape = (options: OutputOptions): Effect.Effect<OutputShape, 
       maxMatches: match.maxMatches ?? DEFAULT_MAX_MATCHES,
       maxBytes,
       plain: options.keepEscapes ? plainLine : (line) => line,
-      spentMs: 0,
-      stopped: undefined
+      runaway: false
     }
     return { sink: (firstLine) => () => new MatchedOutput(session, firstLine, tail, maxBytes), unmatched: tailOnly, matching: true }
   })
