@@ -3,6 +3,7 @@
  * state that persists between calls, text no framing may break, long output, timeouts with a
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
+import * as Effect from "effect/Effect"
 import { existsSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -11,6 +12,7 @@ import { watchLocalPaths } from "../support/LocalPathWatch.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 import { BASH, idOf, localLogsOf, logDirectoryOf, logsOf, paneValue, shellWorld as shellWorldIn } from "../support/shellWorld.js"
+import { tappedTmux } from "../support/TappedTmux.js"
 import { testHost } from "../support/testHost.js"
 
 const { world, defer } = useWorlds()
@@ -299,7 +301,8 @@ describe("run_command in other shells and refusals", () => {
 
   // Between fork and exec a new pane's process is still tmux's own, under the server's name (a
   // loader's, when tmux runs through one): run_command right after new-session must wait it out,
-  // not call the pane busy. The pane here keeps the server's name for 0.5 s, then becomes bash.
+  // not call the pane busy. The pane here keeps the server's name until run_command has looked at
+  // it, then becomes bash.
   it.skipIf(testHost !== undefined)("waits for a new pane's program to start rather than calling the pane busy", async () => {
     const w = world()
     w.tmuxOk("new-session", "-d", "-s", "server")
@@ -307,10 +310,21 @@ describe("run_command in other shells and refusals", () => {
     const serverName = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0")[0]!
     // The script execs itself under the server's name (same pid, so the pane's process group keeps it).
     const script = join(w.tmpdir, "late-start.sh")
-    writeFileSync(script, "exec -a \"$1\" bash -c 'sleep 0.5; HISTFILE=/dev/null exec bash --norc --noprofile'\n")
+    const gate = join(w.tmpdir, "started")
+    writeFileSync(
+      script,
+      `exec -a "$1" bash -c 'until [ -e ${gate} ]; do sleep 0.02; done; HISTFILE=/dev/null exec bash --norc --noprofile'\n`
+    )
     const pane = w.tmuxOk("new-session", "-d", "-P", "-F", "#{pane_id}", `exec bash ${script} '${serverName}'`).trim()
-    expect(basename(w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_command}").trim())).toBe(basename(serverName))
-    const result = okResult(await runTool(w.layer({}), "run_command", { pane_id: pane, command: "echo started", timeout: 10 }))
+    await waitFor(
+      "the pane under the server's name",
+      () => basename(w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_command}").trim()) === basename(serverName)
+    )
+    // The gate opens once a command list that reads the pane's foreground program has answered.
+    const looks = (run: { readonly commands: ReadonlyArray<ReadonlyArray<string>> }) =>
+      run.commands.some((command) => command.some((word) => word.includes("pane_current_command")))
+    const opensGate = tappedTmux((run) => run.proceed().pipe(Effect.tap(() => looks(run) && writeFileSync(gate, ""))))
+    const result = okResult(await runTool(w.layer({}, opensGate), "run_command", { pane_id: pane, command: "echo started", timeout: 10 }))
     expect(result).toMatchObject({ outcome: "completed", exit_status: 0, output: "started", shell: "bash" })
   })
 
