@@ -30,7 +30,8 @@ export interface Bounded {
   readonly cut_lines: number
 }
 
-const cut = (line: string, limit: number): string => {
+/** `line` within `limit` UTF-8 bytes, cut at a character boundary. */
+export const cutToBytes = (line: string, limit: number): string => {
   if (Buffer.byteLength(line, "utf8") <= limit) return line
   // Cut at a character boundary.
   return Buffer.from(line, "utf8").subarray(0, limit).toString("utf8").replace(/\uFFFD$/, "")
@@ -68,7 +69,7 @@ export class HeadTail implements LineSink {
 
   push(raw: string): void {
     this.total++
-    const line = cut(raw, Math.min(MAX_LINE_BYTES, this.tailByteLimit - 1))
+    const line = cutToBytes(raw, Math.min(MAX_LINE_BYTES, this.tailByteLimit - 1))
     if (line !== raw) this.cutCount++
     const bytes = Buffer.byteLength(line, "utf8") + 1
     if (!this.headFull && this.head.length < this.headLines && this.headBytes + bytes <= this.headByteLimit) {

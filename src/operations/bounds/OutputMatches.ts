@@ -12,7 +12,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Int, NonNegativeInt } from "../../domain/Model.js"
-import { type Bounded, HeadTail, type LineSink, MAX_LINE_BYTES } from "./OutputBudget.js"
+import { type Bounded, cutToBytes, HeadTail, type LineSink, MAX_LINE_BYTES } from "./OutputBudget.js"
 import { type Matcher, type PatternSpec, REGEX_TIME_BOX_MS } from "./TextMatcher.js"
 
 export const DEFAULT_MAX_MATCHES = 50
@@ -64,10 +64,8 @@ export interface MatchReport {
 
 /** How a matching line (or a context line) is kept: cut at MAX_LINE_BYTES, the cut said in the text. */
 const keptLine = (text: string): string => {
-  const bytes = Buffer.from(text, "utf8")
-  if (bytes.length <= MAX_LINE_BYTES) return text
-  const kept = bytes.subarray(0, MAX_LINE_BYTES).toString("utf8").replace(/\uFFFD$/, "")
-  return `${kept}[… ${bytes.length - Buffer.byteLength(kept, "utf8")} bytes cut …]`
+  const kept = cutToBytes(text, MAX_LINE_BYTES)
+  return kept === text ? text : `${kept}[… ${Buffer.byteLength(text, "utf8") - Buffer.byteLength(kept, "utf8")} bytes cut …]`
 }
 
 const byteSize = (text: string) => Buffer.byteLength(text, "utf8") + 1
