@@ -2,13 +2,16 @@
  * The session / window / pane tree on real tmux: listing, paging, scoping, ordering, names that
  * look like tmux syntax, linked windows, and the get_*_info lookups.
  */
-import { existsSync, mkdirSync } from "node:fs"
+import * as Effect from "effect/Effect"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { escapeControls } from "../../src/domain/ControlText.js"
-import { useWorlds } from "../support/liveTmux.js"
+import { useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
+import { tappedTmux } from "../support/TappedTmux.js"
+import { testHost } from "../support/testHost.js"
 import { asTmuxPrints } from "../support/tmuxVersion.js"
 
 const { world } = useWorlds()
@@ -319,6 +322,40 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
     expect(errorMeta(await runTool(layer, "get_session_info", { session_id: "$0", session_name: "foobar" })).code).toBe(
       "invalid_input"
     )
+  })
+
+  // Until a new pane's process has made its session (between tmux's fork and the child's setsid),
+  // tmux cannot read the pane's directory and reports it empty; a get_pane_info right after a
+  // create must wait that out, not answer cwd "". The panes here have no controlling terminal
+  // (their process gave it up: TIOCNOTTY) until get_pane_info has read their directory once, then
+  // take it back and become bash.
+  it.skipIf(testHost !== undefined)("get_pane_info waits out a new pane whose directory cannot be read yet", async () => {
+    const w = world()
+    const script = join(w.tmpdir, "late-session.py")
+    writeFileSync(
+      script,
+      [
+        "import fcntl, os, signal, sys, termios, time",
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)",
+        "fcntl.ioctl(0, termios.TIOCNOTTY)",
+        "while not os.path.exists(sys.argv[1]): time.sleep(0.02)",
+        "fcntl.ioctl(0, termios.TIOCSCTTY, 0)",
+        "os.execvp('bash', ['bash', '--norc', '--noprofile'])",
+        ""
+      ].join("\n")
+    )
+    const reads = (run: { readonly commands: ReadonlyArray<ReadonlyArray<string>> }) =>
+      run.commands.some((command) => command.some((word) => word.includes("pane_current_path")))
+    // Once plain, once with variables (a lookup of its own).
+    for (const [name, extra] of [["plain", {}], ["variables", { variables: ["pane_pid"] }]] as const) {
+      const gate = join(w.tmpdir, `started-${name}`)
+      const pane = w.tmuxOk("new-session", "-d", "-s", name, "-P", "-F", "#{pane_id}", "-c", w.tmpdir, `python3 ${script} ${gate}`).trim()
+      const path = () => w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_path}").trim()
+      await waitFor(`${name}: the pane without a controlling terminal`, () => path() === "")
+      const opensGate = tappedTmux((run) => run.proceed().pipe(Effect.tap(() => reads(run) && writeFileSync(gate, ""))))
+      const info = okResult(await runTool(w.layer({}, opensGate), "get_pane_info", { pane_id: pane, ...extra }))
+      expect({ name, cwd: info.cwd, command: info.command }).toEqual({ name, cwd: w.tmpdir, command: "bash" })
+    }
   })
 
   it("a missing id is not_found with a hint to the matching list tool", async () => {

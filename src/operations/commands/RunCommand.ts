@@ -29,6 +29,7 @@ import { BudgetFields } from "../bounds/OutputBudget.js"
 import { MatchFields, type MatchSpec } from "../bounds/OutputMatches.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 import { lookupPane } from "../hierarchy/Hierarchy.js"
+import { PANE_START_POLL_MS, PANE_START_WAIT_MS, serverProgramName } from "../hierarchy/PaneStart.js"
 import { deleteTmuxBuffer } from "../input/Buffers.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
@@ -45,7 +46,6 @@ import {
   runBuffersCommand,
   STALE_UNFETCHED_S
 } from "./internal/PaneClaim.js"
-import { PANE_START_POLL_MS, PANE_START_WAIT_MS, serverProgramName } from "./internal/PaneStart.js"
 import {
   claimRecordCommands,
   REMOTE_LEASE,

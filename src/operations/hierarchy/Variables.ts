@@ -13,7 +13,7 @@ import type { Pane } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { queryTree } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
-import { lookupPane } from "./Hierarchy.js"
+import { lookupStartedPane } from "./Hierarchy.js"
 
 /** A format variable's name as `readVariables` takes it: nothing a format could read as a modifier or a job. */
 export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/
@@ -62,7 +62,7 @@ export const getPaneWithVariables = Effect.fn("Variables.getPaneWithVariables")(
     yield* checkNames(names)
     const query = variablesQuery(paneId, names)
     // After the lookup, which fails on a missing pane, so display-message never falls back to another.
-    const { output, pane } = yield* lookupPane(socket, paneId, (marks) => [query.command(marks)])
+    const { output, pane } = yield* lookupStartedPane(socket, paneId, (marks) => [query.command(marks)])
     return { ...pane, variables: yield* query.decode(output) }
   })
 )

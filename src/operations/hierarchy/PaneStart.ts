@@ -1,18 +1,26 @@
 /**
- * A pane made a moment ago may not run its program yet: between tmux's fork and the exec, the
- * pane's process is the server's own copy and tmux names it as the server (`tmux`, or a loader's
- * name when tmux runs through one). A run_command that comes right after new-session or
- * split_window waits that out instead of calling the pane busy.
+ * A pane made a moment ago may not run its program yet. Until the child of tmux's fork has made
+ * its session, tmux cannot read the pane's directory (it reports it empty) and names the command it
+ * was given; from then until the exec, the pane's process is the server's own copy and tmux names
+ * it as the server (`tmux`, or a loader's name when tmux runs through one). get_pane_info right
+ * after a create waits out the first; run_command waits out both instead of calling the pane busy.
  */
 import * as Effect from "effect/Effect"
 import { closeSync, openSync, readSync } from "node:fs"
 import { basename } from "node:path"
-import { isRemoteHost } from "../../../context/RemoteHosts.js"
-import type { ResolvedSocket } from "../../../context/SocketResolver.js"
+import { isRemoteHost } from "../../context/RemoteHosts.js"
+import type { ResolvedSocket } from "../../context/SocketResolver.js"
 
 /** How long a new pane's program may take to start before the pane counts as busy. */
 export const PANE_START_WAIT_MS = 2000
 export const PANE_START_POLL_MS = 20
+
+/**
+ * A live pane whose directory reads empty has no session yet: tmux reads the directory of the
+ * pane terminal's foreground process group, else of its session's leader, and a new pane's child
+ * has neither until its setsid.
+ */
+export const hasNoSessionYet = (pane: { readonly cwd: string; readonly dead: boolean }): boolean => !pane.dead && pane.cwd === ""
 
 /** Enough of /proc/PID/cmdline for the program's path; the rest is never read. */
 const CMDLINE_READ_BYTES = 4096
