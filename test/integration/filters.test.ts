@@ -95,6 +95,14 @@ describe("list_panes beside a pane, on real tmux", () => {
     const top = w.tmuxOk("split-window", "-h", "-t", left, "-P", "-F", "#{pane_id}", "sleep 600").trim()
     const middle = w.tmuxOk("split-window", "-v", "-l", "20", "-t", top, "-P", "-F", "#{pane_id}", "sleep 600").trim()
     const bottom = w.tmuxOk("split-window", "-v", "-l", "5", "-t", middle, "-P", "-F", "#{pane_id}", "sleep 600").trim()
+    // The last check filters by command: a pane made a moment ago may not run sleep yet.
+    await waitFor(
+      "every pane to run sleep",
+      () =>
+        [left, top, middle, bottom].every((pane) =>
+          w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_command}").trim() === "sleep"
+        )
+    )
     const layer = w.layer()
     const rightOfLeft = okResult(await runTool(layer, "list_panes", { where: { right_of: left }, fields: ["height"] }))
     // 30 rows: the right column is 9, 14 and 5 rows high.
