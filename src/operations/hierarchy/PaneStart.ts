@@ -11,7 +11,7 @@ import { basename } from "node:path"
 import { isRemoteHost } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 
-/** How long a new pane's program may take to start before the pane counts as busy. */
+/** How long a new pane may take to start: then run_command calls it busy, get_pane_info answers what it reads. */
 export const PANE_START_WAIT_MS = 2000
 export const PANE_START_POLL_MS = 20
 
