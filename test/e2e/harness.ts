@@ -13,6 +13,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { endTmuxServers } from "../support/ServerTeardown.js"
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url))
 export const MAIN = join(ROOT, "dist", "main.js")
@@ -95,11 +96,11 @@ export const makeWorld = (): World => {
     },
     socketFiles,
     dispose: () => {
-      for (const name of socketFiles()) {
-        spawnSync("tmux", ["-S", join(socketDirectory, name), "kill-server"], { env, timeout: 10_000 })
-      }
-      // Shells killed with the server may still be writing (e.g. history into HOME): retry.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 40, retryDelay: 50 })
+      // Servers of any tmux version (the system's client cannot end a 3.8 server), and their
+      // panes' processes, which may write into HOME (this directory) as they exit.
+      const left = endTmuxServers([dir])
+      if (left.length > 0) throw new Error(`processes of this world's tmux servers did not end: ${left.join(", ")}`)
+      rmSync(dir, { recursive: true, force: true })
     }
   }
 }

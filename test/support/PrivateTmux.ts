@@ -18,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import {
@@ -35,6 +35,7 @@ import { ServerLive } from "../../src/services/ServerLive.js"
 import type { Tmux } from "../../src/tmux/Tmux.js"
 import { TmuxLive } from "../../src/tmux/TmuxLive.js"
 import { type PrivateSshd, startPrivateSshd } from "./PrivateSshd.js"
+import { endTmuxServers } from "./ServerTeardown.js"
 import { testHost } from "./testHost.js"
 
 export interface PrivateTmux {
@@ -123,9 +124,9 @@ export const stopRemoteWorld = (): void => {
   remoteWorld = undefined
   if (world === undefined) return
   process.removeListener("exit", stopRemoteWorld)
-  const { socketDir } = world.sshd.remote
-  for (const name of existsSync(socketDir) ? readdirSync(socketDir) : []) {
-    spawnSync("tmux", ["-S", join(socketDir, name), "kill-server"], { env: world.sshd.remoteEnv, timeout: 10_000 })
+  const left = endTmuxServers([world.sshd.remote.socketDir])
+  if (left.length > 0) {
+    process.stderr.write(`PrivateTmux: processes ${left.join(", ")} of the remote world's tmux servers survived SIGKILL\n`)
   }
   world.sshd.stop()
 }
@@ -167,6 +168,7 @@ export const makePrivateTmux = (): PrivateTmux => {
     const result = spawnSync("tmux", ["-f", "/dev/null", "-L", socketName, ...args], { env, encoding: "utf8", timeout: 10_000 })
     return { status: result.status ?? -1, stdout: result.stdout ?? "", stderr: result.stderr ?? "" }
   }
+  const socketPath = remote === undefined ? join(dir, `tmux-${uid}`, socketName) : remote.sshd.remoteSocketPath(socketName)
   const config = (options: { readonly env?: Record<string, string>; readonly flags?: ConfigFlags } = {}) => {
     const loaded = loadConfig({
       env: { ...productEnv, ...options.env },
@@ -179,7 +181,7 @@ export const makePrivateTmux = (): PrivateTmux => {
   return {
     socketName,
     tmpdir: serverDir,
-    socketPath: remote === undefined ? join(dir, `tmux-${uid}`, socketName) : remote.sshd.remoteSocketPath(socketName),
+    socketPath,
     env,
     productDir: dir,
     remote,
@@ -192,9 +194,11 @@ export const makePrivateTmux = (): PrivateTmux => {
     config,
     layer: (options, tmuxLayer) => servicesLayer(config(options), tmuxLayer),
     dispose: () => {
-      tmux("kill-server")
-      // Shells killed with the server may still be writing (e.g. history into HOME): retry.
-      for (const path of new Set([serverDir, dir])) rmSync(path, { recursive: true, force: true, maxRetries: 40, retryDelay: 50 })
+      // The world's server and any other in its directories, with their panes' processes, which
+      // may write into HOME (this directory) as they exit.
+      const left = endTmuxServers([socketPath, serverDir, dir])
+      if (left.length > 0) throw new Error(`processes of this world's tmux servers did not end: ${left.join(", ")}`)
+      for (const path of new Set([serverDir, dir])) rmSync(path, { recursive: true, force: true })
     }
   }
 }

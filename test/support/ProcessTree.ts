@@ -4,7 +4,7 @@
  * descendants, and a blocking sleep for helpers that must stay synchronous (a world is made inside a
  * test without awaiting, and process `exit` handlers cannot await).
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 
 /** The state letter and parent pid of `/proc/<pid>/stat`, or undefined when the pid is gone. */
 const statOf = (pid: number): { readonly state: string; readonly ppid: number } | undefined => {
@@ -80,4 +80,53 @@ export const terminate = (pids: ReadonlyArray<number>, graceMs = 3_000): Array<n
   pids.filter(isRunning).forEach(signal("SIGKILL"))
   pollSync(() => pids.every((pid) => !isRunning(pid)), 2_000)
   return pids.filter(isRunning)
+}
+
+/**
+ * Waits up to `graceMs` for `pids` to end by themselves (a process told to exit may still be
+ * writing, e.g. a shell's or a REPL's history), then ends any left with `terminate`; answers the
+ * pids still running after that.
+ */
+export const awaitEnded = (pids: ReadonlyArray<number>, graceMs = 5_000): Array<number> =>
+  pollSync(() => pids.every((pid) => !isRunning(pid)), graceMs) ? [] : terminate(pids.filter(isRunning))
+
+/** The inodes of the Unix sockets bound at `place` or inside it (listeners and the connections they accepted). */
+const socketInodesAt = (place: string): Set<string> => {
+  const inodes = new Set<string>()
+  const prefix = place.endsWith("/") ? place : `${place}/`
+  // Num RefCount Protocol Flags Type St Inode Path: the path is the rest of the line, spaces and all.
+  for (const line of readFileSync("/proc/net/unix", "utf8").split("\n").slice(1)) {
+    const match = /^\S+: \S+ \S+ \S+ \S+ \S+ (\d+) (.*)$/.exec(line)
+    if (match !== null && (match[2] === place || match[2]!.startsWith(prefix))) inodes.add(match[1]!)
+  }
+  return inodes
+}
+
+/**
+ * The processes holding a Unix socket bound at `place` (a socket's path, or a directory it is
+ * inside): for tmux sockets, their servers, whatever version they are (a client of another version
+ * cannot even ask one to exit), also those whose socket file is gone.
+ */
+export const socketHoldersAt = (place: string): Array<number> => {
+  const inodes = socketInodesAt(place)
+  if (inodes.size === 0) return []
+  const holders: Array<number> = []
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    let fds: Array<string>
+    try {
+      fds = readdirSync(`/proc/${entry}/fd`)
+    } catch {
+      continue
+    }
+    const holds = fds.some((fd) => {
+      try {
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${entry}/fd/${fd}`))?.[1] ?? "")
+      } catch {
+        return false
+      }
+    })
+    if (holds) holders.push(Number(entry))
+  }
+  return holders
 }
