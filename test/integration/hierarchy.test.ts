@@ -338,6 +338,7 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
         "import fcntl, os, signal, sys, termios, time",
         "signal.signal(signal.SIGHUP, signal.SIG_IGN)",
         "fcntl.ioctl(0, termios.TIOCNOTTY)",
+        "open(sys.argv[2], 'w').close()",
         "while not os.path.exists(sys.argv[1]): time.sleep(0.02)",
         "fcntl.ioctl(0, termios.TIOCSCTTY, 0)",
         "os.execvp('bash', ['bash', '--norc', '--noprofile'])",
@@ -349,9 +350,22 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
     // Once plain, once with variables (a lookup of its own).
     for (const [name, extra] of [["plain", {}], ["variables", { variables: ["pane_pid"] }]] as const) {
       const gate = join(w.tmpdir, `started-${name}`)
-      const pane = w.tmuxOk("new-session", "-d", "-s", name, "-P", "-F", "#{pane_id}", "-c", w.tmpdir, `python3 ${script} ${gate}`).trim()
-      const path = () => w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_path}").trim()
-      await waitFor(`${name}: the pane without a controlling terminal`, () => path() === "")
+      const detached = join(w.tmpdir, `detached-${name}`)
+      const pane = w.tmuxOk(
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-c",
+        w.tmpdir,
+        `python3 ${script} ${gate} ${detached}`
+      ).trim()
+      // Not an empty path alone: the pane's own spawn shows one too, for a moment.
+      await waitFor(`${name}: the pane without a controlling terminal`, () => existsSync(detached))
+      expect(w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_path}").trim()).toBe("")
       const opensGate = tappedTmux((run) => run.proceed().pipe(Effect.tap(() => reads(run) && writeFileSync(gate, ""))))
       const info = okResult(await runTool(w.layer({}, opensGate), "get_pane_info", { pane_id: pane, ...extra }))
       expect({ name, cwd: info.cwd, command: info.command }).toEqual({ name, cwd: w.tmpdir, command: "bash" })
