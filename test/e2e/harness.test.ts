@@ -16,15 +16,20 @@ import { tmuxVersions } from "./tmuxVersions.js"
 describe.each(tmuxVersions)("an e2e world on tmux %s", (_version, tmuxBin) => {
   it("dispose ends its server and the panes' processes, then removes its directory", async () => {
     const world = makeWorld()
-    const tmux = (...args: ReadonlyArray<string>) =>
-      spawnSync(tmuxBin, ["-f", "/dev/null", "-L", world.socketName, ...args], { env: world.env, encoding: "utf8", timeout: 10_000 })
-    expect(tmux("new-session", "-d", "-x", "80", "-y", "24", "python3 -q").status).toBe(0)
-    await waitFor("the REPL's prompt", () => tmux("capture-pane", "-p").stdout.includes(">>>"))
-    const serverPid = Number(tmux("display-message", "-p", "#{pid}").stdout.trim())
-    const processes = [serverPid, ...descendantsOf(serverPid)]
-    expect(processes.length).toBeGreaterThan(1)
-    world.dispose()
-    expect(processes.filter(isRunning)).toEqual([])
-    expect(existsSync(world.dir)).toBe(false)
+    try {
+      const tmux = (...args: ReadonlyArray<string>) =>
+        spawnSync(tmuxBin, ["-f", "/dev/null", "-L", world.socketName, ...args], { env: world.env, encoding: "utf8", timeout: 10_000 })
+      expect(tmux("new-session", "-d", "-x", "80", "-y", "24", "python3 -q").status).toBe(0)
+      await waitFor("the REPL's prompt", () => tmux("capture-pane", "-p").stdout.includes(">>>"))
+      const serverPid = Number(tmux("display-message", "-p", "#{pid}").stdout.trim())
+      const processes = [serverPid, ...descendantsOf(serverPid)]
+      expect(processes.length).toBeGreaterThan(1)
+      world.dispose()
+      expect(processes.filter(isRunning)).toEqual([])
+      expect(existsSync(world.dir)).toBe(false)
+    } finally {
+      // A test that failed before its dispose, or in it, leaves nothing behind either.
+      if (existsSync(world.dir)) world.dispose()
+    }
   })
 })
