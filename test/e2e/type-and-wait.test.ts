@@ -19,8 +19,23 @@ const sessionRunning = async (server: Served, script: string): Promise<string> =
   return created.active_pane_id as string
 }
 
-/** Answers every line it reads at once, with no echo: `ANSWER:<line>`. */
-const ANSWERER = `stty -echo; while IFS= read -r line; do printf 'ANSWER:%s\\n' "$line"; done`
+/** Answers every line it reads at once, with no echo: `ANSWER:<line>`; says READY once echo is off. */
+const ANSWERER = `stty -echo; echo READY; while IFS= read -r line; do printf 'ANSWER:%s\\n' "$line"; done`
+
+const screenOf = async (server: Served, pane: string) => ok(await server.call("snapshot_pane", { pane_id: pane })).content as string
+
+/**
+ * A session whose pane runs ANSWERER, once it is ready: text that reached the pane before its
+ * `stty -echo` ran would be echoed on the screen beside the answer.
+ */
+const answererPane = async (server: Served): Promise<string> => {
+  const pane = await sessionRunning(server, ANSWERER)
+  for (let i = 0; i < 400; i++) {
+    if ((await screenOf(server, pane)).includes("READY")) return pane
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`the answerer in ${pane} never said READY`)
+}
 
 /**
  * A full-screen program with no prompt to wait for: a clock on row 1 that never stops, a spinner
@@ -57,7 +72,7 @@ describe.each(tmuxVersions)("type and wait on tmux %s", (_version, tmuxBin) => {
 
   it("finds an answer printed within a millisecond of the keys, and nothing printed before them", async () => {
     const { server } = await serveWith(tmuxBin)
-    const pane = await sessionRunning(server, ANSWERER)
+    const pane = await answererPane(server)
     const early = ok(await server.call("send_keys", { pane_id: pane, keys: "early", wait: { patterns: ["ANSWER:"], timeout: 5 } }))
     expect(early).toMatchObject({ outcome: "matched", matched_lines: [{ text: "ANSWER:early", pattern_index: 0 }] })
     // "ANSWER:early" is on screen now; the next wait counts only what answers the next keys.
@@ -74,7 +89,7 @@ describe.each(tmuxVersions)("type and wait on tmux %s", (_version, tmuxBin) => {
 
   it("paste_text with wait counts from the paste", async () => {
     const { server } = await serveWith(tmuxBin)
-    const pane = await sessionRunning(server, ANSWERER)
+    const pane = await answererPane(server)
     const pasted = ok(
       await server.call("paste_text", { pane_id: pane, text: "one", bracketed: false, enter: true, wait: { patterns: ["ANSWER:one"] } })
     )
@@ -105,11 +120,9 @@ describe.each(tmuxVersions)("type and wait on tmux %s", (_version, tmuxBin) => {
 })
 
 describe("type and wait refuses what cannot work, with nothing sent", () => {
-  const screenOf = async (server: Served, pane: string) => ok(await server.call("snapshot_pane", { pane_id: pane })).content as string
-
   it("a wait with nothing to end it, a bad pattern or a settle time past the timeout types nothing", async () => {
     const { server } = await serveWith("tmux")
-    const pane = await sessionRunning(server, ANSWERER)
+    const pane = await answererPane(server)
     ok(await server.call("send_keys", { pane_id: pane, keys: "first", wait: { patterns: ["ANSWER:first"] } }))
     const before = await screenOf(server, pane)
     const refusals = [
@@ -132,7 +145,7 @@ describe("type and wait refuses what cannot work, with nothing sent", () => {
 
   it("hostile keys are typed as text and their answer waited for; a pane that dies mid-wait ends it as pane_died", async () => {
     const { server } = await serveWith("tmux")
-    const pane = await sessionRunning(server, ANSWERER)
+    const pane = await answererPane(server)
     const hostile = "$(touch /tmp/etm-owned) ; `id` \\e[31m #{pane_id}"
     const answered = ok(await server.call("send_keys", { pane_id: pane, keys: hostile, literal: true, wait: { patterns: ["ANSWER:"] } }))
     expect(answered.matched_lines).toEqual([{ text: `ANSWER:${hostile}`, pattern_index: 0 }])
