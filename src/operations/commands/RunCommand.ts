@@ -29,7 +29,7 @@ import { BudgetFields } from "../bounds/OutputBudget.js"
 import { MatchFields, type MatchSpec } from "../bounds/OutputMatches.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 import { lookupPane } from "../hierarchy/Hierarchy.js"
-import { PANE_START_POLL_MS, PANE_START_WAIT_MS, serverProgramName } from "../hierarchy/PaneStart.js"
+import { rereadWhileStarting, serverProgramName } from "../hierarchy/PaneStart.js"
 import { deleteTmuxBuffer } from "../input/Buffers.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
@@ -177,7 +177,7 @@ const readState = (socket: ResolvedSocket, paneId: string) =>
 
 /**
  * A pane whose foreground program still bears the server's own name has not started its program
- * yet (PaneStart): its state is read again until it has, for at most PANE_START_WAIT_MS.
+ * yet (PaneStart): its state is read again until it has (rereadWhileStarting).
  */
 const awaitPaneStart = (socket: ResolvedSocket, paneId: string, state: ClaimState, serverPid: number) =>
   Effect.gen(function*() {
@@ -188,13 +188,7 @@ const awaitPaneStart = (socket: ResolvedSocket, paneId: string, state: ClaimStat
       const verdict = judgeShell(current.command)
       return current.claim === "" && !current.dead && verdict._tag === "NotAShell" && verdict.program === serverName
     }
-    const deadline = (yield* Clock.currentTimeMillis) + PANE_START_WAIT_MS
-    let current = state
-    while (isStarting(current) && (yield* Clock.currentTimeMillis) < deadline) {
-      yield* Effect.sleep(PANE_START_POLL_MS)
-      current = yield* readState(socket, paneId)
-    }
-    return current
+    return yield* rereadWhileStarting(state, isStarting, readState(socket, paneId))
   })
 
 /**

@@ -3,7 +3,6 @@
  * number of objects: a `;`-joined command list returns the server identity, the rows, and (for
  * panes) the clients, which tell who is watching.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
@@ -34,7 +33,7 @@ import {
 } from "./Fields.js"
 import { type ItemFilter, selectItems, textFields, withFilterFields } from "./Filters.js"
 import { type Beside, decodeLayout, layoutCommand, layoutRects, panesBeside } from "./Neighbours.js"
-import { hasNoSessionYet, PANE_START_POLL_MS, PANE_START_WAIT_MS } from "./PaneStart.js"
+import { hasNoSessionYet, rereadWhileStarting } from "./PaneStart.js"
 
 /** A list and the server that answered it, read in the same round trip. */
 export interface Listing<A> {
@@ -510,23 +509,18 @@ export const lookupPane = (
 
 /**
  * lookupPane for a caller that reports the pane's directory: a pane made a moment ago whose
- * directory tmux cannot read yet (PaneStart) is looked up again until it can, for at most
- * PANE_START_WAIT_MS, so a read right after a create does not answer an empty cwd.
+ * directory tmux cannot read yet (PaneStart) is looked up again until it can, so a read right
+ * after a create does not answer an empty cwd.
  */
 export const lookupStartedPane = (
   socket: ResolvedSocket,
   paneId: string,
   extra: (marks: Format.Marks) => ReadonlyArray<TmuxCommand> = () => []
 ) =>
-  Effect.gen(function*() {
-    let found = yield* lookupPane(socket, paneId, extra)
-    const deadline = (yield* Clock.currentTimeMillis) + PANE_START_WAIT_MS
-    while (hasNoSessionYet(found.pane) && (yield* Clock.currentTimeMillis) < deadline) {
-      yield* Effect.sleep(PANE_START_POLL_MS)
-      found = yield* lookupPane(socket, paneId, extra)
-    }
-    return found
-  })
+  Effect.flatMap(
+    lookupPane(socket, paneId, extra),
+    (found) => rereadWhileStarting(found, ({ pane }) => hasNoSessionYet(pane), lookupPane(socket, paneId, extra))
+  )
 
 /** One pane by id (`%N`), with `is_caller` and `is_attended`; NotFound when it does not exist. */
 export const getPane = Effect.fn("Hierarchy.getPane")((

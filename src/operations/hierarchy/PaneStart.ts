@@ -5,6 +5,7 @@
  * it as the server (`tmux`, or a loader's name when tmux runs through one). get_pane_info right
  * after a create waits out the first; run_command waits out both instead of calling the pane busy.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { closeSync, openSync, readSync } from "node:fs"
 import { basename } from "node:path"
@@ -12,8 +13,27 @@ import { isRemoteHost } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 
 /** How long a new pane may take to start: then run_command calls it busy, get_pane_info answers what it reads. */
-export const PANE_START_WAIT_MS = 2000
-export const PANE_START_POLL_MS = 20
+const PANE_START_WAIT_MS = 2000
+const PANE_START_POLL_MS = 20
+
+/**
+ * Reads a pane again, every PANE_START_POLL_MS for at most PANE_START_WAIT_MS, while the last
+ * read says it is still starting; answers the last read.
+ */
+export const rereadWhileStarting = <A, E, R>(
+  first: A,
+  isStarting: (read: A) => boolean,
+  reread: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const deadline = (yield* Clock.currentTimeMillis) + PANE_START_WAIT_MS
+    let read = first
+    while (isStarting(read) && (yield* Clock.currentTimeMillis) < deadline) {
+      yield* Effect.sleep(PANE_START_POLL_MS)
+      read = yield* reread
+    }
+    return read
+  })
 
 /**
  * A live pane whose directory reads empty has no session yet: tmux reads the directory of the
