@@ -3,7 +3,6 @@
  * state that persists between calls, text no framing may break, long output, timeouts with a
  * handle, interrupts, refusals, and the recording cleaned up after every ending.
  */
-import * as Effect from "effect/Effect"
 import { existsSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -12,7 +11,7 @@ import { watchLocalPaths } from "../support/LocalPathWatch.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
 import { BASH, idOf, localLogsOf, logDirectoryOf, logsOf, paneValue, shellWorld as shellWorldIn } from "../support/shellWorld.js"
-import { tappedTmux } from "../support/TappedTmux.js"
+import { gateAfterRead } from "../support/TappedTmux.js"
 import { testHost } from "../support/testHost.js"
 
 const { world, defer } = useWorlds()
@@ -321,9 +320,7 @@ describe("run_command in other shells and refusals", () => {
     await waitFor("the pane under the server's name", () => existsSync(renamed))
     expect(basename(w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_command}").trim())).toBe(basename(serverName))
     // The gate opens once a command list that reads the pane's foreground program has answered.
-    const looks = (run: { readonly commands: ReadonlyArray<ReadonlyArray<string>> }) =>
-      run.commands.some((command) => command.some((word) => word.includes("pane_current_command")))
-    const opensGate = tappedTmux((run) => run.proceed().pipe(Effect.tap(() => looks(run) && writeFileSync(gate, ""))))
+    const opensGate = gateAfterRead("pane_current_command", gate)
     const result = okResult(await runTool(w.layer({}, opensGate), "run_command", { pane_id: pane, command: "echo started", timeout: 10 }))
     expect(result).toMatchObject({ outcome: "completed", exit_status: 0, output: "started", shell: "bash" })
   })

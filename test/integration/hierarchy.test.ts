@@ -2,7 +2,6 @@
  * The session / window / pane tree on real tmux: listing, paging, scoping, ordering, names that
  * look like tmux syntax, linked windows, and the get_*_info lookups.
  */
-import * as Effect from "effect/Effect"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -10,7 +9,7 @@ import { escapeControls } from "../../src/domain/ControlText.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool } from "../support/runTool.js"
-import { tappedTmux } from "../support/TappedTmux.js"
+import { gateAfterRead } from "../support/TappedTmux.js"
 import { testHost } from "../support/testHost.js"
 import { asTmuxPrints } from "../support/tmuxVersion.js"
 
@@ -345,8 +344,6 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
         ""
       ].join("\n")
     )
-    const reads = (run: { readonly commands: ReadonlyArray<ReadonlyArray<string>> }) =>
-      run.commands.some((command) => command.some((word) => word.includes("pane_current_path")))
     // Once plain, once with variables (a lookup of its own).
     for (const [name, extra] of [["plain", {}], ["variables", { variables: ["pane_pid"] }]] as const) {
       const gate = join(w.tmpdir, `started-${name}`)
@@ -366,8 +363,9 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
       // Not an empty path alone: the pane's own spawn shows one too, for a moment.
       await waitFor(`${name}: the pane without a controlling terminal`, () => existsSync(detached))
       expect(w.tmuxOk("display-message", "-p", "-t", pane, "#{pane_current_path}").trim()).toBe("")
-      const opensGate = tappedTmux((run) => run.proceed().pipe(Effect.tap(() => reads(run) && writeFileSync(gate, ""))))
-      const info = okResult(await runTool(w.layer({}, opensGate), "get_pane_info", { pane_id: pane, ...extra }))
+      const info = okResult(
+        await runTool(w.layer({}, gateAfterRead("pane_current_path", gate)), "get_pane_info", { pane_id: pane, ...extra })
+      )
       expect({ name, cwd: info.cwd, command: info.command }).toEqual({ name, cwd: w.tmpdir, command: "bash" })
     }
   })

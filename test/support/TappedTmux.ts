@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { writeFileSync } from "node:fs"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import type { TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import type { TmuxError } from "../../src/domain/Errors.js"
@@ -35,3 +36,17 @@ export const tappedTmux = (tap: (run: TappedRun) => Effect.Effect<string, TmuxEr
       })
     )
   ).pipe(Layer.provide(defaultTmuxLayer))
+
+/**
+ * A tap that creates the file `gate` once a command list mentioning `word` (a format variable,
+ * say) has answered: a test's stand-in process waits on the file, so it changes only after the
+ * product has looked at it once.
+ */
+export const gateAfterRead = (word: string, gate: string): Layer.Layer<Tmux, never, TmuxMcpConfig> =>
+  tappedTmux((run) =>
+    run.proceed().pipe(
+      Effect.tap(() => {
+        if (run.commands.some((command) => command.some((argument) => argument.includes(word)))) writeFileSync(gate, "")
+      })
+    )
+  )
