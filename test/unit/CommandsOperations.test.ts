@@ -212,12 +212,27 @@ describe("runCommand end to end, the test playing the shell", () => {
       expect(paneOf(w, "%0").pipe).toBeNull()
     }))
 
-  it.live("a line the shell never takes is withdrawn and reported not_started", () =>
+  // The fake has no processes: whether the shell read the line cannot be told (ShellInput is
+  // "unknown"), so the line may still be taken, as from a shell that is still starting.
+  it.live("a line the shell has not taken when the time is up stays typed: timed_out, not started, with a handle", () =>
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
-      const result = yield* fake.run((socket) => runCommand(socket, "%0", request("make", { timeout: { seconds: 8, clamped: false } })))
-      expect(result).toMatchObject({ outcome: "not_started", started: false, handle: null })
+      const result = yield* fake.run((socket) => runCommand(socket, "%0", request("make", { timeout: { seconds: 3, clamped: false } })))
+      expect(result).toMatchObject({ outcome: "timed_out", started: false, exit_status: null })
+      expect(result.handle).toEqual(expect.any(String))
+      expect(serverOf(w).buffers.some((b) => b.name.startsWith("etm.run."))).toBe(true)
+      expect(paneOf(w, "%0").options.get("@etm-run")).toEqual(expect.any(String))
+    }))
+
+  it.live("with interrupt_on_timeout, a line the shell has not taken is withdrawn instead: not_started", () =>
+    Effect.gen(function*() {
+      const w = world()
+      const fake = fakeOperations(w, OPTIONS)
+      const result = yield* fake.run((socket) =>
+        runCommand(socket, "%0", request("make", { timeout: { seconds: 3, clamped: false }, interruptOnTimeout: true }))
+      )
+      expect(result).toMatchObject({ outcome: "not_started", started: false, handle: null, interrupt_sent: false })
       expect(serverOf(w).buffers.some((b) => b.name.startsWith("etm.run."))).toBe(false)
       expect(paneOf(w, "%0").options.has("@etm-run")).toBe(false)
     }))

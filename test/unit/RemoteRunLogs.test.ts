@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { HeadTail, joinBounded } from "../../src/operations/bounds/OutputBudget.js"
 import { FramedOutput } from "../../src/operations/commands/internal/CommandFraming.js"
+import { unreadNotes } from "../../src/operations/commands/internal/CommandOutput.js"
 import {
   feedSnapshot,
   HEAD_BYTES,
@@ -118,6 +119,12 @@ describe("feedSnapshot", () => {
     feedSnapshot(output, snapshot)
     expect(output.state).toEqual({ started: true, ended: true, exitStatus: 0 })
     expect(output.cutLines).toBe(1)
+    // Cut by the gap, not for its length: a search's note says what was not read, and why (issue 30 item 13).
+    expect(output.longLinesCut).toBe(0)
+    expect(output.unfetched).toEqual({ bytes: snapshot.gap, lines: snapshot.gapLines })
+    expect(unreadNotes(output)).toEqual([
+      `${snapshot.gap} bytes of the output's middle (${snapshot.gapLines} lines) stayed on the host unread`
+    ])
     expect(output.offset).toBe(log.lastIndexOf("\n") + 1)
     const result = output.budget.result()
     expect(result).toMatchObject({ lines_total: 1000, elided_lines: 994 })
@@ -148,9 +155,32 @@ describe("feedSnapshot", () => {
     })
     expect(output.state.ended).toBe(true)
     expect(output.cutLines).toBe(1)
+    // Only what was not read before is unread.
+    const unread = cutTo - log.indexOf("line 50\r")
+    expect(output.unfetched).toEqual({ bytes: unread, lines: null })
+    expect(unreadNotes(output)).toEqual([`${unread} bytes of the output's middle stayed on the host unread`])
     // Lines 1-49 read before, 50-59 left out uncounted, 60-100 (the first of them marked as cut).
     expect(output.budget.result().lines_total).toBe(90)
     expect(joinBounded(output.budget.result())).toMatch(/^line 1\n[^]*\nline 49\n\[… \d+ bytes elided …\]line 60\n/)
+  })
+})
+
+describe("unreadNotes", () => {
+  it("names a line cut for its length as such, and nothing else", () => {
+    const output = framed()
+    feedSnapshot(output, {
+      from: 0,
+      size: 0,
+      head: 0,
+      gap: 0,
+      gapLines: 0,
+      bytes: Buffer.alloc(0)
+    })
+    output.feed(logOf(["short", "x".repeat(70 * 1024), "after"]))
+    expect(output.state.ended).toBe(true)
+    expect(output.longLinesCut).toBe(1)
+    expect(output.unfetched).toEqual({ bytes: 0, lines: 0 })
+    expect(unreadNotes(output)).toEqual(["the middles of 1 lines over 64 KiB were not read"])
   })
 })
 

@@ -54,7 +54,15 @@ export interface PollOptions {
   readonly maxInterval?: Duration.DurationInput
   /** Shown to the client with each progress report, e.g. "waiting for %3". */
   readonly message?: string
+  /**
+   * A look still running at the deadline (a stalled ssh link holds a call for its whole deadline)
+   * is given up, as finding nothing, LAST_LOOK_MS after it at the latest.
+   */
+  readonly boundLooks?: boolean
 }
+
+/** With boundLooks: how long a look that starts at (or just before) the deadline may take. */
+const LAST_LOOK_MS = 1000
 
 export interface PollResult<A> {
   /** The value `check` found, or none when the time ran out. */
@@ -79,7 +87,13 @@ export const pollUntil = <A, E, R>(
     let reported = 0
     while (true) {
       const looked = yield* Clock.currentTimeMillis
-      const value = yield* check
+      const value = options.boundLooks === true
+        ? yield* Effect.timeoutTo(check, {
+          duration: Math.max(deadline - looked, LAST_LOOK_MS),
+          onSuccess: (found) => found,
+          onTimeout: () => Option.none<A>()
+        })
+        : yield* check
       const now = yield* Clock.currentTimeMillis
       if (remote) interval = Math.max(interval, now - looked)
       if (Option.isSome(value) || now >= deadline) return { value, elapsedMs: now - started }

@@ -35,7 +35,7 @@ import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
 import { outputShape } from "./internal/CommandOutput.js"
-import { finishRun, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
+import { finishRun, GONE_CONFIRM_MS, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
 import {
   claimCommand,
   type ClaimState,
@@ -59,6 +59,7 @@ import {
 } from "./internal/RemoteRunLogs.js"
 import { runLease } from "./internal/RunLease.js"
 import { createLog, logDirectory, logExists, logPath, recorderCommand, remoteRunRecordPath, removeLog } from "./internal/RunLogs.js"
+import { shellInput } from "./internal/ShellInput.js"
 
 /** A command's text travels in a tmux buffer; this keeps one call's payload reasonable. */
 export const MAX_COMMAND_BYTES = 262_144
@@ -191,17 +192,30 @@ const awaitPaneStart = (socket: ResolvedSocket, paneId: string, state: ClaimStat
     return yield* rereadWhileStarting(state, isStarting, readState(socket, paneId))
   })
 
+/** The tmux program as a job of `socket`'s server (the pane's shell, a recorder, a probe) runs it. */
+const tmuxProgramOf = (socket: ResolvedSocket, tmuxBin: string) => isRemoteHost(socket.host) ? REMOTE_TMUX_PROGRAM : tmuxProgramFor(tmuxBin)
+
 /**
  * Judges the claim another run left on the pane: the state to claim over (the claim is stale), or
  * the refusal (it is not).
  */
-const judgeClaim = (socket: ResolvedSocket, paneId: string, state: ClaimState, buffers: ReadonlyArray<{ name: string; created: number }>) =>
+const judgeClaim = (
+  socket: ResolvedSocket,
+  paneId: string,
+  state: ClaimState,
+  buffers: ReadonlyArray<{ name: string; created: number }>,
+  tmuxProgram: string
+) =>
   Effect.gen(function*() {
     if (!isClaimValue(state.claim)) return yield* Effect.fail(pending(paneId))
     const buffer = buffers.find((row) => row.name === commandBufferName(state.claim))
     if (buffer !== undefined) {
-      // Typed but never fetched: a live run_command withdraws it long before this.
+      // Typed but never fetched: a live run_command withdraws it long before this, unless the line
+      // waits in the terminal for a shell that is still starting (ShellInput): that run is live.
       if ((yield* Clock.currentTimeMillis) / 1000 - buffer.created < STALE_UNFETCHED_S) return yield* Effect.fail(pending(paneId))
+      if (state.pid !== null && (yield* shellInput(socket, { panePid: state.pid, tmuxProgram })) === "busy") {
+        return yield* Effect.fail(pending(paneId))
+      }
       yield* deleteTmuxBuffer(socket, buffer.name)
       return state
     }
@@ -286,7 +300,8 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     // The caller's own pane is refused by the tool (refuseCallerPaneUnlessForced), as for send_keys.
     if (!request.force && pane.is_attended) return yield* Effect.fail(watched(paneId))
     if (refusal !== undefined) return yield* Effect.fail(refusal)
-    if (state.claim !== "") state = yield* judgeClaim(socket, paneId, state, yield* decode(runBufferRecord, output))
+    const tmuxProgram = tmuxProgramOf(socket, config.tmuxBin)
+    if (state.claim !== "") state = yield* judgeClaim(socket, paneId, state, yield* decode(runBufferRecord, output), tmuxProgram)
     const shell = judgeShell(state.command)
     if (shell._tag !== "Frameable") return yield* Effect.fail(pending(paneId))
 
@@ -328,13 +343,13 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       key,
       handle,
       shape,
+      tmuxProgram,
       framed: new FramedOutput({ id, secret }, shape.sink(1), request.keepEscapes, {
         started: false,
         offset: 0
       })
     }
 
-    const tmuxProgram = remote === undefined ? tmuxProgramFor(config.tmuxBin) : REMOTE_TMUX_PROGRAM
     const typing: ReadonlyArray<TmuxCommand> = [
       ["load-buffer", "-b", commandBufferName(id), "-"],
       ["send-keys", "-t", paneId, ...clearLineKeys(shell.shell)],
@@ -413,21 +428,29 @@ export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
   Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const shape = yield* outputShape(request)
-    const output = yield* queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
+    const identify = queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
       Effect.catchTag("NoServer", () => Effect.succeed(undefined))
+    )
+    // On a host, a connection the dying ssh link drops reads as a server gone: seen so, looked at again (as CommandWait does).
+    const output = yield* Effect.flatMap(
+      identify,
+      (found) =>
+        found === undefined && isRemoteHost(socket.host) ? Effect.zipRight(Effect.sleep(GONE_CONFIRM_MS), identify) : Effect.succeed(found)
     )
     const server = output === undefined ? undefined : yield* decodeServerIdentity(output)
     if (server !== undefined && generationOf(server) !== handle.generation) {
       return yield* Effect.fail(new NotFound({ kind: "server", target: handle.generation, socket: socket.label }))
     }
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
+    const remote = yield* remoteLogOf(socket, handle.id)
     const run: Run = {
       socket,
       log: handle.host === undefined ? logPath(dir, handle.id) : remoteRunRecordPath(dir, handle.id),
-      remote: yield* remoteLogOf(socket, handle.id),
+      remote,
       key: yield* handleKey(dir),
       handle,
       shape,
+      tmuxProgram: tmuxProgramOf(socket, config.tmuxBin),
       framed: new FramedOutput(handle, shape.sink(handle.returned_lines + 1), request.keepEscapes, {
         started: handle.started,
         offset: handle.source === "pipe" ? handle.offset : 0

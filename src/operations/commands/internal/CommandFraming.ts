@@ -152,10 +152,14 @@ const LINE_HEAD_BYTES = 2048
 const LINE_TAIL_BYTES = 1536
 const PENDING_LIMIT = 64 * 1024
 
-/** The head of a line too long to keep whole, and how many of its bytes after the head were dropped. */
+/**
+ * The head of a line too long to keep whole, and how many of its bytes after the head were dropped;
+ * `unfetched` when some of them were never fetched (see FramedOutput.skip), not dropped for length.
+ */
 interface LongLine {
   readonly head: Buffer
   elided: number
+  unfetched?: boolean
 }
 
 /** The last `length` bytes of `bytes`, starting at a character boundary, copied (so the rest can be freed). */
@@ -187,6 +191,9 @@ export class FramedOutput {
   private pending: Buffer = Buffer.alloc(0)
   private long: LongLine | undefined
   private cutCount = 0
+  /** Of cutCount, the lines cut by a skip rather than for their length. */
+  private skipCutCount = 0
+  private skipped: { bytes: number; lines: number | null } = { bytes: 0, lines: 0 }
   private consumed: number
   private startedFlag: boolean
   /** The start was seen once (in the log, an earlier capture, a handle): a history that lost it cannot undo that. */
@@ -260,9 +267,19 @@ export class FramedOutput {
     return this.pending.length + (this.long === undefined ? 0 : this.long.head.length + this.long.elided)
   }
 
-  /** Output lines kept as their head and tail only (see LINE_HEAD_BYTES), and not cut again by the budget. */
+  /** Output lines kept as their head and tail only (see LINE_HEAD_BYTES, skip), and not cut again by the budget. */
   get cutLines(): number {
     return this.cutCount
+  }
+
+  /** Of cutLines, those cut for their length (over PENDING_LIMIT), not by a skip. */
+  get longLinesCut(): number {
+    return this.cutCount - this.skipCutCount
+  }
+
+  /** Output bytes not read (skip), and the line ends they held (null: not known). */
+  get unfetched(): { readonly bytes: number; readonly lines: number | null } {
+    return this.skipped
   }
 
   /** Feeds more of the stream. */
@@ -282,7 +299,7 @@ export class FramedOutput {
         const head = long?.head ?? firstBytes(text, LINE_HEAD_BYTES)
         const tail = lastBytes(long === undefined ? text.subarray(head.length) : text, LINE_TAIL_BYTES)
         const elided = (long?.elided ?? 0) + (long === undefined ? text.length - head.length : text.length) - tail.length
-        this.line(tail.toString("utf8"), { head, elided })
+        this.line(tail.toString("utf8"), { head, elided, ...(long?.unfetched === true ? { unfetched: true } : {}) })
       }
       lineStart = newline + 1
       if (this.endedFlag) break
@@ -305,7 +322,12 @@ export class FramedOutput {
     this.long.elided += bytes
     this.pending = Buffer.alloc(0)
     // Before the start they were the pane's own text: nothing of the output.
-    if (this.startedFlag) this.current.elide(lines)
+    if (this.startedFlag) {
+      this.long.unfetched = true
+      this.current.elide(lines)
+      const counted = this.skipped.lines
+      this.skipped = { bytes: this.skipped.bytes + bytes, lines: counted === null || lines === null ? null : counted + lines }
+    }
   }
 
   /** Keeps the unfinished line's head (once) and its tail, counting what is dropped between. */
@@ -340,6 +362,8 @@ export class FramedOutput {
     this.pending = Buffer.alloc(0)
     this.long = undefined
     this.cutCount = 0
+    this.skipCutCount = 0
+    this.skipped = { bytes: 0, lines: 0 }
     this.consumed = 0
     this.startedFlag = fromStart
     this.startMarkerSeen = false
@@ -394,7 +418,10 @@ export class FramedOutput {
       // A small output budget may cut the line again: it counts once.
       const cutBefore = this.current.result().cut_lines
       this.current.push(line)
-      if (this.current.result().cut_lines === cutBefore) this.cutCount++
+      if (this.current.result().cut_lines === cutBefore) {
+        this.cutCount++
+        if (cut.unfetched === true) this.skipCutCount++
+      }
     }
   }
 }

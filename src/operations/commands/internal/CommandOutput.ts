@@ -18,6 +18,7 @@ import {
 } from "../../bounds/OutputMatches.js"
 import { compileMatcher } from "../../bounds/TextMatcher.js"
 import type { OutputOptions } from "../RunCommand.js"
+import type { FramedOutput } from "./CommandFraming.js"
 import { plainLine } from "./TerminalText.js"
 
 /** One call's output shaping: a fresh sink per pass over the output, its lines numbered from `firstLine`. */
@@ -64,3 +65,18 @@ export const outputShape = (options: OutputOptions): Effect.Effect<OutputShape, 
 
 /** The matches a pass found, when it looked for any. */
 export const matchReportOf = (sink: LineSink): MatchReport | undefined => sink instanceof MatchedOutput ? sink.matches.report() : undefined
+
+/**
+ * What of the output a search could not see: a start lost from the pane's history, the middles of
+ * lines too long to keep whole, and the middle of a host's log that was never fetched.
+ */
+export const unreadNotes = (framed: FramedOutput): ReadonlyArray<string> => {
+  const { bytes, lines } = framed.unfetched
+  return [
+    ...(framed.startLost
+      ? ["the output's first lines scrolled out of the pane's history before they were read; line numbers count from the first line kept"]
+      : []),
+    ...(framed.longLinesCut > 0 ? [`the middles of ${framed.longLinesCut} lines over 64 KiB were not read`] : []),
+    ...(bytes > 0 ? [`${bytes} bytes of the output's middle${lines === null ? "" : ` (${lines} lines)`} stayed on the host unread`] : [])
+  ]
+}

@@ -15,6 +15,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { ResolvedSocket } from "../../../context/SocketResolver.js"
+import type { TmuxError } from "../../../domain/Errors.js"
 import * as Format from "../../../tmux/Format.js"
 import { decode, queryTree, runTree } from "../../../tmux/Query.js"
 import { Tmux } from "../../../tmux/Tmux.js"
@@ -25,7 +26,7 @@ import { deleteTmuxBuffer } from "../../input/Buffers.js"
 import { type CommandHandle, encodeHandle } from "../CommandHandle.js"
 import type { CommandResult, WaitRequest } from "../RunCommand.js"
 import { commandBufferName, type FramedOutput, judgeShell, newRunId } from "./CommandFraming.js"
-import { matchReportOf, type OutputShape } from "./CommandOutput.js"
+import { matchReportOf, type OutputShape, unreadNotes } from "./CommandOutput.js"
 import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
 import {
   feedSnapshot,
@@ -38,12 +39,17 @@ import {
   type RemoteLog
 } from "./RemoteRunLogs.js"
 import { readLog, removeLog } from "./RunLogs.js"
+import { shellInput } from "./ShellInput.js"
 
 /** How often the pane itself is checked while waiting (the log is read far more often). */
 const PANE_CHECK_MS = 1000
 /** A remote pane gone, how long its recorder may take to hand its log over before the log is read on the host. */
 const HAND_OVER_GRACE_MS = 2000
 const HAND_OVER_POLL_MS = 50
+/** On a remote host, how long after a look that found the pane gone the look is made again (see paneNow). */
+export const GONE_CONFIRM_MS = 300
+/** The time up, how long a last read of a remote run's log may take (a stalled link would hold it for a call's whole deadline). */
+const LAST_READ_MS = 2000
 /** After C-c, how long to watch for the command to stop. */
 const INTERRUPT_GRACE_MS = 2000
 /** A shell at its prompt fetches the typed line's buffer within milliseconds; one that has not after this will not. */
@@ -68,6 +74,8 @@ export interface Run {
   readonly framed: FramedOutput
   /** How the result keeps the output (the framed output's sinks come from it). */
   readonly shape: OutputShape
+  /** The tmux program as a job of the pane's server runs it (see tmuxProgramFor, RemoteRunLogs.REMOTE_TMUX_PROGRAM). */
+  readonly tmuxProgram: string
 }
 
 /** The tmux program as a pane's shell (or a recorder) should call it: our configured binary when it is a path. */
@@ -84,8 +92,7 @@ const liveRecord = Format.record("liv", {
   historyLimit: Format.int("history_limit")
 })
 
-/** The pane as it is now: alive with the run's pid, or gone (dead, respawned, closed, its server gone). */
-const paneNow = (run: Run) =>
+const lookAtPane = (run: Run) =>
   queryTree(run.socket, (m) => [["list-panes", "-t", run.handle.pane_id, "-F", liveRecord.format(m)]], {
     kind: "pane",
     id: run.handle.pane_id
@@ -95,6 +102,24 @@ const paneNow = (run: Run) =>
     Effect.map((row) => (row === undefined || row.dead || row.pid !== run.handle.pane_pid ? undefined : row)),
     Effect.catchTags({ NotFound: () => Effect.succeed(undefined), NoServer: () => Effect.succeed(undefined) })
   )
+
+/**
+ * The pane as it is now: alive with the run's pid, or gone (dead, respawned, closed, its server
+ * gone). On a remote host a connection the dying ssh link drops reads as a server gone: a pane seen
+ * gone there is looked at once more a moment later, when a link that went down says so.
+ */
+const paneNow = (run: Run) =>
+  run.remote === undefined
+    ? lookAtPane(run)
+    : Effect.flatMap(lookAtPane(run), (row) =>
+      row !== undefined ? Effect.succeed(row) : Effect.zipRight(Effect.sleep(GONE_CONFIRM_MS), lookAtPane(run)))
+
+/**
+ * A failure the ssh link explains (down, or silent past a call's deadline): the remote run goes on
+ * there, and its wait with it; the link comes back by itself.
+ */
+const isLinkTrouble = (run: Run) => (error: TmuxError): boolean =>
+  run.remote !== undefined && error._tag === "Failed" && (error.reason === "host" || error.reason === "timeout")
 
 type ReadStatus = "reading" | "recorder_stopped" | "pane_gone"
 
@@ -161,13 +186,14 @@ const readHandedOver = (run: Run) =>
 
 /**
  * Reads a remote run's log on the host, from where this wait stands, while its recorder still
- * has it; then tells the recorder how far it was read. A read that fails leaves the output to the
- * hand-over.
+ * has it; then tells the recorder how far it was read. True when the output is as read as it can
+ * be (read now, or nothing to read there); false when the read failed or found the log handed over
+ * meanwhile (the next poll takes it): the output is then left to the hand-over.
  */
 const readOnHost = (run: Run) =>
   Effect.gen(function*() {
     const log = run.remote?.log ?? null
-    if (log === null || run.handle.source !== "pipe" || run.framed.state.ended) return
+    if (log === null || run.handle.source !== "pipe" || run.framed.state.ended) return true
     const tmux = yield* Tmux
     const { id } = run.handle
     const read = readCommands({
@@ -179,10 +205,10 @@ const readOnHost = (run: Run) =>
     })
     const output = yield* tmux.run(run.socket, read).pipe(Effect.option)
     const snapshot = output._tag === "Some" ? parseSnapshot(output.value) : undefined
-    // Missing: handed over meanwhile, which the next poll takes.
-    if (snapshot === undefined || snapshot === "missing") return
+    if (snapshot === undefined || snapshot === "missing") return false
     feedSnapshot(run.framed, snapshot)
     yield* tmux.run(run.socket, recordOffsetCommands(id, run.framed.offset)).pipe(Effect.ignore)
+    return true
   })
 
 /** A remote pane gone: its recorder hands the log over as it stops; waited for a little, else the log is read on the host. */
@@ -192,7 +218,7 @@ const awaitHandOver = (run: Run) =>
     const deadline = (yield* Clock.currentTimeMillis) + HAND_OVER_GRACE_MS
     while (run.handle.source === "pipe" && !run.framed.state.ended) {
       if ((yield* readNew(run)) !== "reading") return
-      if ((yield* Clock.currentTimeMillis) >= deadline) return yield* readOnHost(run)
+      if ((yield* Clock.currentTimeMillis) >= deadline) return yield* Effect.asVoid(readOnHost(run))
       yield* Effect.sleep(HAND_OVER_POLL_MS)
     }
   })
@@ -220,21 +246,44 @@ const HISTORY_FULL_SHARE = 0.9
 const startMayBeLost = (run: Run, pane: { readonly history: number; readonly historyLimit: number }) =>
   run.handle.source === "scrollback" && !run.framed.typedLineSeen && pane.history >= pane.historyLimit * HISTORY_FULL_SHARE
 
+/** Whether the typed line's buffer is still there: the shell has not fetched it (none: the look failed). */
+const lineUnfetched = (run: Run) => {
+  const buffer = commandBufferName(run.handle.id)
+  return Effect.flatMap(
+    Tmux,
+    (tmux) => tmux.run(run.socket, [["list-buffers", "-F", "#{buffer_name}", "-f", `#{==:#{buffer_name},${buffer}}`]])
+  )
+    .pipe(
+      Effect.map((output) => Option.some(output.split("\n").includes(buffer))),
+      Effect.catchAll(() => Effect.succeed(Option.none<boolean>()))
+    )
+}
+
 /**
  * Until the start marker shows: whether the shell took the line (see START_GRACE_MS, FETCH_GRACE_MS).
- * not_started only when that is established: the line withdrawn unfetched, or fetched with the
- * start still missing from a stream that would hold it.
+ * not_started only when that is established: the line withdrawn unfetched after something else read
+ * it (see ShellInput: a shell still starting reads it later, and is waited for), or fetched with
+ * the start still missing from a stream that would hold it.
  */
-const startVerdict = (run: Run, pane: { readonly history: number; readonly historyLimit: number }) =>
+const startVerdict = (run: Run, pane: { readonly pid: number | null; readonly history: number; readonly historyLimit: number }) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     if (run.handle.fetched_by === null) {
       if (now - run.handle.typed_at < START_GRACE_MS) return Option.none<Ending>()
-      if (yield* withdraw(run)) return Option.some<Ending>("not_started")
+      const input = pane.pid === null ? "unknown" : yield* shellInput(run.socket, { panePid: pane.pid, tmuxProgram: run.tmuxProgram })
+      if (input === "reading") {
+        if (yield* withdraw(run)) return Option.some<Ending>("not_started")
+      } else if (Option.getOrElse(yield* lineUnfetched(run), () => true)) {
+        // The line waits in the terminal for a shell that has not read it yet: it runs once it does.
+        return Option.none<Ending>()
+      }
       run.handle = { ...run.handle, fetched_by: now }
       return Option.none<Ending>()
     }
     if (now - run.handle.fetched_by < FETCH_GRACE_MS) return Option.none<Ending>()
+    // A host's log reaches this process at its hand-over: before judging, it is read there.
+    if (run.remote !== undefined && !(yield* readOnHost(run))) return Option.none<Ending>()
+    if (run.framed.state.started) return Option.none<Ending>()
     if (!startMayBeLost(run, pane)) return Option.some<Ending>("not_started")
     // The line was fetched and whatever it printed may have scrolled away: it ran, as far as can be told.
     run.framed.assumeStarted()
@@ -255,7 +304,7 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
         if (run.framed.state.ended) {
           return Option.some<Ending>("ended")
         }
-        if (status === "pane_gone") {
+        if (status === "pane_gone" && (run.remote === undefined || (yield* paneNow(run)) === undefined)) {
           return Option.some<Ending>("died")
         }
         if (status === "recorder_stopped") {
@@ -283,16 +332,17 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
           return takenOver ? Option.some<Ending>("taken_over") : Option.none<Ending>()
         }
         return yield* startVerdict(run, pane)
-      }),
+      }).pipe(Effect.catchIf(isLinkTrouble(run), () => Effect.succeed(Option.none<Ending>()))),
       // A log is a local file, cheap to look at often; a history capture is a tmux process each
-      // time, and a remote run's record a round trip over the link.
+      // time, and a remote run's record a round trip over the link, whose looks a stalled link
+      // must not hold past the wait's end.
       run.handle.source === "pipe" && run.remote === undefined
         ? { timeout, firstInterval: 10, maxInterval: 100, message: `waiting for the command in ${run.handle.pane_id}` }
-        : { timeout, message: `waiting for the command in ${run.handle.pane_id}` }
+        : { timeout, message: `waiting for the command in ${run.handle.pane_id}`, boundLooks: run.remote !== undefined }
     )
     if (Option.isSome(waited.value) || run.remote === undefined) return waited
     // The time is up: what the command printed so far is on the host, and may hold its end.
-    yield* readOnHost(run)
+    yield* readOnHost(run).pipe(Effect.timeout(LAST_READ_MS), Effect.ignore)
     return run.framed.state.ended ? { ...waited, value: Option.some<Ending>("ended") } : waited
   })
 
@@ -323,9 +373,14 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     }
     let interruptSent = false
     let stopped: boolean | null = null
+    // A link that is down cannot carry the C-c: the run then goes on, its handle returned.
+    const unreachable = <A, R>(look: Effect.Effect<A, TmuxError, R>) =>
+      Effect.catchIf(look, isLinkTrouble(run), () => Effect.succeed("unreachable" as const))
     if (ending === undefined && request.interruptOnTimeout) {
-      const pane = yield* paneNow(run)
-      if (pane === undefined) ending = "died"
+      const pane = yield* unreachable(paneNow(run))
+      if (pane === "unreachable") {
+        // Left as timed out.
+      } else if (pane === undefined) ending = "died"
       else if (!run.framed.state.started) {
         // C-c would hit whatever keeps the shell from our line; withdrawing the line is the stop.
         if (yield* withdraw(run)) ending = "not_started"
@@ -338,9 +393,11 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
         if (ending === undefined) {
           // bash and zsh drop the rest of the typed line when C-c kills its command, end marker included:
           // the shell back in the foreground is the sign that the command stopped.
-          const after = yield* paneNow(run)
-          stopped = after !== undefined && judgeShell(after.command)._tag !== "NotAShell"
-          if (after === undefined) ending = "died"
+          const after = yield* unreachable(paneNow(run))
+          if (after !== "unreachable") {
+            stopped = after !== undefined && judgeShell(after.command)._tag !== "NotAShell"
+            if (after === undefined) ending = "died"
+          }
         } else stopped = true
       }
     }
@@ -395,16 +452,10 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     return result
   })
 
-/** A search also misses what the framed output never read whole: a start lost from the history, the middles of very long lines. */
+/** A search also misses what the framed output never read whole (see unreadNotes). */
 const withUnreadNotes = (run: Run, report: MatchReport | undefined): MatchReport | undefined => {
   if (report === undefined) return undefined
-  const notes = [
-    ...(report.match_missed === undefined ? [] : [report.match_missed]),
-    ...(run.framed.startLost
-      ? ["the output's first lines scrolled out of the pane's history before they were read; line numbers count from the first line kept"]
-      : []),
-    ...(run.framed.cutLines > 0 ? [`the middles of ${run.framed.cutLines} lines over 64 KiB were not read`] : [])
-  ]
+  const notes = [...(report.match_missed === undefined ? [] : [report.match_missed]), ...unreadNotes(run.framed)]
   return notes.length === 0 ? report : { ...report, match_missed: notes.join("; ") }
 }
 
