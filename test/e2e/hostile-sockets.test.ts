@@ -82,7 +82,8 @@ describe("hostile listeners over stdio", () => {
     expect(fake.connections.length).toBeGreaterThanOrEqual(1)
     const escaped = "wedged\\x1b]0;owned\\x07"
     expect(page.unresponsive).toEqual([{ socket_name: escaped, socket_path: w.socketPathOf(escaped) }])
-    expect(JSON.stringify(result)).not.toMatch(/[\x07\x1b]/)
+    // Nowhere raw (JSON writes a raw ESC or BEL as \u001b, \u0007).
+    expect(JSON.stringify(result)).not.toMatch(/\\u00(1b|07)/)
     expect(textOf(result)).toContain(escaped)
   })
 
