@@ -9,9 +9,15 @@
  * { "ssh_config": "~/.ssh/config-tmux",
  *   "hosts": { "build": { "ssh": "build-box", "sockets": ["default", "ci"], "safety": "readonly" } } }
  * ```
+ *
+ * `ssh_config` starting with `~/` is this user's HOME's; ssh itself reads `-F` as it is (no `~`, `%`
+ * or `${…}` expansion there: OpenSSH 9.2, and its source to this day), so the path is final here. A
+ * leading byte order mark (editors on Windows write one) is not part of the JSON, and messages
+ * quote what the file holds with its controls and any mark escaped: they reach a terminal.
  */
 import * as Either from "effect/Either"
 import { dirname, isAbsolute, resolve } from "node:path"
+import { escapeControls } from "../domain/ControlText.js"
 import { SAFETY_LEVELS, type SafetyLevel } from "./TmuxMcpConfig.js"
 
 /** The name that always means this machine; no host in the file may take it. */
@@ -85,23 +91,43 @@ export const destinationProblem = (destination: string): string | undefined => {
 export const socketNameProblem = (name: string): string | undefined =>
   NAME.test(name) ? undefined : "must be a socket name: letters, digits, '.', '_', '-', 63 at most, no '/'"
 
+/** Text of the file as a message quotes it: controls and byte order marks escaped. */
+const printable = (text: string): string => escapeControls(text).replaceAll("\uFEFF", "\\ufeff")
+
+/** A string of the file, quoted for a message. */
+const quoted = (value: string): string => printable(JSON.stringify(value))
+
+/** The ssh_config path: `~` and `~/…` are HOME's, a relative path is the hosts file directory's. */
+const sshConfigPath = (value: string, file: string, home: string | undefined): Either.Either<string, string> => {
+  if (value !== "~" && !value.startsWith("~/")) {
+    if (value.startsWith("~")) return Either.left(`may start with ~/ (this user's HOME) only, not with another user's ~name.`)
+    return Either.right(isAbsolute(value) ? value : resolve(dirname(file), value))
+  }
+  if (home === undefined || !isAbsolute(home)) return Either.left("starts with ~, but HOME is not set.")
+  return Either.right(value === "~" ? home : resolve(home, value.slice(2)))
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** The file's text, parsed and validated; `source` names the setting for messages. */
-export const parseHostsFile = (text: string, file: string, source: string): Either.Either<HostsConfig, string> =>
+/**
+ * The file's text, parsed and validated; `source` names the setting for messages, `home` is what a
+ * leading `~` of ssh_config means (the user's HOME).
+ */
+export const parseHostsFile = (text: string, file: string, source: string, home?: string): Either.Either<HostsConfig, string> =>
   Either.gen(function*() {
     const where = `${source} (${file})`
     let parsed: unknown
     try {
-      parsed = JSON.parse(text)
+      parsed = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
     } catch (error) {
-      return yield* Either.left(`${where} is not JSON: ${error instanceof Error ? error.message : String(error)}`)
+      // V8's message quotes the text around the error.
+      return yield* Either.left(`${where} is not JSON: ${printable(error instanceof Error ? error.message : String(error))}`)
     }
     if (!isRecord(parsed)) return yield* Either.left(`${where} must hold a JSON object with a "hosts" object.`)
     const unknownTop = Object.keys(parsed).filter((key) => key !== "hosts" && key !== "ssh_config")
     if (unknownTop.length > 0) {
       return yield* Either.left(
-        `${where} has unknown fields ${unknownTop.map((k) => JSON.stringify(k)).join(", ")}; it takes "hosts" and "ssh_config".`
+        `${where} has unknown fields ${unknownTop.map(quoted).join(", ")}; it takes "hosts" and "ssh_config".`
       )
     }
     let sshConfig: string | undefined
@@ -109,27 +135,30 @@ export const parseHostsFile = (text: string, file: string, source: string): Eith
       if (typeof parsed.ssh_config !== "string" || parsed.ssh_config === "" || parsed.ssh_config.includes("\0")) {
         return yield* Either.left(`${where}: "ssh_config" must be a path to an ssh_config file.`)
       }
-      sshConfig = isAbsolute(parsed.ssh_config) ? parsed.ssh_config : resolve(dirname(file), parsed.ssh_config)
+      const path = sshConfigPath(parsed.ssh_config, file, home)
+      if (Either.isLeft(path)) return yield* Either.left(`${where}: "ssh_config" ${path.left}`)
+      sshConfig = path.right
     }
     if (!isRecord(parsed.hosts)) {
       return yield* Either.left(`${where} must have a "hosts" object: {"<name>": {"ssh": "<alias or user@host>"}}.`)
     }
     const hosts: Array<HostSettings> = []
     for (const [name, entry] of Object.entries(parsed.hosts)) {
-      const at = `${where}, host ${JSON.stringify(name)}`
-      if (name === LOCAL_HOST) return yield* Either.left(`${at}: "local" is reserved for this machine; give the host another name.`)
+      const at = `${where}, host ${quoted(name)}`
+      // Any case: "Local" beside "local" in one enum would read as this machine.
+      if (name.toLowerCase() === LOCAL_HOST) {
+        return yield* Either.left(`${at}: "local" is reserved for this machine (in any case); give the host another name.`)
+      }
       if (!NAME.test(name)) {
         return yield* Either.left(
-          `${where}: host name ${
-            JSON.stringify(name)
-          } must be letters, digits, '.', '_', '-' (63 at most, starting with a letter or digit).`
+          `${where}: host name ${quoted(name)} must be letters, digits, '.', '_', '-' (63 at most, starting with a letter or digit).`
         )
       }
       if (!isRecord(entry)) return yield* Either.left(`${at} must be an object with "ssh".`)
       const unknown = Object.keys(entry).filter((key) => !HOST_FIELDS.includes(key))
       if (unknown.length > 0) {
         return yield* Either.left(
-          `${at} has unknown fields ${unknown.map((k) => JSON.stringify(k)).join(", ")}; it takes ${HOST_FIELDS.join(", ")}.`
+          `${at} has unknown fields ${unknown.map(quoted).join(", ")}; it takes ${HOST_FIELDS.join(", ")}.`
         )
       }
       if (typeof entry.ssh !== "string") return yield* Either.left(`${at}: "ssh" must be an ssh_config alias or user@host.`)
@@ -142,7 +171,7 @@ export const parseHostsFile = (text: string, file: string, source: string): Eith
         }
         for (const socket of entry.sockets as Array<string>) {
           const bad = socketNameProblem(socket)
-          if (bad !== undefined) return yield* Either.left(`${at}: socket ${JSON.stringify(socket)} ${bad}.`)
+          if (bad !== undefined) return yield* Either.left(`${at}: socket ${quoted(socket)} ${bad}.`)
         }
         sockets = [...new Set(entry.sockets as Array<string>)]
       }
@@ -177,7 +206,8 @@ export const parseHostsFile = (text: string, file: string, source: string): Eith
 export const loadHostsFile = (
   file: string,
   source: string,
-  read: (path: string) => Buffer
+  read: (path: string) => Buffer,
+  home?: string
 ): Either.Either<HostsConfig, string> => {
   let bytes: Buffer
   try {
@@ -186,5 +216,5 @@ export const loadHostsFile = (
     return Either.left(`${source} names ${file}, which cannot be read: ${error instanceof Error ? error.message : String(error)}`)
   }
   if (bytes.length > MAX_FILE_BYTES) return Either.left(`${source} names ${file}, which is over 1 MiB: not a hosts file.`)
-  return parseHostsFile(bytes.toString("utf8"), file, source)
+  return parseHostsFile(bytes.toString("utf8"), file, source, home)
 }

@@ -215,7 +215,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
     const hostsRaw = pick(flags.hosts, "--hosts", env.LIBTMUX_MCP_HOSTS, "LIBTMUX_MCP_HOSTS")
     let hosts: HostsConfig | undefined
     if (hostsRaw !== undefined) {
-      const loaded = loadHostsFile(hostsRaw.value, hostsRaw.source, readFile)
+      const loaded = loadHostsFile(hostsRaw.value, hostsRaw.source, readFile, env.HOME)
       if (Either.isLeft(loaded)) return yield* Either.left(new ConfigError({ message: loaded.left }))
       // ssh finds the user's keys through their agent; nothing else of this environment is passed.
       hosts = env.SSH_AUTH_SOCK === undefined ? loaded.right : { ...loaded.right, environment: { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } }

@@ -161,8 +161,9 @@ export type LiveServer = typeof LiveServer.Type
 /** A socket that accepted the connection but whose server did not answer in time. */
 export const UnresponsiveSocket = Schema.Struct({
   host: Schema.optional(HostName),
-  socket_name: Schema.NullOr(Schema.String),
-  socket_path: Schema.String
+  // Named by a file in the socket directory, as LiveServer's: escaped alike.
+  socket_name: Schema.NullOr(DisplayText),
+  socket_path: DisplayText
 })
 export type UnresponsiveSocket = typeof UnresponsiveSocket.Type
 

@@ -45,6 +45,10 @@ export const commandListBytes = (commands: ReadonlyArray<TmuxCommand>): number =
   return bytes
 }
 
+/** Whether a command list goes in one invocation with the room kept to spare (BATCH_BUDGET, BATCH_ARGC_BUDGET). */
+export const fitsOneInvocation = (commands: ReadonlyArray<TmuxCommand>): boolean =>
+  commandListBytes(commands) <= BATCH_BUDGET && commandListArgc(commands) <= BATCH_ARGC_BUDGET
+
 /**
  * Groups units (command lists that must stay in one invocation, e.g. a header and the capture it
  * describes) into batches of at most `budget` bytes and `argcBudget` strings, in order. A unit too

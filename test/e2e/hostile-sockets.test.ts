@@ -70,6 +70,23 @@ describe("hostile listeners over stdio", () => {
     })
   }
 
+  it("a wedged listener whose name holds ESC and BEL is listed unresponsive with both escaped, in structuredContent as in the text", async () => {
+    const w = world()
+    w.startTmux()
+    const name = "wedged\x1b]0;owned\x07"
+    // Accepts, reads the command, never answers.
+    const fake = await listen(w.socketPathOf(name), () => undefined)
+    const server = await served(w)
+    const result = await server.call("list_servers")
+    const page = ok(result)
+    expect(fake.connections.length).toBeGreaterThanOrEqual(1)
+    const escaped = "wedged\\x1b]0;owned\\x07"
+    expect(page.unresponsive).toEqual([{ socket_name: escaped, socket_path: w.socketPathOf(escaped) }])
+    // Nowhere raw (JSON writes a raw ESC or BEL as \u001b, \u0007).
+    expect(JSON.stringify(result)).not.toMatch(/\\u00(1b|07)/)
+    expect(textOf(result)).toContain(escaped)
+  })
+
   it("a listener in a directory other users can write is denied before anything connects", async () => {
     const w = world()
     const files = fileCanaries(w.dir)

@@ -31,6 +31,20 @@ const placesIn = async (server: Served, windowId: string): Promise<Map<string, P
 const sessionIds = async (server: Served): Promise<Array<string>> =>
   (ok(await server.call("list_sessions")).items as Array<{ session_id: string }>).map((session) => session.session_id)
 
+/** An argv of `items` strings (the most a command takes: 32) that writes its argument count and its $BIG's size to `file`, then stays. */
+const reportingArgv = (file: string, items = 32, fillerBytes = 100): Array<string> => [
+  "sh",
+  "-c",
+  "printf \"%s %s\" \"$#\" \"${#BIG}\" > \"$1\"; exec sleep 600",
+  "sh",
+  file,
+  ...Array.from({ length: items - 5 }, (_, i) => `${i}`.padEnd(fillerBytes, "f"))
+]
+
+/** What a reportingArgv pane wrote: its argument count and its $BIG's size. */
+const reported = (file: string) =>
+  poll(`${file} to be written`, () => (existsSync(file) ? readFileSync(file, "utf8") || undefined : undefined))
+
 const DEFAULT_PANE_KEYS = [
   "pane_id",
   "pane_index",
@@ -141,6 +155,49 @@ describe.each(tmuxVersions)("a workspace in one call on tmux %s", (_version, tmu
     expect(single).not.toHaveProperty("panes")
     expect(Object.keys(single.pane).sort()).toEqual([...DEFAULT_PANE_KEYS].sort())
   })
+  it("a command list too long for one tmux invocation (12 KiB environment, 3 panes; 8 panes with 32-item argvs) is built in several", async () => {
+    const { server, world } = await serveWith(tmuxBin)
+    const file = (name: string) => join(world.dir, name)
+    const big = "b".repeat(12_000)
+    const roomy = { x: 200, y: 60 }
+    const created = ok(
+      await server.call("create_session", {
+        ...roomy,
+        environment: { BIG: big },
+        command: reportingArgv(file("s0"), 6),
+        panes: [{ direction: "right", command: reportingArgv(file("s1"), 6) }, {
+          direction: "below",
+          command: reportingArgv(file("s2"), 6)
+        }]
+      })
+    )
+    const panes = created.panes as Array<{ pane_id: string; window_id: string; active: boolean }>
+    expect(panes).toHaveLength(3)
+    expect(created).toMatchObject({ window_count: 1, active_pane_id: panes[2]!.pane_id })
+    for (const name of ["s0", "s1", "s2"]) expect(await reported(file(name))).toBe("2 12000")
+    expect([...(await placesIn(server, created.active_window_id)).keys()].sort()).toEqual(panes.map((pane) => pane.pane_id).sort())
+
+    // Eight splits of 32 items each, alternating sides so that they fit; in a new session, then in a new window.
+    const eight = (prefix: string) =>
+      Array.from(
+        { length: 8 },
+        (_, i) => ({ direction: i % 2 === 0 ? "right" : "below", command: reportingArgv(file(`${prefix}${i + 1}`)) })
+      )
+    const session = ok(await server.call("create_session", { ...roomy, command: reportingArgv(file("a0")), panes: eight("a") }))
+    expect(session.panes).toHaveLength(9)
+    expect(session.active_pane_id).toBe(session.panes[8].pane_id)
+    const window = ok(
+      await server.call("create_window", { session_id: session.session_id, command: reportingArgv(file("w0")), panes: eight("w") })
+    )
+    expect(window.panes).toHaveLength(9)
+    expect(window.window).toMatchObject({ pane_count: 9, active_pane_id: window.panes[8].pane_id })
+    for (const prefix of ["a", "w"]) {
+      for (let i = 0; i <= 8; i++) expect(await reported(file(`${prefix}${i}`)), `${prefix}${i}`).toBe("28 0")
+    }
+    for (const built of [session.panes, window.panes] as Array<Array<{ pane_id: string; window_id: string }>>) {
+      expect([...(await placesIn(server, built[0]!.window_id)).keys()].sort()).toEqual(built.map((pane) => pane.pane_id).sort())
+    }
+  })
 })
 
 describe("a workspace that cannot be built leaves nothing behind", () => {
@@ -161,6 +218,51 @@ describe("a workspace that cannot be built leaves nothing behind", () => {
     const sized = errorOf(await server.call("create_window", { session_id: keep.session_id, panes: stacked }))
     expect(sized.code).toBe("invalid_input")
     expect(sized.text).toContain("the new window was closed again")
+    expect(ok(await server.call("list_windows", { session_id: keep.session_id })).items).toEqual(windowsBefore)
+  })
+
+  it("a pane whose own command is too long for one tmux invocation is invalid_input naming the limit, before anything is made", async () => {
+    const { server, world } = await serveWith("tmux")
+    const keep = ok(await server.call("create_session", { session_name: "keep" }))
+    const before = await sessionIds(server)
+    const windowsBefore = ok(await server.call("list_windows", { session_id: keep.session_id })).items
+    // 32 items of 1000 bytes: within the argv limits, twice what one tmux command can carry.
+    const huge = reportingArgv(join(world.dir, "ran"), 32, 1000)
+    for (
+      const [name, args, says] of [
+        ["create_session", { panes: [{ direction: "right" }, { direction: "below", command: huge }] }, "panes[1]"],
+        ["create_session", { command: huge, panes: [{ direction: "right" }] }, "the session's first pane"],
+        ["create_session", { command: huge }, "the session's first pane"],
+        ["create_window", { session_id: keep.session_id, panes: [{ direction: "right", command: huge }] }, "panes[0]"],
+        ["create_window", { session_id: keep.session_id, command: huge }, "the window's first pane"],
+        ["split_window", { pane_id: keep.active_pane_id, command: huge }, "the new pane"],
+        ["respawn_pane", { pane_id: keep.active_pane_id, command: huge }, "the respawned pane"]
+      ] as const
+    ) {
+      const refused = errorOf(await server.call(name, args))
+      expect(refused, name).toMatchObject({ code: "invalid_input", effects: "none" })
+      expect(refused.text, name).toContain(says)
+      expect(refused.text, name).toMatch(/at most 15340 bytes/)
+    }
+    expect(await sessionIds(server)).toEqual(before)
+    expect(ok(await server.call("list_windows", { session_id: keep.session_id })).items).toEqual(windowsBefore)
+    expect(existsSync(join(world.dir, "ran"))).toBe(false)
+  })
+
+  it("a build in several invocations that fails part-way is closed again, session or window", async () => {
+    const { server, world } = await serveWith("tmux")
+    const keep = ok(await server.call("create_session", { session_name: "keep" }))
+    const before = await sessionIds(server)
+    const windowsBefore = ok(await server.call("list_windows", { session_id: keep.session_id })).items
+    // Too long for one invocation, and eight halvings do not fit in 10x5 (nor in 80x24 below each other).
+    const stacked = Array.from({ length: 8 }, (_, i) => ({ direction: "below" as const, command: reportingArgv(join(world.dir, `p${i}`)) }))
+    const session = errorOf(await server.call("create_session", { x: 10, y: 5, panes: stacked }))
+    expect(session.code).toBe("invalid_input")
+    expect(session.text).toContain("the new session was closed again")
+    expect(await sessionIds(server)).toEqual(before)
+    const window = errorOf(await server.call("create_window", { session_id: keep.session_id, panes: stacked }))
+    expect(window.code).toBe("invalid_input")
+    expect(window.text).toContain("the new window was closed again")
     expect(ok(await server.call("list_windows", { session_id: keep.session_id })).items).toEqual(windowsBefore)
   })
 

@@ -4,6 +4,7 @@
  * directories, split geometry, the pane fields a result returns (list_panes' defaults unless
  * `fields` asks), generations, the caller guard, literal names and every refusal of bad input.
  */
+import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
@@ -13,7 +14,8 @@ import { callTool } from "../../src/mcp/CallTool.js"
 import { OWNER_OPTION } from "../../src/services/Ownership.js"
 import { callerEnv, isSocket, socketFilesBelow, useWorlds, waitFor } from "../support/liveTmux.js"
 import type { PrivateTmux } from "../support/PrivateTmux.js"
-import { errorMeta, okResult, runTool, toolNamed } from "../support/runTool.js"
+import { errorMeta, okResult, runTool, toolNamed, withTestHost } from "../support/runTool.js"
+import { tappedTmux } from "../support/TappedTmux.js"
 
 const { world } = useWorlds()
 
@@ -645,5 +647,46 @@ describe("bad input is invalid_input and reaches no tmux", () => {
       expect(error.text).not.toContain("secret-value")
     }
     expect(state()).toEqual(before)
+  })
+})
+
+describe("a workspace too long for one command list", () => {
+  /** Eight splits of 32-item argvs: more than one tmux invocation carries, so built in several. */
+  const longPanes = Array.from({ length: 8 }, (_, i) => ({
+    direction: i % 2 === 0 ? "right" : "below",
+    command: ["sh", "-c", "exec sleep 600", ...Array.from({ length: 29 }, (_, j) => `${i}.${j}`.padEnd(100, "f"))]
+  }))
+
+  it("is closed again when the call is interrupted between its command lists, session or window", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "base", "-n", "main", "-x", "200", "-y", "60")
+    const state = () => ({
+      sessions: lines(w.tmuxOk("list-sessions", "-F", "#{session_id}")),
+      windows: lines(w.tmuxOk("list-windows", "-a", "-F", "#{window_id}"))
+    })
+    const before = state()
+    let splitsSent = 0
+    // The first list of splits runs, then hangs: the call is interrupted with the workspace half-built.
+    const layer = w.layer(
+      {},
+      tappedTmux((run) =>
+        run.commands[0]?.[0] === "split-window"
+          ? run.proceed().pipe(Effect.tap(() => Effect.sync(() => splitsSent++)), Effect.zipRight(Effect.never))
+          : run.proceed()
+      )
+    )
+    for (
+      const [name, args] of [
+        ["create_session", { x: 200, y: 60, panes: longPanes }],
+        ["create_window", { session_id: "$0", panes: longPanes }]
+      ] as const
+    ) {
+      const outcome = await Effect.runPromise(
+        callTool(toolNamed(name), withTestHost(name, args)).pipe(Effect.timeout("3 seconds"), Effect.either, Effect.provide(layer))
+      )
+      expect(outcome._tag, name).toBe("Left")
+      expect(state(), name).toEqual(before)
+    }
+    expect(splitsSent).toBe(2)
   })
 })

@@ -26,6 +26,12 @@
  * configuration files, and the host entry names its identity, an empty agent and a known_hosts
  * pre-seeded with this sshd's host key (StrictHostKeyChecking yes).
  *
+ * The login account can be given another login shell and HOME (`account`, as root only): sshd then
+ * runs in a mount namespace of its own (`unshare --mount`) where /etc/passwd is a copy with this
+ * user's entry changed, bound over the real one, so sshd runs commands with that shell (`<shell> -c`)
+ * in that directory, with HOME set from it (not by SetEnv), and nothing outside the namespace sees
+ * the change. The HOME directory is made inside dir.
+ *
  * As root, sshd needs its privilege separation directory (/run/sshd on Debian, made by the
  * service, absent in a container that never ran it): it is made (0755, root's) when missing.
  *
@@ -49,6 +55,8 @@ export interface PrivateSshdOptions {
   readonly env?: Readonly<Record<string, string>>
   /** The sshd binary (default /usr/sbin/sshd). */
   readonly sshd?: string
+  /** The login account's shell (a path) and HOME (a directory name, made inside dir; no `:` or newline), as passwd says. Root only. */
+  readonly account?: { readonly shell?: string; readonly homeName?: string }
 }
 
 /** One host entry of the product's hosts file (LIBTMUX_MCP_HOSTS / --hosts), less `ssh`. */
@@ -138,6 +146,25 @@ const keyPair = (path: string, comment: string) => {
   return readFileSync(`${path}.pub`, "utf8").trim().split(" ").slice(0, 2).join(" ")
 }
 
+/** Run by /bin/sh in the new mount namespace: binds $1 over /etc/passwd, then becomes sshd (same pid). */
+const BIND_PASSWD = `mount --bind "$1" /etc/passwd && shift && exec "$@"`
+
+/** A copy of /etc/passwd at `target` whose entry for `user` has `shell` (if given) and `home`. */
+const accountPasswd = (user: string, shell: string | undefined, home: string, target: string): string => {
+  if (process.getuid?.() !== 0) throw new Error("a login account of its own needs root (a mount namespace over /etc/passwd)")
+  if (/[:\n]/.test(home)) throw new Error(`a passwd HOME cannot hold ':' or a newline: ${JSON.stringify(home)}`)
+  let found = false
+  const lines = readFileSync("/etc/passwd", "utf8").split("\n").map((line) => {
+    const fields = line.split(":")
+    if (fields[0] !== user || fields.length !== 7) return line
+    found = true
+    return [...fields.slice(0, 5), home, shell ?? fields[6]].join(":")
+  })
+  if (!found) throw new Error(`no /etc/passwd entry for ${user}`)
+  writeFileSync(target, lines.join("\n"), { mode: 0o644 })
+  return target
+}
+
 const PRIVSEP_MISSING = /Missing privilege separation directory: (\/\S+)/
 
 /** Checks the configuration with `sshd -t`; as root, makes a missing privilege separation directory first. */
@@ -161,7 +188,11 @@ export const startPrivateSshd = (options: PrivateSshdOptions = {}): PrivateSshd 
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "etm-sshd-")))
   chmodSync(dir, 0o700)
   const path = (name: string) => join(dir, name)
-  const remote = { tmpdir: path("remote-tmp"), home: path("remote-home"), socketDir: join(path("remote-tmp"), `tmux-${uid}`) }
+  const remote = {
+    tmpdir: path("remote-tmp"),
+    home: path(options.account?.homeName ?? "remote-home"),
+    socketDir: join(path("remote-tmp"), `tmux-${uid}`)
+  }
   const remoteEnv: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     LANG: "C.UTF-8",
@@ -199,8 +230,14 @@ export const startPrivateSshd = (options: PrivateSshdOptions = {}): PrivateSshd 
     keyPair(identityFile, "etm-test-sshd-client")
     writeFileSync(path("authorized_keys"), readFileSync(`${identityFile}.pub`), { mode: 0o600 })
 
+    const passwdCopy = options.account === undefined ? undefined : accountPasswd(user, options.account.shell, remote.home, path("passwd"))
+
     const writeConfigs = (port: number) => {
-      const setEnv = Object.entries(remoteEnv).map(([name, value]) => configValue(`${name}=${value}`)).join(" ")
+      // With an account of its own, HOME comes from its passwd entry, as on a real host.
+      const setEnv = Object.entries(remoteEnv)
+        .filter(([name]) => passwdCopy === undefined || name !== "HOME")
+        .map(([name, value]) => configValue(`${name}=${value}`))
+        .join(" ")
       writeFileSync(
         sshdConfigPath,
         [
@@ -264,7 +301,12 @@ export const startPrivateSshd = (options: PrivateSshdOptions = {}): PrivateSshd 
       checkConfig(sshd, sshdConfigPath)
       const log = openSync(logPath, "w")
       try {
-        child = spawn(sshd, ["-D", "-e", "-f", sshdConfigPath], { stdio: ["ignore", "ignore", log] })
+        const argv = [sshd, "-D", "-e", "-f", sshdConfigPath]
+        child = passwdCopy === undefined
+          ? spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", log] })
+          : spawn("unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c", BIND_PASSWD, "sh", passwdCopy, ...argv], {
+            stdio: ["ignore", "ignore", log]
+          })
       } finally {
         closeSync(log)
       }

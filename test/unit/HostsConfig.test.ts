@@ -80,6 +80,34 @@ describe("a valid hosts file", () => {
     expect(ok({ ssh_config: "ssh/config", hosts: { h: { ssh: "x" } } }).sshConfig).toBe("/etc/etm/ssh/config")
   })
 
+  it("expands ~ in ssh_config to the HOME it is given, as the module's example shows (~/.ssh/config-tmux)", () => {
+    const withHome = (sshConfig: string, home: string | undefined) =>
+      parseHostsFile(JSON.stringify({ ssh_config: sshConfig, hosts: { h: { ssh: "x" } } }), FILE, SOURCE, home)
+    expect(withHome("~/.ssh/config-tmux", "/home/me")).toEqual(
+      Either.right(expect.objectContaining({ sshConfig: "/home/me/.ssh/config-tmux" }))
+    )
+    expect(withHome("~", "/home/me")).toEqual(Either.right(expect.objectContaining({ sshConfig: "/home/me" })))
+    // What ssh would expand in other places is a file name in -F: passed as it is.
+    expect(withHome("~/odd %d ${HOME} ~x/config", "/home/a b")).toEqual(
+      Either.right(expect.objectContaining({ sshConfig: "/home/a b/odd %d ${HOME} ~x/config" }))
+    )
+    expect(withHome("~/.ssh/config-tmux", undefined)).toEqual(
+      Either.left(`${SOURCE} (${FILE}): "ssh_config" starts with ~, but HOME is not set.`)
+    )
+    expect(withHome("~/.ssh/config-tmux", "relative")).toEqual(
+      Either.left(`${SOURCE} (${FILE}): "ssh_config" starts with ~, but HOME is not set.`)
+    )
+    expect(withHome("~other/.ssh/config", "/home/me")).toEqual(
+      Either.left(`${SOURCE} (${FILE}): "ssh_config" may start with ~/ (this user's HOME) only, not with another user's ~name.`)
+    )
+  })
+
+  it("takes a file that starts with a UTF-8 byte order mark", () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ hosts: { build: { ssh: "build-box" } } }))])
+    const loaded = loadHostsFile(FILE, SOURCE, () => bytes)
+    expect(Either.isRight(loaded) && loaded.right.hosts.map((host) => host.name)).toEqual(["build"])
+  })
+
   it("takes an alias, user@host with a DNS name, an IPv4 or an IPv6 address", () => {
     for (
       const destination of ["build-box", "Build_Box.2", "a", "ops@gpu1.example.net", "_ci@10.0.0.7", "me@::1", "me@fe80::1:2", "u.x-y@h"]
@@ -169,9 +197,11 @@ describe("hosts files the server refuses to start with", () => {
   })
 
   it("reserves local for this machine, and takes host names of the socket-name shape only", () => {
-    expect(refusal({ hosts: { local: { ssh: "x" } } })).toBe(
-      `${SOURCE} (${FILE}), host "local": "local" is reserved for this machine; give the host another name.`
-    )
+    for (const name of ["local", "Local", "LOCAL", "lOcAl"]) {
+      expect(refusal({ hosts: { [name]: { ssh: "x" } } })).toBe(
+        `${SOURCE} (${FILE}), host ${JSON.stringify(name)}: "local" is reserved for this machine (in any case); give the host another name.`
+      )
+    }
     for (const name of ["", "-x", ".x", "a/b", "a b", "a:b", "h\u00e9", "x".repeat(64)]) {
       expect(refusal({ hosts: { [name]: { ssh: "x" } } })).toBe(
         `${SOURCE} (${FILE}): host name ${
@@ -216,6 +246,26 @@ describe("hosts files the server refuses to start with", () => {
         `${SOURCE} (${FILE}), host "h": "connect_timeout_s" must be a whole number of seconds, 1..60.`
       )
     }
+  })
+
+  it("never quotes a byte order mark or a control character of the file raw", () => {
+    for (
+      const text of [
+        "\uFEFF\uFEFF{}",
+        "\uFEFF{ hosts: ",
+        "{\"hosts\": \u001b]52;c;eA==\u0007}",
+        JSON.stringify({ hosts: { "\uFEFFbuild": { ssh: "x" } } }),
+        JSON.stringify({ hosts: { "b\u009b": { ssh: "x" } } }),
+        JSON.stringify({ hosts: { h: { ssh: "x", "\uFEFFsafety": "readonly" } } }),
+        JSON.stringify({ hosts: { h: { ssh: "x", sockets: ["\u001b[2J"] } } }),
+        JSON.stringify({ "\u001b]0;x\u0007": 1, hosts: { h: { ssh: "x" } } })
+      ]
+    ) {
+      const message = refusal(text)
+      // eslint-disable-next-line no-control-regex
+      expect(message, JSON.stringify(text)).not.toMatch(/[\uFEFF\x00-\x1f\x7f-\x9f]/)
+    }
+    expect(refusal("\uFEFF\uFEFF{}")).toContain("\\ufeff")
   })
 
   it("refuses an ssh_config that is not a path", () => {

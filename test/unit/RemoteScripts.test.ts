@@ -7,12 +7,23 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS } from "../../src/tmux/internal/RemoteScripts.js"
+import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "../../src/tmux/internal/RemoteScripts.js"
 import { remoteCommand } from "../../src/tmux/internal/SshArgv.js"
 
 const MARK = "effect-tmux-mcp discovery 1"
@@ -164,4 +175,43 @@ describe("the scripts, run by /bin/sh", () => {
     const parsed = parseDiscovery(run(DISCOVERY, { HOME: "/h", TMUX_TMPDIR: join(base, "missing") }).stdout)
     expect(parsed).toMatchObject({ socketDirectory: `${realpathSync("/tmp")}/tmux-${uid}` })
   })
+})
+
+describe("the scripts, whatever the login shell that sshd hands them to", () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "etm-login-shells-")))
+  afterAll(() => rmSync(base, { recursive: true, force: true }))
+  // A HOME with what shells and tmux formats read specially.
+  const home = join(base, `home dir 'q" #{h} %u $x ~`)
+  mkdirSync(home)
+  const tmp = join(base, "tmp")
+  mkdirSync(join(tmp, `tmux-${uid}`), { recursive: true })
+  // A `tmux` that says where it ran and what it was given, one argument a line (NUL-separated in the file).
+  const bin = join(base, "bin")
+  mkdirSync(bin)
+  writeFileSync(join(bin, "tmux"), `#!/bin/sh\npwd > "${base}/ran-in"\nprintf '%s\\0' "$@" > "${base}/argv"\n`)
+  chmodSync(join(bin, "tmux"), 0o755)
+  const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: home, TMUX_TMPDIR: tmp, LANG: "C.UTF-8" }
+  // .ci/run installs tcsh and fish (csh is tcsh on Debian); sh is dash.
+  const shells = ["/bin/sh", "/usr/bin/bash", "/usr/bin/tcsh", "/bin/csh", "/usr/bin/fish"].filter((shell) => existsSync(shell))
+
+  for (const shell of shells) {
+    it(`${shell}: discovery, the listing and a server start run as under /bin/sh`, () => {
+      const run = (script: string, args: ReadonlyArray<string> = []) =>
+        spawnSync(shell, ["-c", remoteCommand(script, args)], { cwd: base, encoding: "utf8", env })
+      const discovered = run(DISCOVERY)
+      expect({ status: discovered.status, stderr: discovered.stderr }).toEqual({ status: 0, stderr: "" })
+      expect(parseDiscovery(discovered.stdout)).toMatchObject({ uid, home, socketDirectory: join(tmp, `tmux-${uid}`) })
+      const listed = run(SOCKETS)
+      expect({ status: listed.status, stderr: listed.stderr }).toEqual({ status: 0, stderr: "" })
+      expect(parseSockets(listed.stdout)).toEqual([])
+      // A command list with what a caller may put in names, environments and argvs.
+      const list = ["new-session", "-d", "-e", "NOTE=line one\nline two! \\ 'q' \"d\" $x %u #{h} \u00e9", ";", "set-option", "@x", "a\\"]
+      const socket = join(tmp, `tmux-${uid}`, "started")
+      rmSync(join(base, "argv"), { force: true })
+      const started = run(TMUX_START, [socket, ...list])
+      expect({ status: started.status, stderr: started.stderr }).toEqual({ status: 0, stderr: "" })
+      expect(readFileSync(join(base, "argv"), "utf8").split("\0").slice(0, -1)).toEqual(["-u", "-S", socket, ...list])
+      expect(readFileSync(join(base, "ran-in"), "utf8")).toBe(`${home}\n`)
+    })
+  }
 })

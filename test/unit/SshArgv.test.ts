@@ -161,8 +161,11 @@ describe("the remote command", () => {
   const dir = mkdtempSync(join(tmpdir(), "etm-quote-"))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const mark = join(dir, "MARK")
-  // What sshd does with the one string: the login shell runs it with -c (here dash, /bin/sh, and bash).
-  const shells = ["/bin/sh", "/usr/bin/bash", "/usr/bin/dash"].filter((shell) => existsSync(shell))
+  // What sshd does with the one string: the login user's shell runs it with -c, whichever it is
+  // (.ci/run installs tcsh and fish; csh is tcsh on Debian).
+  const shells = ["/bin/sh", "/usr/bin/bash", "/usr/bin/dash", "/usr/bin/tcsh", "/bin/csh", "/usr/bin/fish"].filter((shell) =>
+    existsSync(shell)
+  )
 
   for (const shell of shells) {
     it(`reaches the script through ${shell} -c with every argument intact and nothing run`, () => {
@@ -178,6 +181,16 @@ describe("the remote command", () => {
       expect(existsSync(mark)).toBe(false)
     })
   }
+
+  it("is one line of printable ASCII without `!`, a backslash only before a quote, an octal escape or the script's letter, and refuses a script that is not", () => {
+    const command = remoteCommand("printf '%s\\n' \"$@\"", hostile)
+    expect(command).toMatch(/^[\x20-\x7e]*$/)
+    expect(command).not.toContain("!")
+    expect(command.replaceAll("\\'", "").replace(/\\0[0-7]{3}|\\[A-Za-z]/g, "")).not.toContain("\\")
+    for (const script of ["a\nb", "[ ! -L x ]", "printf '\\\\'", "echo \\'", "echo \u00e9"]) {
+      expect(() => remoteCommand(script, []), JSON.stringify(script)).toThrow(/login shell/)
+    }
+  })
 
   it("is exec /bin/sh -c '<script>' sh <args>: the login shell does nothing else, the script is $0-free", () => {
     expect(remoteCommand("echo \"$1\"", ["x"])).toBe(`exec /bin/sh -c 'echo "$1"' sh 'x'`)

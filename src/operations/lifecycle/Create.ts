@@ -14,17 +14,27 @@ import { escapeControls } from "../../domain/ControlText.js"
 import { type Denied, type Failed, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
 import type { PaneDetail, ServerIdentity, Session, Window } from "../../domain/Model.js"
 import { Ownership } from "../../services/Ownership.js"
+import { fitsOneInvocation, runInBatches } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
-import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, runTree, serverIdentityCommand } from "../../tmux/Query.js"
+import {
+  decode,
+  decodeServerIdentity,
+  noCurrentTargetIsNotFound,
+  query,
+  type QueryTarget,
+  queryTree,
+  runTree,
+  serverIdentityCommand
+} from "../../tmux/Query.js"
 import { paneRecord, sessionRecord, windowRecord } from "../../tmux/Records.js"
-import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
+import { Tmux, type TmuxCommand } from "../../tmux/Tmux.js"
 import { refuseCallerPane } from "../hierarchy/Guards.js"
 import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/Hierarchy.js"
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
 import { checkName, type NameKind } from "../layout/Names.js"
 import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
-import { type SpawnArguments, spawnArguments, type SpawnRequest } from "./Spawn.js"
+import { refuseOverlongSpawn, type SpawnArguments, spawnArguments, type SpawnRequest } from "./Spawn.js"
 import { checkStartDirectory } from "./StartDirectoryCheck.js"
 import {
   DIRECTION_FLAGS,
@@ -289,6 +299,36 @@ const confirmSplitDirectories = (
   )
 
 /**
+ * The splits of a window that exists, then `readBack`, all aimed at `target`: one command list when
+ * they fit in one, else the splits in as few lists as fit, one after the other (each split aimed at
+ * the window splits its active pane, the one made just before), and the read-back last. Every
+ * list's output, in order, for the one `marks` they were all made with.
+ */
+const splitThenRead = (
+  socket: ResolvedSocket,
+  splits: ReadonlyArray<TmuxCommand>,
+  readBack: ReadonlyArray<TmuxCommand>,
+  target: QueryTarget
+): Effect.Effect<string, TmuxError, Tmux> =>
+  fitsOneInvocation([...splits, ...readBack])
+    ? runTree(socket, [...splits, ...readBack], target)
+    : Effect.zipWith(
+      runInBatches(socket, splits.map((split) => [split])).pipe(noCurrentTargetIsNotFound(socket, target)),
+      runTree(socket, readBack, target),
+      (made, read) => made + read
+    )
+
+/** Refuses, before anything runs, a first pane or a split whose command alone no tmux invocation carries. */
+const refuseOverlongPanes = (
+  first: { readonly pane: string; readonly command: TmuxCommand },
+  splits: ReadonlyArray<TmuxCommand>
+): Effect.Effect<void, InvalidInput> =>
+  Effect.zipRight(
+    refuseOverlongSpawn(first.pane, first.command),
+    Effect.forEach(splits, (split, index) => refuseOverlongSpawn(`panes[${index}]`, split), { discard: true })
+  )
+
+/**
  * A failed layout is the caller's to fix when tmux said a split did not fit; what the call made is
  * gone by then (`undone` says so).
  */
@@ -319,6 +359,25 @@ export const createSession = Effect.fn("Create.createSession")((
     const splits = request.panes ?? []
     const splitSpawnsOf = yield* splitSpawns(socket, request, splits)
     const owned = request.owned === true
+    const newSession = (m: Format.Marks): TmuxCommand => [
+      "new-session",
+      "-d",
+      "-P",
+      "-F",
+      sessionRecord.format(m),
+      ...sessionName,
+      ...windowName,
+      ...(request.width === undefined ? [] : ["-x", String(request.width)]),
+      ...(request.height === undefined ? [] : ["-y", String(request.height)]),
+      ...spawn.flags,
+      ...spawn.argv
+    ]
+    // Marks are all of one length: commands made with these have the size of those sent.
+    const sizing = Format.newMarks()
+    yield* refuseOverlongPanes(
+      { pane: "the session's first pane", command: newSession(sizing) },
+      splitCommands(sizing, splits, splitSpawnsOf, undefined)
+    )
     yield* ensureGeneration(socket, request.generation)
     const running = request.allowServerStart === true ? yield* probeServer(socket) : Option.none()
     const startServer = request.allowServerStart === true && Option.isNone(running)
@@ -327,41 +386,40 @@ export const createSession = Effect.fn("Create.createSession")((
     // Registered before the session exists, so no moment has a marked session the finalizer would miss.
     if (owned) yield* ownership.register(socket)
     // While its panes are made the session carries a mark of this call: a split that fails ends the
-    // list, and the mark is how the half-built session is found and closed again.
+    // list (or an interruption the call), and the mark is how the half-built session is found and
+    // closed again.
     const building = splits.length > 0 ? `@etm-building-${randomBytes(6).toString("hex")}` : undefined
-    const output = yield* query(
-      socket,
-      (m) => [
-        [
-          "new-session",
-          "-d",
-          "-P",
-          "-F",
-          sessionRecord.format(m),
-          ...sessionName,
-          ...windowName,
-          ...(request.width === undefined ? [] : ["-x", String(request.width)]),
-          ...(request.height === undefined ? [] : ["-y", String(request.height)]),
-          ...spawn.flags,
-          ...spawn.argv
-        ],
-        // new-session makes the new session current, so a mark lands on it and nowhere else, and a
-        // split without -t splits its active pane.
-        ...(owned ? [ownership.markCommand] : []),
-        ...(building === undefined ? [] : [
-          ["set-option", building, "1"],
-          ...splitCommands(m, splits, splitSpawnsOf, undefined),
-          ["list-panes", "-F", spawnedPaneFormat(m)],
-          // The session as built (new-session printed it before the splits).
-          ["display-message", "-p", sessionRecord.format(m)],
-          ["set-option", "-u", building],
-          clientsCommand(m),
-          placementsCommand(m)
-        ]),
-        serverIdentityCommand(m)
-      ],
-      { startServer }
-    ).pipe(
+    // new-session makes the new session current, so a mark lands on it and nowhere else, and a split
+    // without -t splits its active pane.
+    const makeSession = (m: Format.Marks): Array<TmuxCommand> => [
+      newSession(m),
+      ...(owned ? [ownership.markCommand] : []),
+      ...(building === undefined ? [] : [["set-option", building, "1"]])
+    ]
+    const readBack = (m: Format.Marks, session: string | undefined): Array<TmuxCommand> => {
+      const at = session === undefined ? [] : ["-t", session]
+      return [
+        ["list-panes", ...at, "-F", spawnedPaneFormat(m)],
+        // The session as built (new-session printed it before the splits).
+        ["display-message", ...at, "-p", sessionRecord.format(m)],
+        ["set-option", ...at, "-u", building!],
+        clientsCommand(m),
+        placementsCommand(m)
+      ]
+    }
+    const inOne = (m: Format.Marks): Array<TmuxCommand> => [
+      ...makeSession(m),
+      ...(building === undefined ? [] : [...splitCommands(m, splits, splitSpawnsOf, undefined), ...readBack(m, undefined)]),
+      serverIdentityCommand(m)
+    ]
+    const build = building === undefined || fitsOneInvocation(inOne(sizing))
+      ? query(socket, inOne, { startServer })
+      : inSteps(socket, makeSession, (m, session) => ({
+        splits: splitCommands(m, splits, splitSpawnsOf, session),
+        readBack: [...readBack(m, session), serverIdentityCommand(m)]
+      }), startServer)
+    const output = yield* build.pipe(
+      Effect.onInterrupt(() => building === undefined ? Effect.void : closeBuilding(socket, building)),
       Effect.catchIf(tmuxSaid(DUPLICATE_SESSION), (error) =>
         Effect.fail(
           new InvalidInput({
@@ -388,6 +446,28 @@ export const createSession = Effect.fn("Create.createSession")((
   })
 )
 
+/**
+ * A session whose panes do not fit in one command list with it: the session first (with its
+ * build mark), then its splits and read-back aimed at it (splitThenRead). Read as one output.
+ */
+const inSteps = (
+  socket: ResolvedSocket,
+  made: (marks: Format.Marks) => ReadonlyArray<TmuxCommand>,
+  rest: (marks: Format.Marks, session: string) => {
+    readonly splits: ReadonlyArray<TmuxCommand>
+    readonly readBack: ReadonlyArray<TmuxCommand>
+  },
+  startServer: boolean
+): Effect.Effect<Format.ParsedOutput, TmuxError, Tmux> =>
+  Effect.gen(function*() {
+    const marks = Format.newMarks()
+    const first = yield* (yield* Tmux).run(socket, made(marks), { startServer })
+    const session = (yield* firstRow(yield* decode(sessionRecord, Format.parseOutput(first, marks)), "session")).session_id
+    const { readBack, splits } = rest(marks, session)
+    const more = yield* splitThenRead(socket, splits, readBack, { kind: "session", id: session })
+    return Format.parseOutput(first + more, marks)
+  })
+
 /** Closes the sessions that carry a build mark (one, or none when new-session itself failed). */
 const closeBuilding = (socket: ResolvedSocket, building: string): Effect.Effect<void, never, Tmux> => {
   const marked = Format.record("bld", { session_id: Format.string("session_id"), mark: Format.string(building) })
@@ -409,63 +489,72 @@ export const createWindow = Effect.fn("Create.createWindow")((
     const spawn = yield* spawnArguments(request, socket)
     const splits = request.panes ?? []
     const splitSpawnsOf = yield* splitSpawns(socket, request, splits)
-    yield* ensureGeneration(socket, request.generation)
     // "$1:" means "in session $1, at the next free index" (a bare target may name a window instead).
     const target = `${sessionId}:${request.windowIndex ?? ""}`
-    const { output, pane, server } = yield* spawnAndRead(
-      socket,
-      (m) => [
-        [
-          "new-window",
-          ...flagIf(request.detached !== false, "-d"),
-          "-P",
-          // Several records from one format: the new pane, its start directory and its window.
-          "-F",
-          spawnedPaneFormat(m) + windowRecord.format(m),
-          ...windowName,
-          ...spawn.flags,
-          "-t",
-          target,
-          ...spawn.argv
-        ]
-      ],
-      { kind: "session", id: sessionId },
-      request.command
-    ).pipe(
-      Effect.catchIf(tmuxSaid(INDEX_IN_USE), () =>
-        Effect.fail(
-          new InvalidInput({
-            reason: `window index ${request.windowIndex} is already taken in session ${sessionId}; omit window_index for the next free one.`
-          })
-        ))
+    const newWindow = (m: Format.Marks): TmuxCommand => [
+      "new-window",
+      ...flagIf(request.detached !== false, "-d"),
+      "-P",
+      // Several records from one format: the new pane, its start directory and its window.
+      "-F",
+      spawnedPaneFormat(m) + windowRecord.format(m),
+      ...windowName,
+      ...spawn.flags,
+      "-t",
+      target,
+      ...spawn.argv
+    ]
+    const sizing = Format.newMarks()
+    yield* refuseOverlongPanes(
+      { pane: "the window's first pane", command: newWindow(sizing) },
+      splitCommands(sizing, splits, splitSpawnsOf, "@0")
     )
-    const window = yield* firstRow(yield* decode(windowRecord, output), "window")
-    const undo = { command: ["kill-window", "-t", window.window_id], said: "the new window was closed again" }
-    yield* confirmStartDirectory(socket, request, spawn, pane.pane_id, undo)
-    if (splits.length === 0) return { window: window as Window, pane, server }
-    // A window made with -d is not the list's current one: the splits go in a list of their own, aimed at it.
-    const built = yield* spawnAndRead(
-      socket,
-      (m) => [
-        ...splitCommands(m, splits, splitSpawnsOf, window.window_id),
-        ["list-panes", "-t", window.window_id, "-F", spawnedPaneFormat(m)],
-        // The window as built: its size, layout and active pane changed with each split.
-        ["display-message", "-p", "-t", window.window_id, windowRecord.format(m)]
-      ],
-      { kind: "window", id: window.window_id },
-      request.command,
-      pane.pane_id
-    ).pipe(
-      Effect.catchAll((error) =>
-        error._tag === "NotFound"
-          ? Effect.fail(error)
-          : Effect.zipRight(Effect.ignore(query(socket, () => [undo.command])), layoutRefused(undo.said)(error))
-      )
+    yield* ensureGeneration(socket, request.generation)
+    // With panes, the window is made uninterruptibly (each tmux call is bounded), so that an
+    // interruption finds it and closes it again rather than leave it half-built.
+    return yield* Effect.uninterruptibleMask((restore) =>
+      Effect.gen(function*() {
+        const made = spawnAndRead(socket, (m) => [newWindow(m)], { kind: "session", id: sessionId }, request.command)
+        const { output, pane, server } = yield* (splits.length > 0 ? made : restore(made)).pipe(
+          Effect.catchIf(tmuxSaid(INDEX_IN_USE), () =>
+            Effect.fail(
+              new InvalidInput({
+                reason:
+                  `window index ${request.windowIndex} is already taken in session ${sessionId}; omit window_index for the next free one.`
+              })
+            ))
+        )
+        const window = yield* firstRow(yield* decode(windowRecord, output), "window")
+        const undo = { command: ["kill-window", "-t", window.window_id], said: "the new window was closed again" }
+        const closeWindow = Effect.ignore(query(socket, () => [undo.command]))
+        return yield* restore(Effect.gen(function*() {
+          yield* confirmStartDirectory(socket, request, spawn, pane.pane_id, undo)
+          if (splits.length === 0) return { window: window as Window, pane, server }
+          // A window made with -d is not the list's current one: the splits go in lists of their own, aimed at it.
+          const marks = Format.newMarks()
+          const built = Format.parseOutput(
+            yield* splitThenRead(socket, splitCommands(marks, splits, splitSpawnsOf, window.window_id), [
+              serverIdentityCommand(marks),
+              ["list-panes", "-t", window.window_id, "-F", spawnedPaneFormat(marks)],
+              // The window as built: its size, layout and active pane changed with each split.
+              ["display-message", "-p", "-t", window.window_id, windowRecord.format(marks)],
+              clientsCommand(marks),
+              placementsCommand(marks)
+            ], { kind: "window", id: window.window_id }).pipe(
+              Effect.catchAll((error) =>
+                error._tag === "NotFound" ? Effect.fail(error) : Effect.zipRight(closeWindow, layoutRefused(undo.said)(error))
+              )
+            ),
+            marks
+          )
+          const builtServer = yield* decodeServerIdentity(built)
+          const panes = yield* builtPanes(socket, builtServer, built, { paneId: pane.pane_id, argv: request.command }, splits)
+          yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
+          const builtWindow = yield* firstRow(yield* decode(windowRecord, built), "window")
+          return { window: builtWindow as Window, pane: panes[0]!, server, panes }
+        })).pipe(Effect.onInterrupt(() => splits.length === 0 ? Effect.void : closeWindow))
+      })
     )
-    const panes = yield* builtPanes(socket, built.server, built.output, { paneId: pane.pane_id, argv: request.command }, splits)
-    yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
-    const builtWindow = yield* firstRow(yield* decode(windowRecord, built.output), "window")
-    return { window: builtWindow as Window, pane: panes[0]!, server, panes }
   })
 )
 
@@ -479,24 +568,24 @@ export const splitWindow = Effect.fn("Create.splitWindow")((
     const spawn = yield* spawnArguments(request, socket)
     yield* ensureGeneration(socket, request.generation)
     const directory = request.startDirectory === undefined ? yield* splitDirectory(socket, paneId) : undefined
+    const split = (m: Format.Marks): TmuxCommand => [
+      "split-window",
+      ...DIRECTION_FLAGS[request.direction ?? "below"],
+      ...flagIf(request.detached !== false, "-d"),
+      ...(request.size === undefined ? [] : ["-l", String(request.size)]),
+      "-P",
+      "-F",
+      spawnedPaneFormat(m),
+      ...(directory === undefined ? [] : ["-c", literalizeFormat(directory)]),
+      ...spawn.flags,
+      "-t",
+      paneId,
+      ...spawn.argv
+    ]
+    yield* refuseOverlongSpawn("the new pane", split(Format.newMarks()))
     const { pane, server } = yield* spawnAndRead(
       socket,
-      (m) => [
-        [
-          "split-window",
-          ...DIRECTION_FLAGS[request.direction ?? "below"],
-          ...flagIf(request.detached !== false, "-d"),
-          ...(request.size === undefined ? [] : ["-l", String(request.size)]),
-          "-P",
-          "-F",
-          spawnedPaneFormat(m),
-          ...(directory === undefined ? [] : ["-c", literalizeFormat(directory)]),
-          ...spawn.flags,
-          "-t",
-          paneId,
-          ...spawn.argv
-        ]
-      ],
+      (m) => [split(m)],
       { kind: "pane", id: paneId },
       request.command
     )
@@ -520,11 +609,13 @@ export const respawnPane = Effect.fn("Create.respawnPane")((
   Effect.gen(function*() {
     yield* refuseCallerPane(socket, paneId, "respawn")
     const spawn = yield* spawnArguments(request, socket)
+    const respawn: TmuxCommand = ["respawn-pane", ...flagIf(request.kill !== false, "-k"), ...spawn.flags, "-t", paneId, ...spawn.argv]
+    yield* refuseOverlongSpawn("the respawned pane", respawn)
     yield* ensureGeneration(socket, request.generation)
     const { pane, server } = yield* spawnAndRead(
       socket,
       (m) => [
-        ["respawn-pane", ...flagIf(request.kill !== false, "-k"), ...spawn.flags, "-t", paneId, ...spawn.argv],
+        respawn,
         // respawn-pane prints nothing; `list-panes -t` lists the pane's whole window.
         ["list-panes", "-t", paneId, "-F", spawnedPaneFormat(m)]
       ],

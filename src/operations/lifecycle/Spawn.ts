@@ -10,7 +10,9 @@ import { isAbsolute, posix, resolve } from "node:path"
 import { isRemoteHost, RemoteHosts } from "../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Failed, InvalidInput } from "../../domain/Errors.js"
+import { BATCH_ARGC_BUDGET, BATCH_BUDGET, commandListArgc, commandListBytes } from "../../tmux/CommandBatches.js"
 import { literalizeFormat } from "../../tmux/Literal.js"
+import type { TmuxCommand } from "../../tmux/Tmux.js"
 
 /** How a new process starts, for every create request: directory, environment, history suppression, argv. */
 export interface SpawnRequest {
@@ -161,3 +163,26 @@ export const spawnArguments = (
     const argv = command.length === 1 ? ["env", "--", ...command] : [...command]
     return { flags, argv, remoteDirectory }
   })
+
+/**
+ * Refuses a command that starts a pane (`pane` names it) when no tmux invocation can carry it: its
+ * environment and argv each within their limits can still make one command longer than tmux's
+ * message (16364 bytes of argv on tmux 3.3a, less the room kept for the end mark) or, from tmux
+ * 3.7, than its 1000 strings. A workspace's command list longer than that is sent in several
+ * (Create); one command cannot be.
+ */
+export const refuseOverlongSpawn = (pane: string, command: TmuxCommand): Effect.Effect<void, InvalidInput> => {
+  const bytes = commandListBytes([command])
+  const strings = commandListArgc([command])
+  const over = bytes > BATCH_BUDGET
+    ? `takes ${bytes} bytes; one tmux command carries at most ${BATCH_BUDGET} bytes`
+    : strings > BATCH_ARGC_BUDGET
+    ? `takes ${strings} strings; one tmux command carries at most ${BATCH_ARGC_BUDGET} (tmux 3.7 and later)`
+    : undefined
+  return over === undefined ? Effect.void : Effect.fail(
+    new InvalidInput({
+      reason:
+        `${pane}: the tmux command that starts it, with its environment and argv, ${over}. Pass fewer or shorter values (large ones in a file).`
+    })
+  )
+}

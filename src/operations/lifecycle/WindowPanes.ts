@@ -1,6 +1,7 @@
 /**
  * The panes a new session or window starts with, beyond its first: a chain of splits, each of the
- * pane made just before it (the first, of the window's first pane), sent in one command list. No
+ * pane made just before it (the first, of the window's first pane), sent in one command list (in
+ * several when they do not fit in one: Create). No
  * split passes `-d`, so the pane just made is its window's active pane and the next split, aimed at
  * the window, splits it; once built, the last pane made is the window's active one.
  */

@@ -1,6 +1,8 @@
 /**
  * The only programs this server runs on a remote host, fixed text run by /bin/sh there with their
- * arguments as `$1`… (SshArgv.remoteCommand): no caller text is ever part of a script.
+ * arguments as `$1`… (SshArgv.remoteCommand): no caller text is ever part of a script. Each is one
+ * line (commands joined by `; `): the login shell that hands it to /bin/sh may be csh, which
+ * refuses a newline inside quotes.
  *
  * `DISCOVERY` runs once per connection: who the login user is, their HOME, where their tmux keeps
  * sockets (TMUX_TMPDIR resolved as tmux does, through realpath) and which sockets are there, and it
@@ -22,18 +24,19 @@ const SOCKET_DIRECTORY = [
   `t=\${TMUX_TMPDIR:-/tmp}`,
   `t=$(cd "$t" 2>/dev/null && pwd -P) || t=/tmp`,
   `d="$t/tmux-$u"`
-].join("\n")
+].join("; ")
 
 export const DISCOVERY = [
   SOCKET_DIRECTORY,
   `r="$t/effect-tmux-mcp-$u"`,
   `(umask 077 && mkdir -p "$r") 2>/dev/null`,
-  `if [ -d "$r" ] && [ ! -L "$r" ] && [ -O "$r" ] && chmod 700 "$r" 2>/dev/null; then :; else r=; fi`,
+  // No `!`: csh reads it (history) even inside the quotes the script travels in.
+  `if [ -L "$r" ]; then r=; elif [ -d "$r" ] && [ -O "$r" ] && chmod 700 "$r" 2>/dev/null; then :; else r=; fi`,
   `printf '%s\\n%s\\n%s\\n%s\\n%s\\n' '${DISCOVERY_MARK}' "$u" "$HOME" "$d" "$r"`,
   LIST_SOCKETS
-].join("\n")
+].join("; ")
 
-export const SOCKETS = [SOCKET_DIRECTORY, `printf '%s\\n' '${DISCOVERY_MARK}'`, LIST_SOCKETS].join("\n")
+export const SOCKETS = [SOCKET_DIRECTORY, `printf '%s\\n' '${DISCOVERY_MARK}'`, LIST_SOCKETS].join("; ")
 
 /**
  * `-S` makes no directory (only `-L` does): the socket directory is made as tmux makes it (0700),
@@ -46,7 +49,7 @@ export const TMUX_START = [
   `[ -d "$d" ] || (umask 077 && mkdir -p "$d") || exit 3`,
   `cd "$HOME" 2>/dev/null || cd /`,
   `exec tmux -u -S "$s" "$@"`
-].join("\n")
+].join("; ")
 
 export interface Discovered {
   readonly uid: number

@@ -75,10 +75,9 @@ export const forwardArgv = (
 ]
 
 /**
- * Runs `script` on the host through the master: `exec /bin/sh -c '<script>' sh <args>`, each
- * argument quoted for a POSIX shell. ssh hands the remote login shell one string (whatever that
- * shell is, even fish or csh, single quotes are read the same), and `exec` leaves that shell at
- * once: only /bin/sh reads the script, and the arguments reach it as `$1`… untouched.
+ * Runs `script` on the host through the master: `exec /bin/sh -c '<script>' sh <args>` (see
+ * remoteCommand). `exec` leaves the login shell at once: only /bin/sh reads the script, and the
+ * arguments reach it as `$1`… untouched.
  */
 export const remoteExecArgv = (
   config: HostsConfig,
@@ -99,9 +98,55 @@ export const remoteExecArgv = (
 /** A word quoted for a POSIX shell: inside single quotes nothing is special but the quote itself. */
 export const posixQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
 
-/** The one string the remote login shell gets. */
-export const remoteCommand = (script: string, args: ReadonlyArray<string>): string =>
-  ["exec", "/bin/sh", "-c", posixQuote(script), "sh", ...args.map(posixQuote)].join(" ")
+/**
+ * Text every login shell reads alike inside single quotes (sshd runs `<shell> -c <string>`, whatever
+ * the login user's shell is; tried with dash, bash, tcsh 6.24 and fish 3.6): printable ASCII but
+ * `\` (fish reads `\\` and `\'` there as escapes) and `!` (csh expands history there, even for -c:
+ * "Event not found"); csh also refuses a newline ("Unmatched '"). A quote is closed, escaped and
+ * reopened (`'\''`), which every one of them reads as a quote.
+ */
+const LOGIN_SHELL_SAFE = /^[\x20-\x5b\x5d-\x7e]*$/
+const OUTSIDE_LOGIN_SHELL_SAFE = /[^\x20-\x5b\x5d-\x7e]|!/g
+
+/** A fixed script may hold `\` only before a letter (`\n` for printf): never a quote or another `\`. */
+const scriptIsLoginShellSafe = (script: string): boolean =>
+  !script.includes("!") && LOGIN_SHELL_SAFE.test(script.replace(/\\[A-Za-z]/g, ""))
+
+const needsEscapes = (arg: string): boolean => !LOGIN_SHELL_SAFE.test(arg) || arg.includes("!")
+
+/** `arg` as `printf %b` reads it back: each byte of a character outside the safe set as `\0ooo`. */
+const asEscapes = (arg: string): string =>
+  arg.replace(
+    OUTSIDE_LOGIN_SHELL_SAFE,
+    (character) => [...Buffer.from(character, "utf8")].map((byte) => `\\0${byte.toString(8).padStart(3, "0")}`).join("")
+  )
+
+/**
+ * Put before a script whose arguments were escaped: `$1` says which of the rest were (1 or 0 each);
+ * they are decoded in place (`x` keeps trailing newlines through the command substitution).
+ */
+const DECODE_ARGUMENTS =
+  `m=$1; shift; for a do case $m in 1*) a=$(printf '%bx' "$a"); a=\${a%x};; esac; m=\${m#?}; shift; set -- "$@" "$a"; done`
+
+/**
+ * The one string the remote login shell gets: the script and each argument in single quotes, in
+ * text every login shell reads alike. An argument holding anything else (a newline, `\`, `!`,
+ * non-ASCII) travels as printf escapes, which DECODE_ARGUMENTS turns back before the script runs.
+ */
+export const remoteCommand = (script: string, args: ReadonlyArray<string>): string => {
+  if (!scriptIsLoginShellSafe(script)) throw new Error("a remote script holds text a login shell may read otherwise")
+  if (!args.some(needsEscapes)) return ["exec", "/bin/sh", "-c", posixQuote(script), "sh", ...args.map(posixQuote)].join(" ")
+  const escaped = args.map(needsEscapes)
+  return [
+    "exec",
+    "/bin/sh",
+    "-c",
+    posixQuote(`${DECODE_ARGUMENTS}; ${script}`),
+    "sh",
+    posixQuote(escaped.map((yes) => (yes ? "1" : "0")).join("")),
+    ...args.map((arg, index) => posixQuote(escaped[index] ? asEscapes(arg) : arg))
+  ].join(" ")
+}
 
 /** `ssh -V`, for doctor. */
 export const versionArgv: ReadonlyArray<string> = ["-V"]
