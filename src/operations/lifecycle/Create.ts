@@ -23,6 +23,7 @@ import { refuseCallerPane } from "../hierarchy/Guards.js"
 import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/Hierarchy.js"
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
 import { checkName, type NameKind } from "../layout/Names.js"
+import { startPastExitingServer } from "../servers/ExitingServer.js"
 import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
 import { type SpawnArguments, spawnArguments, type SpawnRequest } from "./Spawn.js"
 import { checkStartDirectory } from "./StartDirectoryCheck.js"
@@ -136,7 +137,7 @@ const splitDirectory = (socket: ResolvedSocket, paneId: string): Effect.Effect<s
     return directory === "" ? undefined : directory
   })
 
-const tmuxSaid = (pattern: RegExp) => (error: TmuxError): error is Failed =>
+const tmuxSaid = (pattern: RegExp) => (error: TmuxError | InvalidInput): error is Failed =>
   error._tag === "Failed" && error.reason === "exit" && pattern.test(error.stderr)
 
 /** tmux's words for failures that are the caller's to fix (names are quoted as tmux stored them). */
@@ -329,39 +330,51 @@ export const createSession = Effect.fn("Create.createSession")((
     // While its panes are made the session carries a mark of this call: a split that fails ends the
     // list, and the mark is how the half-built session is found and closed again.
     const building = splits.length > 0 ? `@etm-building-${randomBytes(6).toString("hex")}` : undefined
-    const output = yield* query(
-      socket,
-      (m) => [
-        [
-          "new-session",
-          "-d",
-          "-P",
-          "-F",
-          sessionRecord.format(m),
-          ...sessionName,
-          ...windowName,
-          ...(request.width === undefined ? [] : ["-x", String(request.width)]),
-          ...(request.height === undefined ? [] : ["-y", String(request.height)]),
-          ...spawn.flags,
-          ...spawn.argv
+    const send = (start: boolean) =>
+      query(
+        socket,
+        (m) => [
+          [
+            "new-session",
+            "-d",
+            "-P",
+            "-F",
+            sessionRecord.format(m),
+            ...sessionName,
+            ...windowName,
+            ...(request.width === undefined ? [] : ["-x", String(request.width)]),
+            ...(request.height === undefined ? [] : ["-y", String(request.height)]),
+            ...spawn.flags,
+            ...spawn.argv
+          ],
+          // new-session makes the new session current, so a mark lands on it and nowhere else, and a
+          // split without -t splits its active pane.
+          ...(owned ? [ownership.markCommand] : []),
+          ...(building === undefined ? [] : [
+            ["set-option", building, "1"],
+            ...splitCommands(m, splits, splitSpawnsOf, undefined),
+            ["list-panes", "-F", spawnedPaneFormat(m)],
+            // The session as built (new-session printed it before the splits).
+            ["display-message", "-p", sessionRecord.format(m)],
+            ["set-option", "-u", building],
+            clientsCommand(m),
+            placementsCommand(m)
+          ]),
+          serverIdentityCommand(m)
         ],
-        // new-session makes the new session current, so a mark lands on it and nowhere else, and a
-        // split without -t splits its active pane.
-        ...(owned ? [ownership.markCommand] : []),
-        ...(building === undefined ? [] : [
-          ["set-option", building, "1"],
-          ...splitCommands(m, splits, splitSpawnsOf, undefined),
-          ["list-panes", "-F", spawnedPaneFormat(m)],
-          // The session as built (new-session printed it before the splits).
-          ["display-message", "-p", sessionRecord.format(m)],
-          ["set-option", "-u", building],
-          clientsCommand(m),
-          placementsCommand(m)
-        ]),
-        serverIdentityCommand(m)
-      ],
-      { startServer }
-    ).pipe(
+        { startServer: start }
+      )
+    let serverStarted = startServer
+    const output = yield* send(startServer).pipe(
+      // A call that may start a server and finds none, though the probe found one or was to start
+      // one, met a server exiting (kill-server): it waits that out and starts a new one.
+      Effect.catchTag("NoServer", (gone) =>
+        request.allowServerStart !== true || request.generation !== undefined
+          ? Effect.fail(gone)
+          : refuseOccupiedSocketPath(socket).pipe(
+            Effect.zipRight(startPastExitingServer(send(true))),
+            Effect.tap(() => (serverStarted = true))
+          )),
       Effect.catchIf(tmuxSaid(DUPLICATE_SESSION), (error) =>
         Effect.fail(
           new InvalidInput({
@@ -380,11 +393,11 @@ export const createSession = Effect.fn("Create.createSession")((
     const server = yield* decodeServerIdentity(output)
     const undo = { command: ["kill-session", "-t", made.session_id], said: "the new session was closed again" }
     yield* confirmStartDirectory(socket, request, spawn, made.active_pane_id, undo)
-    if (building === undefined) return { session: made as Session, server, serverStarted: startServer, owned }
+    if (building === undefined) return { session: made as Session, server, serverStarted, owned }
     const panes = yield* builtPanes(socket, server, output, { paneId: made.active_pane_id, argv: request.command }, splits)
     yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
     const session = sessions[sessions.length - 1]! as Session
-    return { session, server, serverStarted: startServer, owned, panes }
+    return { session, server, serverStarted, owned, panes }
   })
 )
 
