@@ -7,15 +7,26 @@ import * as Match from "effect/Match"
 import * as Schema from "effect/Schema"
 import { escapeMessageControls } from "./ControlText.js"
 
-/** No tmux server answers on the socket: distinct from an empty server. */
+/**
+ * No tmux server answers on the socket: distinct from an empty server. `exitingAfterMs`: a call
+ * allowed to start a server waited this long for the one there to finish exiting, in vain (an
+ * exiting server closes every new connection until its last client has gone).
+ */
 export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
   socket: Schema.String,
   /** On a remote host: its name, and whether the hosts file lets a server be started there. */
   host: Schema.optionalWith(Schema.String, { exact: true }),
-  startable: Schema.optionalWith(Schema.Boolean, { exact: true })
+  startable: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  exitingAfterMs: Schema.optionalWith(Schema.Number, { exact: true })
 }) {
   override get message(): string {
-    return escapeMessageControls(`No tmux server is running on socket ${this.socket}.`)
+    return escapeMessageControls(
+      this.exitingAfterMs === undefined
+        ? `No tmux server is running on socket ${this.socket}.`
+        : `The tmux server on socket ${this.socket} is exiting: it still closed new connections after ${
+          this.exitingAfterMs / 1000
+        } s, so no new server could start there yet.`
+    )
   }
 }
 
@@ -163,7 +174,9 @@ const listToolFor: Record<ObjectKind, string> = {
 export const hint: (error: ToolError) => string = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
     NoServer: (e) =>
-      e.host !== undefined && e.startable !== true
+      e.exitingAfterMs !== undefined
+        ? "A tmux server ends once its last client has let go (an attached or control-mode client, a command still running); call again in a few seconds, or use another socket."
+        : e.host !== undefined && e.startable !== true
         ? `Call list_servers with host ${e.host} to find live sockets there. This server may not start one on that host (the hosts file's allow_server_start is off): ask the user to start tmux there.`
         : e.host !== undefined
         ? `Call list_servers with host ${e.host} to find live sockets there, or start_server / create_session(allow_server_start=true) with host ${e.host} to start one.`
@@ -264,7 +277,7 @@ export const errorCode: (error: ToolError) => ErrorCode = Match.type<ToolError>(
 /** Whether the same call may succeed if simply retried (a busy pane: after waiting). */
 export const isRetryable: (error: ToolError) => boolean = Match.type<ToolError>().pipe(
   Match.tagsExhaustive({
-    NoServer: () => false,
+    NoServer: (e) => e.exitingAfterMs !== undefined,
     NotFound: () => false,
     Failed: (e) => e.reason === "timeout" || e.reason === "host",
     Denied: () => false,

@@ -11,12 +11,12 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
-import { SAFETY_LEVELS, TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
+import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
 import { escapeMessageControls } from "../domain/ControlText.js"
 import { Denied, errorCode, happenedBeforeTmux, hint, InvalidInput, isRetryable, type ToolError } from "../domain/Errors.js"
 import { withRegexBudget } from "../operations/bounds/RegexBudget.js"
 import { Audit, redactArguments } from "../services/Audit.js"
-import { Policy } from "../services/Policy.js"
+import { checkHostCap, Policy } from "../services/Policy.js"
 import { type OperationOutcome, ToolCalls } from "../tools/batch.js"
 import { allTools } from "../tools/registry.js"
 import { type AnyTool, takesHost, type ToolServices } from "../tools/Tool.js"
@@ -165,25 +165,12 @@ const runHandler = (tool: AnyTool, input: unknown, hosted: Hosted): Effect.Effec
     ? tool.handler(hosted.given ? { ...(input as object), host: hosted.host } : input)
     : onHost(hosted.host)(tool.handler(input))
 
-/** A host's own cap below the server's safety level (the hosts file's "safety"). */
-const checkHostSafety = (tool: AnyTool, host: string, config: TmuxMcpConfigShape): Effect.Effect<void, Denied> => {
-  const cap = config.hosts?.hosts.find((entry) => entry.name === host)?.safety
-  if (cap === undefined || tool.hints.runsTools === true || SAFETY_LEVELS.indexOf(tool.tier) <= SAFETY_LEVELS.indexOf(cap)) {
-    return Effect.void
-  }
-  return Effect.fail(
-    new Denied({
-      kind: "host_safety",
-      reason: `${tool.name} is a ${tool.tier} tool and host ${host} allows ${cap} tools only (the hosts file's "safety").`
-    })
-  )
-}
-
 /** tools/call's checks: the safety tier, the host's, then the input's. */
 const checkedInput = (tool: AnyTool, hosted: Hosted): Effect.Effect<unknown, InvalidInput | Denied, Policy | TmuxMcpConfig> =>
   Effect.zipRight(
     Effect.flatMap(Policy, (policy) => policy.check(tool)),
-    Effect.flatMap(TmuxMcpConfig, (config) => Effect.zipRight(checkHostSafety(tool, hosted.host, config), decodedInput(tool, hosted.args)))
+    // A tool that runs others is checked per operation, each on its own host.
+    Effect.zipRight(tool.hints.runsTools === true ? Effect.void : checkHostCap(tool, hosted.host), decodedInput(tool, hosted.args))
   )
 
 /**

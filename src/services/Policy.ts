@@ -1,6 +1,7 @@
 /**
  * Safety tiers: readonly < mutating < destructive. LIBTMUX_SAFETY enables every tool up to its
- * level; tools above it are hidden from tools/list and denied if called anyway.
+ * level; tools above it are hidden from tools/list and denied if called anyway. A host of the hosts
+ * file may cap it lower (its "safety"): a tool above that cap is denied on that host.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -43,3 +44,23 @@ export const makePolicy = (safety: SafetyLevel): PolicyShape => {
         )
   }
 }
+
+/**
+ * The cap of `host` (the hosts file's "safety", below the server's level): a tool above it is
+ * denied there. Checked for the host a call names, and for the host a call reaches through what it
+ * was given (wait_for_command's handle names its host, the call none).
+ */
+export const checkHostCap = (
+  tool: { readonly name: string; readonly tier: SafetyLevel },
+  host: string
+): Effect.Effect<void, Denied, TmuxMcpConfig> =>
+  Effect.flatMap(TmuxMcpConfig, (config) => {
+    const cap = config.hosts?.hosts.find((entry) => entry.name === host)?.safety
+    if (cap === undefined || rank[tool.tier] <= rank[cap]) return Effect.void
+    return Effect.fail(
+      new Denied({
+        kind: "host_safety",
+        reason: `${tool.name} is a ${tool.tier} tool and host ${host} allows ${cap} tools only (the hosts file's "safety").`
+      })
+    )
+  })

@@ -77,6 +77,16 @@ const waitsOnChannel = (commands: ReadonlyArray<TmuxCommand>): boolean =>
     return !flags.includes("-S") && !flags.includes("-U")
   })
 
+/**
+ * A list the server took but did not end before it exited (kill-server sends MSG_SHUTDOWN, which
+ * the CLI takes as exit 0 without a word) is a lost server, as one that closes the connection:
+ * not an answer that is not tmux's. A list that killed the server itself carries no end mark.
+ */
+const lostToShutdown = (outcome: SocketOutcome, list: MarkedList): SocketOutcome =>
+  outcome._tag === "Exited" && outcome.shutdown === true && list.mark !== undefined && list.mark.strip(outcome) === undefined
+    ? { _tag: "Lost", answered: true }
+    : outcome
+
 /** The longest delay one Node timer holds (2^31 - 1 ms); a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647
 
@@ -307,7 +317,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
     const { host, socket, trust } = target
     const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
     return exchange(target, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
-      Effect.flatMap(({ elapsedMs, outcome }) => {
+      Effect.flatMap(({ elapsedMs, outcome: answer }) => {
+        const outcome = answer === TIMED_OUT ? answer : lostToShutdown(answer, list)
         // Over a forward, a link that went down explains any failure: the host's error says so.
         const linkDown = host === undefined || outcome !== TIMED_OUT && outcome._tag === "Exited"
           ? undefined

@@ -11,9 +11,10 @@ import { DEFAULT_MATCH_TAIL_LINES, MAX_MATCH_CONTEXT, MAX_MATCHES, MAX_TAIL_LINE
 import { DEFAULT_WAIT_SECONDS, effectiveTimeout } from "../operations/bounds/Waiting.js"
 import { handleSocket } from "../operations/commands/CommandHandle.js"
 import { CommandResult, openHandle, type OutputOptions, runCommand, waitForCommand } from "../operations/commands/RunCommand.js"
+import { checkHostCap } from "../services/Policy.js"
 import { forceArgument, generationArgument, MaxOutputBytes, MaxOutputLines, PatternList, TimeoutSeconds } from "./internal/Arguments.js"
 import { refuseCallerPaneUnlessForced } from "./internal/PaneGuard.js"
-import { defineTool, Int, optional, socketArguments } from "./Tool.js"
+import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
 /**
  * run_command's waiting and output arguments. wait_for_command takes the same, undescribed: its
@@ -109,7 +110,7 @@ export const runCommandTool = defineTool({
     })
 })
 
-export const waitForCommandTool = defineTool({
+export const waitForCommandTool: AnyTool = defineTool({
   name: "wait_for_command",
   title: "Wait for Command in tmux Pane",
   description: "Keeps waiting for a timed-out run_command by its handle (arguments as run_command's): output since, exit_status once done.",
@@ -125,9 +126,12 @@ export const waitForCommandTool = defineTool({
   handler: (input) =>
     Effect.gen(function*() {
       const handle = yield* openHandle(input.handle)
-      // The handle names its host: the wait runs there, as the run_command call did.
+      const host = handle.host ?? LOCAL_HOST
+      // The handle names its host (the call names none): the host's cap applies as to a call's `host`.
+      yield* checkHostCap(waitForCommandTool, host)
+      // The wait runs there, as the run_command call did.
       const socket = yield* handleSocket(handle)
-      return yield* onHost(handle.host ?? LOCAL_HOST)(Effect.gen(function*() {
+      return yield* onHost(host)(Effect.gen(function*() {
         if (input.interrupt_on_timeout === true) {
           yield* refuseCallerPaneUnlessForced(
             socket,

@@ -7,6 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { killHoldingExiting } from "../support/ExitingServer.js"
 import { errorOf, makeWorld, ok, serve, type Served, within, type World } from "./harness.js"
 
 const EXIT_BOUND_MS = 8_000
@@ -196,6 +197,45 @@ describe("create_session contracts over stdio", () => {
     chmodSync(program, 0o755)
     ok(await server.call("create_session", { session_name: "single", command: [program] }))
     expect(await eventually("the program to run", () => (existsSync(record) ? readFileSync(record, "utf8") : undefined))).toBe(program)
+  })
+})
+
+/**
+ * create_session(allow_server_start) racing a real kill-server over stdio (issue 30 item 11): the
+ * old server held exiting by a client (ExitingServer.ts) when the call comes, and kill-server
+ * fired by the tmux CLI while calls are in flight.
+ */
+describe("create_session(allow_server_start) racing a kill-server, over stdio", () => {
+  it("just before the call, the old server still exiting: the call waits it out and starts a new server", async () => {
+    const world = freshWorld()
+    const old = world.startTmux()
+    const server = await start(world)
+    const exiting = await killHoldingExiting(world.socketPath, (args) => world.tmux(args))
+    const timer = setTimeout(exiting.release, 500)
+    try {
+      const created = ok(await server.call("create_session", { session_name: "new", allow_server_start: true }))
+      expect(created).toMatchObject({ session_name: "new", server_started: true })
+      expect(sessionNames(world)).toEqual(["new"])
+      expect(Number(world.tmux(["display-message", "-p", "#{pid}"]).stdout.trim())).not.toBe(old.pid)
+    } finally {
+      clearTimeout(timer)
+      exiting.release()
+    }
+  })
+
+  it("kill-server fired while calls are in flight: every call makes its session (on the old server or a new one)", async () => {
+    const world = freshWorld()
+    const server = await start(world)
+    for (let round = 0; round < 12; round++) {
+      ok(await server.call("create_session", { session_name: `base${round}`, allow_server_start: true }))
+      const call = server.call("create_session", { session_name: `raced${round}`, allow_server_start: true })
+      // From before the call's probe to after its new-session, over the rounds.
+      await pause(round % 4)
+      // (The server may be gone already when the call started one late in the round before.)
+      world.tmux(["kill-server"])
+      const created = ok(await call)
+      expect(created.session_name).toBe(`raced${round}`)
+    }
   })
 })
 

@@ -10,6 +10,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFi
 import { userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { pendingHandle } from "../support/pendingHandle.js"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
 import { childPids, errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
 
@@ -148,6 +149,19 @@ describe("remote hosts over the built server", () => {
     const other = errorOf(await server.call("list_sessions", { host: "evil.example.com" }))
     expect(other.code).toBe("invalid_input")
     expect(other.text).toContain("local, ci, ro")
+  })
+
+  it("wait_for_command keeps to the cap of its handle's host: a handle on ro gets no wait and no C-c (issue 30 item 9)", async () => {
+    // A handle a server with ro uncapped would issue there (signed with this machine's key, its record kept).
+    const { generation } = ok(await server.call("get_server_info", { host: "ro" }))
+    const handle = pendingHandle(world.dir, sshd.remoteSocketPath(remoteName()), generation, "ro")
+    const before = remoteTmux(["capture-pane", "-p", "-t", "far"]).stdout
+    for (const args of [{ handle, interrupt_on_timeout: true, timeout: 1 }, { handle, timeout: 1 }]) {
+      const denied = errorOf(await server.call("wait_for_command", args))
+      expect(denied).toMatchObject({ code: "denied", effects: "none" })
+      expect(denied.text).toContain("host ro allows readonly tools only")
+    }
+    expect(remoteTmux(["capture-pane", "-p", "-t", "far"]).stdout).toBe(before)
   })
 
   it("after the master is SIGKILLed: the host's error within 2 s, nothing at the forward path, then a later call reconnects", async () => {

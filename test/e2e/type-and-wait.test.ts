@@ -129,6 +129,9 @@ describe("type and wait refuses what cannot work, with nothing sent", () => {
       { wait: {}, says: /wait needs patterns/ },
       { wait: { patterns: [] }, says: /wait needs patterns/ },
       { wait: { patterns: ["("], regex: true }, says: /wait: .*Nothing was sent/ },
+      // A pattern that backtracks catastrophically on a test line (issue 30 item 2).
+      { wait: { patterns: ["^(a+)+$"], regex: true, timeout: 1 }, says: /patterns\[0\] backtracks catastrophically.*Nothing was sent/ },
+      { wait: { patterns: ["x"], stop_patterns: ["(x+x+)+y"], regex: true, timeout: 1 }, says: /stop_patterns\[0\] backtracks/ },
       { wait: { settle_ms: 2000, timeout: 1 }, says: /settle_ms \(2000\) must be shorter than the timeout/ },
       { wait: { settle_ms: 10 }, says: /settle_ms/ },
       { wait: { patterns: ["x"], extra: 1 }, says: /extra/ }
@@ -141,6 +144,24 @@ describe("type and wait refuses what cannot work, with nothing sent", () => {
       expect(pasted.code).toBe("invalid_input")
     }
     expect(await screenOf(server, pane)).toBe(before)
+  })
+
+  it("a regex that runs away only on the answer: the keys were sent and the result says so, as outcome missed (issue 30 item 2)", async () => {
+    const { server } = await serveWith("tmux")
+    const pane = await answererPane(server)
+    // A test line of one repeated character never starts with ANSWER: only the answer runs away.
+    const wait = { patterns: ["^ANSWER:MARK (a+)+$"], regex: true, timeout: 5 }
+    const line = `MARK ${"a".repeat(40)}!`
+    for (const call of [{ tool: "send_keys", args: { keys: line } }, { tool: "paste_text", args: { text: line, enter: true } }]) {
+      const result = ok(await server.call(call.tool, { pane_id: pane, ...call.args, wait }))
+      expect(result).toMatchObject({ outcome: "missed", matched_lines: [] })
+      expect(result.wait_missed).toMatch(/catastrophic backtracking.*The input was sent/)
+      const since = ok(await server.call("capture_since", { pane_id: pane, cursor: result.cursor }))
+      expect(since.content).toContain(`ANSWER:${line}`)
+    }
+    expect(textOf(await server.call("send_keys", { pane_id: pane, keys: "after", wait: { patterns: ["ANSWER:after"] } }))).toContain(
+      "matched"
+    )
   })
 
   it("hostile keys are typed as text and their answer waited for; a pane that dies mid-wait ends it as pane_died", async () => {

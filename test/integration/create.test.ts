@@ -10,14 +10,18 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { callTool } from "../../src/mcp/CallTool.js"
 import { OWNER_OPTION } from "../../src/services/Ownership.js"
+import { Tmux } from "../../src/tmux/Tmux.js"
+import { type ExitingServer, killHoldingExiting } from "../support/ExitingServer.js"
 import { callerEnv, isSocket, socketFilesBelow, useWorlds, waitFor } from "../support/liveTmux.js"
-import type { PrivateTmux } from "../support/PrivateTmux.js"
+import { type PrivateTmux, testTransport } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, runTool, toolNamed, withTestHost } from "../support/runTool.js"
 import { tappedTmux } from "../support/TappedTmux.js"
+import { testHost } from "../support/testHost.js"
 
-const { world } = useWorlds()
+const { world, defer } = useWorlds()
 
 type Layer = ReturnType<PrivateTmux["layer"]>
 
@@ -270,6 +274,103 @@ describe("create_session", () => {
       await runtime.dispose()
     }
     expect(lines(w.tmuxOk("list-sessions", "-F", "#{session_name}"))).toEqual(["keep"])
+  })
+})
+
+/**
+ * create_session(allow_server_start) racing a kill-server (issue 30 item 11). The killed server is
+ * held exiting by a client connection (ExitingServer.ts), so the race is the same every run: the
+ * kill lands between the call's probe and its new-session (a tap on the product's tmux), or just
+ * before the call. A call allowed to start a server waits the old one out and starts a new one;
+ * one that outlasts the wait says the server is exiting, never the hint to make the call just made.
+ * The held connection is this machine's: in remote mode the server's socket is the host's.
+ */
+describe.skipIf(testHost !== undefined)("create_session(allow_server_start) racing a kill-server", () => {
+  /** The server's pid, from its own socket. */
+  const serverPid = (w: PrivateTmux) => Number(w.tmuxOk("display-message", "-p", "#{pid}").trim())
+  const tmuxOf = (w: PrivateTmux) => (args: ReadonlyArray<string>) => w.tmux(...args)
+  /** Releases the held connection after `ms`: the server ends then, while the call waits. */
+  const releaseAfter = (exiting: ExitingServer, ms: number, defer: (cleanup: () => void) => void) => {
+    const timer = setTimeout(exiting.release, ms)
+    defer(() => {
+      clearTimeout(timer)
+      exiting.release()
+    })
+  }
+
+  it("the kill lands between the probe and new-session: the session is made on a new server, which this call started", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "old")
+    const oldPid = serverPid(w)
+    let killed = false
+    const layer = w.layer(
+      {},
+      tappedTmux((run) =>
+        !killed && run.commands.some((command) => command[0] === "new-session")
+          ? Effect.promise(async () => {
+            killed = true
+            releaseAfter(await killHoldingExiting(w.socketPath, tmuxOf(w)), 300, defer)
+          }).pipe(Effect.zipRight(run.proceed()))
+          : run.proceed()
+      )
+    )
+    const created = okResult(await runTool(layer, "create_session", { session_name: "new", allow_server_start: true }))
+    expect(killed).toBe(true)
+    expect(created).toMatchObject({ session_name: "new", server_started: true })
+    expect(lines(w.tmuxOk("list-sessions", "-F", "#{session_name}"))).toEqual(["new"])
+    expect(serverPid(w)).not.toBe(oldPid)
+    expect(created.generation).toBe(okResult(await runTool(w.layer(), "get_server_info")).generation)
+  })
+
+  it("the kill lands just before the call (the probe meets the exiting server): the same", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "old")
+    releaseAfter(await killHoldingExiting(w.socketPath, tmuxOf(w)), 300, defer)
+    const created = okResult(await runTool(w.layer(), "create_session", { session_name: "new", allow_server_start: true }))
+    expect(created).toMatchObject({ session_name: "new", server_started: true })
+    expect(lines(w.tmuxOk("list-sessions", "-F", "#{session_name}"))).toEqual(["new"])
+  })
+
+  // The tmux CLI exits 0 without a word on MSG_SHUTDOWN: over exec that answer cannot be told from a program that is not tmux.
+  it.skipIf(testTransport === "exec")(
+    "a list tmux took before the kill ends as no_server (its MSG_SHUTDOWN), not as an answer that is not tmux's",
+    async () => {
+      const w = world()
+      w.tmuxOk("new-session", "-d", "-s", "old")
+      const running = join(w.tmpdir, "running")
+      const sent = Effect.runPromise(
+        Effect.gen(function*() {
+          const socket = yield* (yield* SocketResolver).resolve()
+          return yield* Effect.flip((yield* Tmux).run(socket, [["run-shell", `touch ${running}; sleep 1`]]))
+        }).pipe(Effect.provide(w.layer()))
+      )
+      await waitFor("the list to run", () => existsSync(running))
+      w.tmuxOk("kill-server")
+      expect(await sent).toMatchObject({ _tag: "NoServer" })
+    }
+  )
+
+  it("a server still exiting after the wait: no_server that says so, retryable, not the hint to make the call just made", async () => {
+    const w = world()
+    w.tmuxOk("new-session", "-d", "-s", "old")
+    const exiting = await killHoldingExiting(w.socketPath, tmuxOf(w))
+    defer(exiting.release)
+    for (const [tool, args] of [["create_session", { allow_server_start: true }], ["start_server", {}]] as const) {
+      const refused = errorMeta(await runTool(w.layer(), tool, args))
+      expect({ tool, code: refused.code, retryable: refused.retryable, effects: refused.effects }).toEqual({
+        tool,
+        code: "no_server",
+        retryable: true,
+        effects: "none"
+      })
+      expect(refused.text).toContain("is exiting")
+      expect(refused.hint).not.toContain("allow_server_start=true")
+      expect(refused.hint).not.toContain("start_server")
+    }
+    // Once its last client has gone, the call the hint suggests works.
+    exiting.release()
+    const created = okResult(await runTool(w.layer(), "create_session", { session_name: "after", allow_server_start: true }))
+    expect(created.server_started).toBe(true)
   })
 })
 

@@ -300,6 +300,68 @@ describe("send_keys refusals", () => {
   })
 })
 
+/**
+ * A wait regex that backtracks catastrophically (issue 30 item 2). What a test line shows is
+ * refused before anything is typed; what only the pane's text shows is found after the keys went,
+ * and the result says they went: never invalid_input with effects none after typing.
+ */
+describe("send_keys and paste_text with a runaway wait regex", () => {
+  const RUNAWAYS = [
+    { patterns: ["^(a+)+$"], regex: true, timeout: 1 },
+    { patterns: ["never"], stop_patterns: ["(x+x+)+y"], regex: true, timeout: 1 },
+    { settle_ms: 100, ignore_patterns: ["^(\\d|\\d\\d)+$"], regex: true, timeout: 1 }
+  ]
+
+  it("refuses one a test line shows before anything is typed, in patterns, stop_patterns and ignore_patterns", async () => {
+    const rec = await recorder(world())
+    for (const wait of RUNAWAYS) {
+      const keys = errorMeta(await runTool(rec.layer, "send_keys", { pane_id: "%0", keys: "typed", wait }))
+      expect(keys).toMatchObject({ code: "invalid_input", effects: "none" })
+      expect(keys.text).toContain("catastrophic")
+      expect(keys.text).toContain("Nothing was sent")
+      const pasted = errorMeta(await runTool(rec.layer, "paste_text", { pane_id: "%0", text: "pasted", enter: true, wait }))
+      expect(pasted).toMatchObject({ code: "invalid_input", effects: "none" })
+    }
+    // The pane received nothing before these keys (expectBytes checks every byte it got).
+    await rec.expectBytes({ keys: "after", literal: true, enter: false }, "after")
+  })
+
+  it("one only the pane's answer shows: the keys were sent, and the result says so (outcome missed, wait_missed, a cursor)", async () => {
+    const w = world()
+    const ready = join(w.tmpdir, "answerer-ready")
+    // Answers each line without echoing it, once its echo is off.
+    w.tmuxOk(
+      "new-session",
+      "-d",
+      "-s",
+      "ans",
+      "-x",
+      "120",
+      "-y",
+      "24",
+      `stty -echo; touch ${ready}; while IFS= read -r line; do printf 'ANSWER:%s\\n' "$line"; done`
+    )
+    await waitFor("the answerer to turn its echo off", () => existsSync(ready))
+    const layer = w.layer()
+    // A test line of one repeated character does not start with ANSWER: only the answer runs away.
+    const wait = { patterns: ["^ANSWER:MARK (a+)+$"], regex: true, timeout: 5 }
+    const line = `MARK ${"a".repeat(40)}!`
+    for (const [tool, args] of [["send_keys", { keys: line }], ["paste_text", { text: line, enter: true }]] as const) {
+      const result = okResult(await runTool(layer, tool, { pane_id: "%0", ...args, wait }))
+      expect(result.outcome).toBe("missed")
+      expect(result.wait_missed).toContain("catastrophic")
+      expect(result.wait_missed).toContain("was sent")
+      expect(result.cursor).toEqual(expect.any(String))
+      expect(result.matched_lines).toEqual([])
+      // Read on from the cursor: what the pane printed since the keys.
+      const since = okResult(await runTool(layer, "capture_since", { pane_id: "%0", cursor: result.cursor }))
+      expect(since.content).toContain(`ANSWER:${line}`)
+    }
+    const sent = okResult(await runTool(layer, "send_keys", { pane_id: "%0", keys: "again", wait: { patterns: ["ANSWER:again"] } }))
+    expect(sent).toMatchObject({ enter_sent: true, outcome: "matched" })
+  })
+})
+
 describe("the tmux transport", () => {
   it("refuses a NUL in any argument of any tool without quoting the argument (Node's own error would)", async () => {
     const w = world()

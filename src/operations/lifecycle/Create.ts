@@ -33,6 +33,7 @@ import { refuseCallerPane } from "../hierarchy/Guards.js"
 import { clientsCommand, placementsCommand, toPaneDetails } from "../hierarchy/Hierarchy.js"
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
 import { checkName, type NameKind } from "../layout/Names.js"
+import { startPastExitingServer } from "../servers/ExitingServer.js"
 import { ensureGeneration, type GenerationCheck, probeServer } from "../servers/Servers.js"
 import { refuseOverlongSpawn, type SpawnArguments, spawnArguments, type SpawnRequest } from "./Spawn.js"
 import { checkStartDirectory } from "./StartDirectoryCheck.js"
@@ -146,7 +147,7 @@ const splitDirectory = (socket: ResolvedSocket, paneId: string): Effect.Effect<s
     return directory === "" ? undefined : directory
   })
 
-const tmuxSaid = (pattern: RegExp) => (error: TmuxError): error is Failed =>
+const tmuxSaid = (pattern: RegExp) => (error: TmuxError | InvalidInput): error is Failed =>
   error._tag === "Failed" && error.reason === "exit" && pattern.test(error.stderr)
 
 /** tmux's words for failures that are the caller's to fix (names are quoted as tmux stored them). */
@@ -412,13 +413,24 @@ export const createSession = Effect.fn("Create.createSession")((
       ...(building === undefined ? [] : [...splitCommands(m, splits, splitSpawnsOf, undefined), ...readBack(m, undefined)]),
       serverIdentityCommand(m)
     ]
-    const build = building === undefined || fitsOneInvocation(inOne(sizing))
-      ? query(socket, inOne, { startServer })
-      : inSteps(socket, makeSession, (m, session) => ({
-        splits: splitCommands(m, splits, splitSpawnsOf, session),
-        readBack: [...readBack(m, session), serverIdentityCommand(m)]
-      }), startServer)
-    const output = yield* build.pipe(
+    const send = (start: boolean) =>
+      building === undefined || fitsOneInvocation(inOne(sizing))
+        ? query(socket, inOne, { startServer: start })
+        : inSteps(socket, makeSession, (m, session) => ({
+          splits: splitCommands(m, splits, splitSpawnsOf, session),
+          readBack: [...readBack(m, session), serverIdentityCommand(m)]
+        }), start)
+    let serverStarted = startServer
+    const output = yield* send(startServer).pipe(
+      // A call that may start a server and finds none, though the probe found one or was to start
+      // one, met a server exiting (kill-server): it waits that out and starts a new one.
+      Effect.catchTag("NoServer", (gone) =>
+        request.allowServerStart !== true || request.generation !== undefined
+          ? Effect.fail(gone)
+          : refuseOccupiedSocketPath(socket).pipe(
+            Effect.zipRight(startPastExitingServer(send(true))),
+            Effect.tap(() => (serverStarted = true))
+          )),
       Effect.onInterrupt(() => building === undefined ? Effect.void : closeBuilding(socket, building)),
       Effect.catchIf(tmuxSaid(DUPLICATE_SESSION), (error) =>
         Effect.fail(
@@ -438,11 +450,11 @@ export const createSession = Effect.fn("Create.createSession")((
     const server = yield* decodeServerIdentity(output)
     const undo = { command: ["kill-session", "-t", made.session_id], said: "the new session was closed again" }
     yield* confirmStartDirectory(socket, request, spawn, made.active_pane_id, undo)
-    if (building === undefined) return { session: made as Session, server, serverStarted: startServer, owned }
+    if (building === undefined) return { session: made as Session, server, serverStarted, owned }
     const panes = yield* builtPanes(socket, server, output, { paneId: made.active_pane_id, argv: request.command }, splits)
     yield* confirmSplitDirectories(socket, splits, splitSpawnsOf, panes, undo)
     const session = sessions[sessions.length - 1]! as Session
-    return { session, server, serverStarted: startServer, owned, panes }
+    return { session, server, serverStarted, owned, panes }
   })
 )
 

@@ -19,6 +19,7 @@ import { paneIdsRecord, sessionRecord } from "../../tmux/Records.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 import { allPanesCommand } from "../hierarchy/Hierarchy.js"
 import { refuseOccupiedSocketPath } from "../internal/SocketPath.js"
+import { startPastExitingServer } from "./ExitingServer.js"
 
 /**
  * Asks the socket who answers. A dead server is `None`, never an error; the probe runs with `-N`
@@ -300,11 +301,12 @@ export const startServer = Effect.fn("Servers.startServer")((
     const running = yield* probeServer(socket)
     if (Option.isSome(running)) return { started: false, server: running.value }
     yield* refuseOccupiedSocketPath(socket)
-    const output = yield* query(
+    // The probe may have met a server that is exiting (kill-server): it is waited out.
+    const output = yield* startPastExitingServer(query(
       socket,
       (m) => [["start-server"], ["set-option", "-g", "exit-empty", "off"], serverIdentityCommand(m)],
       { startServer: true }
-    )
+    ))
     return { started: true, server: yield* decodeServerIdentity(output) }
   })
 )

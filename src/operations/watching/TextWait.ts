@@ -22,6 +22,7 @@ import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { PaneId } from "../../domain/Ids.js"
 import { NonNegativeInt } from "../../domain/Model.js"
 import type { Tmux } from "../../tmux/Tmux.js"
+import { probeForRunaway } from "../bounds/RegexProbe.js"
 import { compileMatcher, type Matcher } from "../bounds/TextMatcher.js"
 import { type EffectiveTimeout, pollUntil, timeoutFields } from "../bounds/Waiting.js"
 import {
@@ -157,9 +158,17 @@ const compileWait = (request: WaitCriteria) =>
 
 /**
  * Checks what a wait would wait for without waiting: a tool that sends input first (send_keys with
- * `wait`) refuses bad patterns before anything is sent.
+ * `wait`) refuses bad patterns before anything is sent, and regular expressions that run away on
+ * a test line (RegexProbe) too.
  */
-export const checkTextWait = (request: WaitCriteria): Effect.Effect<void, InvalidInput> => Effect.asVoid(compileWait(request))
+export const checkTextWait = (request: WaitCriteria): Effect.Effect<void, InvalidInput> =>
+  Effect.gen(function*() {
+    yield* compileWait(request)
+    const spec = { regex: request.regex, ignoreCase: request.ignoreCase }
+    if (request.patterns !== null) yield* probeForRunaway({ patterns: request.patterns, ...spec }, "patterns")
+    if (request.stopPatterns !== undefined) yield* probeForRunaway({ patterns: request.stopPatterns, ...spec }, "stop_patterns")
+    if (request.ignorePatterns !== undefined) yield* probeForRunaway({ patterns: request.ignorePatterns, ...spec }, "ignore_patterns")
+  })
 
 /**
  * Waits until new output in a pane matches a pattern or a stop pattern, the timeout passes or the

@@ -36,8 +36,19 @@ import { MAX_OUTPUT_BYTES, type OutputAllowance, type Overflow } from "./OutputL
 
 /** What became of one command list. */
 export type SocketOutcome =
-  /** tmux ran the list and said how it ended; stdout and stderr as the CLI would print them. */
-  | { readonly _tag: "Exited"; readonly stdout: string; readonly stderr: string; readonly exitCode: number }
+  /**
+   * tmux ran the list and said how it ended; stdout and stderr as the CLI would print them.
+   * `shutdown`: the word was MSG_SHUTDOWN (the server is exiting: kill-server), which the CLI takes
+   * as exit 0 without a word, though the list may not have run (only a list that killed the server
+   * itself is answered that way on purpose).
+   */
+  | {
+    readonly _tag: "Exited"
+    readonly stdout: string
+    readonly stderr: string
+    readonly exitCode: number
+    readonly shutdown?: boolean
+  }
   /** No connection: the CLI's own words for it ("no server running on …", "error connecting to … (…)"). */
   | { readonly _tag: "Unreachable"; readonly stderr: string }
   /**
@@ -133,13 +144,14 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
   const send = (bytes: Buffer) => void socket?.write(bytes)
   const garbled = (reason: string) => settle({ _tag: "Garbled", reason, answered })
 
-  const exited = (code: number, message: string | undefined) => {
+  const exited = (code: number, message: string | undefined, shutdown = false) => {
     if (message !== undefined) stderr.push(Buffer.from(`${message}\n`))
     settle({
       _tag: "Exited",
       stdout: Buffer.concat(stdout).toString("utf8"),
       stderr: Buffer.concat(stderr).toString("utf8"),
-      exitCode: code
+      exitCode: code,
+      ...(shutdown ? { shutdown } : {})
     })
   }
 
@@ -203,8 +215,11 @@ export const runOverSocket = (request: SocketRequest, done: (outcome: SocketOutc
         return false
       }
       case Message.SHUTDOWN:
+        // The server is exiting (kill-server): the CLI exits 0.
+        exited(0, undefined, true)
+        return false
       case Message.EXITED:
-        // The server is exiting (kill-server), or let a detached client go: the CLI exits 0.
+        // The server let a detached client go: the CLI exits 0.
         exited(0, undefined)
         return false
       case Message.DETACH:

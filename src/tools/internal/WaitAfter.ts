@@ -4,12 +4,16 @@
  * tmux command list (operations/watching/InlineLook.ts), so nothing the program prints in answer can
  * be missed and nothing it printed before counts. The result carries wait_for_text's answer.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import type { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { Failed, InvalidInput, type TmuxError } from "../../domain/Errors.js"
 import { effectiveTimeout } from "../../operations/bounds/Waiting.js"
+import { cursorOf, encodeCursor } from "../../operations/watching/PaneCursor.js"
 import type { PaneView } from "../../operations/watching/Snapshot.js"
 import {
   checkTextWait,
@@ -17,7 +21,8 @@ import {
   MAX_SETTLE_MS,
   TextWaitResult,
   type WaitCriteria,
-  waitForText
+  waitForText,
+  WaitOutcome
 } from "../../operations/watching/TextWait.js"
 import type { Tmux } from "../../tmux/Tmux.js"
 import { Int, optional } from "../Tool.js"
@@ -45,14 +50,47 @@ export const waitAfterArgument = optional(WaitAfterInput, "Then wait, as wait_fo
  */
 export const waitLikeSendKeysArgument = optional(WaitAfterInput.annotations({ jsonSchema: { type: "object" } }), "As send_keys'.")
 
+/**
+ * How a wait after input ended: as wait_for_text's, or `missed`: the wait stopped before it could
+ * tell, after the input was sent (a regular expression ran away on the pane's text).
+ */
+const WaitAfterOutcome = Schema.Literal(...WaitOutcome.literals, "missed").annotations({
+  description: `${
+    Option.getOrElse(AST.getDescriptionAnnotation(WaitOutcome.ast), () => "")
+  } missed: the wait stopped before it could tell (wait_missed says why); the input was sent.`
+})
+
 /** The wait's answer, as send_keys and paste_text results carry it (their own fields name the pane). */
-export const waitedFields = Object.fromEntries(
-  Object.entries(TextWaitResult.omit("pane_id").fields).map(([name, field]) => [name, Schema.optionalWith(field, { exact: true })])
-) as {
-  [K in Exclude<keyof typeof TextWaitResult.fields, "pane_id">]: Schema.optionalWith<(typeof TextWaitResult.fields)[K], { exact: true }>
+export const waitedFields = {
+  ...(Object.fromEntries(
+    Object.entries(TextWaitResult.omit("pane_id", "outcome").fields).map((
+      [name, field]
+    ) => [name, Schema.optionalWith(field, { exact: true })])
+  ) as {
+    [K in Exclude<keyof typeof TextWaitResult.fields, "pane_id" | "outcome">]: Schema.optionalWith<
+      (typeof TextWaitResult.fields)[K],
+      { exact: true }
+    >
+  }),
+  outcome: Schema.optionalWith(WaitAfterOutcome, { exact: true }),
+  wait_missed: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "With outcome missed: why, and how to read what the pane printed (capture_since from cursor)."
+  })
 }
 
-export type Waited = Omit<TextWaitResult, "pane_id">
+/** The wait's answer: wait_for_text's, or a wait that stopped after the input was sent (`missed`). */
+export type Waited = Omit<TextWaitResult, "pane_id"> | MissedWait
+
+/** A wait that could not tell: what is known of it, and the cursor the input was sent at. */
+export interface MissedWait {
+  readonly outcome: "missed"
+  readonly wait_missed: string
+  readonly matched_lines: ReadonlyArray<never>
+  readonly elapsed_ms: number
+  readonly effective_timeout: number
+  readonly timeout_clamped: boolean
+  readonly cursor: string
+}
 
 /**
  * The wait's criteria, checked before any input is sent (a bad pattern refuses the call with
@@ -83,13 +121,18 @@ export const checkWaitAfter = (
     return criteria
   })
 
-/** Waits for the answer to input sent with a look at the pane (`look`), as wait_for_text does from there. */
+/**
+ * Waits for the answer to input sent with a look at the pane (`look`), as wait_for_text does from
+ * there. The criteria were checked before the input was sent, so a pattern that fails now ran away
+ * on the pane's text: the input went, and the answer says so (`missed`), never an error that would
+ * read as nothing sent.
+ */
 export const waitAfter = (
   socket: ResolvedSocket,
   paneId: string,
   look: PaneView | undefined,
   criteria: WaitCriteria
-): Effect.Effect<Waited, TmuxError | InvalidInput, Tmux> =>
+): Effect.Effect<Waited, TmuxError, Tmux> =>
   Effect.gen(function*() {
     if (look === undefined) {
       return yield* Effect.fail(
@@ -101,6 +144,19 @@ export const waitAfter = (
         })
       )
     }
-    const { pane_id: _, ...waited } = yield* waitForText(socket, paneId, { ...criteria, maxLines: DEFAULT_WAIT_TAIL_LINES, from: look })
-    return waited
+    const started = yield* Clock.currentTimeMillis
+    return yield* waitForText(socket, paneId, { ...criteria, maxLines: DEFAULT_WAIT_TAIL_LINES, from: look }).pipe(
+      Effect.map(({ pane_id: _, ...waited }): Waited => waited),
+      Effect.catchTag("InvalidInput", (runaway) =>
+        Effect.map(Clock.currentTimeMillis, (now): MissedWait => ({
+          outcome: "missed",
+          wait_missed:
+            `${runaway.reason} The input was sent; the wait stopped. Read what the pane printed since with capture_since from cursor.`,
+          matched_lines: [],
+          elapsed_ms: now - started,
+          effective_timeout: criteria.timeout.seconds,
+          timeout_clamped: criteria.timeout.clamped,
+          cursor: encodeCursor(cursorOf(look), socket)
+        })))
+    )
   })
