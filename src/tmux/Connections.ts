@@ -38,6 +38,7 @@ import { Failed } from "../domain/Errors.js"
 import { randomHex } from "./internal/RandomHex.js"
 import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./internal/RemoteScripts.js"
 import { forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
+import { controlPathProblem, forwardPathProblem } from "./internal/SshPathRules.js"
 import { controlSocketPath, fitsSocketAddress, forwardSocketPath, ownerPid } from "./internal/SshSocketNames.js"
 import { type Finished, runToEnd, terminate, TmuxProcesses } from "./TmuxProcess.js"
 
@@ -162,6 +163,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
     // Two layers in one process (an embedder's, a test's calls at once) share pid and directory:
     // each names its files apart, or one would unlink and replace the other's forwards.
     const instance = randomHex(12)
+    // Every control socket and forward is a file of this directory: a path ssh would read as another
+    // (a TMUX_TMPDIR holding '%' or '${') would put them where this layer does not look.
+    const directoryProblem = controlPathProblem(directory) ?? forwardPathProblem(directory)
     let prepared = false
     const environment: Record<string, string> = { ...config.tmuxEnvironment, ...hosts.environment }
 
@@ -196,6 +200,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
 
     /** Private directory, leftovers swept, once; file names that fit a socket address. */
     const prepare = (state: HostState): string | undefined => {
+      if (directoryProblem !== undefined) {
+        return `the private directory ${directory} for ssh sockets cannot be given to ssh: ${directoryProblem} (set TMUX_TMPDIR to a plain directory)`
+      }
       try {
         if (!prepared) {
           ensurePrivateDirectory(baseDirectory, config.uid)
@@ -206,7 +213,6 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       } catch (error) {
         return `cannot prepare the private directory for ssh sockets: ${error instanceof Error ? error.message : String(error)}`
       }
-      if (/[%\s:]/.test(directory)) return `the private directory ${directory} holds '%', ':' or whitespace, which ssh would read in a path`
       if (!fitsSocketAddress(state.controlPath, "control")) {
         return `the private directory ${directory} is too long for ssh's control socket (set TMUX_TMPDIR to a shorter directory)`
       }
@@ -350,8 +356,21 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         return Deferred.await(state.starting)
       })
 
+    /**
+     * The host's view, for a call about `remotePath` there: a path ssh would forward as another path
+     * (internal/SshPathRules.ts) is refused first, never handed to ssh.
+     */
+    const viewFor = (host: string, remotePath: string, command: string): Effect.Effect<RemoteHostView, Failed> =>
+      Effect.suspend(() => {
+        const state = stateOf(host)
+        const problem = forwardPathProblem(remotePath)
+        return state === undefined || problem === undefined
+          ? view(host)
+          : Effect.fail(hostFailed(state.settings, command, `the socket path ${remotePath} there is not forwarded: ${problem}`))
+      })
+
     const forward = (host: string, remotePath: string): Effect.Effect<string, Failed> =>
-      Effect.flatMap(view(host), () =>
+      Effect.flatMap(viewFor(host, remotePath, "forward"), () =>
         Effect.suspend(() => {
           const state = stateOf(host)!
           const known = state.forwards.get(remotePath)
@@ -392,8 +411,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
 
     const sockets = (host: string) => Effect.flatMap(view(host), () => discover(stateOf(host)!, SOCKETS, parseSockets))
 
+    // A server this layer could not forward to is not started either.
     const runStarting: ConnectionsShape["runStarting"] = (host, remotePath, argv, options) =>
-      Effect.flatMap(view(host), () => {
+      Effect.flatMap(viewFor(host, remotePath, options.description), () => {
         const state = stateOf(host)!
         if (!state.settings.allowServerStart) {
           return Effect.fail(
