@@ -34,6 +34,7 @@ import { ensurePrivateDirectory } from "../context/PrivateDirectory.js"
 import { realPathOrSelf } from "../context/RealPath.js"
 import { RemoteHosts, type RemoteHostsShape, type RemoteHostView } from "../context/RemoteHosts.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import { escapeControls } from "../domain/ControlText.js"
 import { Failed } from "../domain/Errors.js"
 import { randomHex } from "./internal/RandomHex.js"
 import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./internal/RemoteScripts.js"
@@ -235,7 +236,8 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       for (const forward of state.forwards.values()) unlinkQuietly(forward.localPath)
       state.forwards.clear()
       unlinkQuietly(state.controlPath)
-      process.stderr.write(`effect-tmux-mcp: host ${state.settings.name}: ssh link down: ${cause}\n`)
+      // ssh's words may be the host's (a forced command's output): never raw on a terminal.
+      process.stderr.write(`effect-tmux-mcp: host ${state.settings.name}: ssh link down: ${escapeControls(cause)}\n`)
     }
 
     /** Starts the master, waits until its control socket answers, then discovers the host. */

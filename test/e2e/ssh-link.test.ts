@@ -1,19 +1,32 @@
 /**
  * Issue 30's link items over stdio, against private sshds on loopback (test/support/PrivateSshd.ts):
- * paths ssh would expand in a forward or a control path are refused (4).
+ * paths ssh would expand in a forward or a control path are refused (4), and a host's text is
+ * escaped on stderr and in doctor (6).
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
 import { userInfo } from "node:os"
 import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
-import { childPids, errorOf, makeWorld, serve, textOf, type World } from "./harness.js"
+import { childPids, errorOf, makeWorld, runCli, serve, textOf, type World } from "./harness.js"
 
 const cleanups: Array<() => void> = []
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup()
 })
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Waits for `done` (a bound for a process to act, not a timing assertion); answers whether it held. */
+const waitUntil = async (done: () => boolean, ms: number): Promise<boolean> => {
+  const deadline = Date.now() + ms
+  while (!done()) {
+    if (Date.now() > deadline) return false
+    await sleep(20)
+  }
+  return true
+}
 
 const newWorld = () => {
   const world = makeWorld()
@@ -56,6 +69,9 @@ const commandLine = (pid: number): string => {
     return ""
   }
 }
+
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROLS = /[\x07\x1b\x9b\x9d]/
 
 describe("paths ssh would expand (item 4)", () => {
   it("a host whose socket directory holds %u is refused by name, and a decoy at the expanded path is never reached", async () => {
@@ -102,5 +118,46 @@ describe("paths ssh would expand (item 4)", () => {
     expect(error.text).toContain(tmpdir)
     expect(error.text).toContain("'${'")
     expect(childPids(server.pid).filter((pid) => commandLine(pid).startsWith("ssh "))).toEqual([])
+  })
+})
+
+describe("a host's text on stderr and in doctor (item 6)", () => {
+  let world: World
+  let sshd: PrivateSshd
+  let file: string
+  beforeAll(() => {
+    world = makeWorld()
+    sshd = startPrivateSshd({ alias: "etm-osc" })
+    // A forced command that answers every session with an OSC 52 clipboard write and a title, then fails.
+    const key = readFileSync(`${sshd.identityFile}.pub`, "utf8").trim()
+    writeFileSync(
+      join(sshd.dir, "authorized_keys"),
+      `command="printf '\\033]52;c;cHduZWQ=\\007\\033]0;owned-title\\007host says no\\n' >&2; exit 1" ${key}\n`,
+      { mode: 0o600 }
+    )
+    file = hostsFile(world, sshd, "osc")
+  })
+  afterAll(() => {
+    sshd?.stop()
+    world?.dispose()
+  })
+
+  it("the server's 'ssh link down' line shows the host's escapes as \\xNN, never raw", async () => {
+    const server = await served(world, { LIBTMUX_MCP_HOSTS: file })
+    const error = errorOf(await server.call("list_sessions", { host: "osc", socket_name: "x" }))
+    expect(error.code).toBe("failed")
+    expect(await waitUntil(() => server.stderr().includes("ssh link down"), 5_000)).toBe(true)
+    const line = server.stderr().split("\n").find((text) => text.includes("ssh link down"))!
+    expect(line).toContain("\\x1b]52;c;cHduZWQ=\\x07")
+    expect(line).toContain("host says no")
+    expect(server.stderr()).not.toMatch(RAW_CONTROLS)
+  })
+
+  it("doctor prints the host's words escaped, on stdout and stderr", async () => {
+    const run = await runCli(world, ["doctor"], { LIBTMUX_MCP_HOSTS: file })
+    expect(run.status).toBe(0)
+    expect(run.stdout).toMatch(/^host osc:\s+WARNING unreachable: .*\\x1b\]52;c;cHduZWQ=\\x07\\x1b\]0;owned-title\\x07host says no/m)
+    expect(run.stdout).not.toMatch(RAW_CONTROLS)
+    expect(run.stderr).not.toMatch(RAW_CONTROLS)
   })
 })
