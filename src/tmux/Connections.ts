@@ -13,7 +13,8 @@
  *   directory (`<TMUX_TMPDIR>/effect-tmux-mcp-<uid>/ssh`, 0700; each socket 0600 by
  *   StreamLocalBindMask), named by this process's pid and a hash of (host, remote path). OpenSSH
  *   never unlinks a forward's socket, so this layer does: when a master ends, at shutdown, and at
- *   start-up for the files of processes that are gone.
+ *   start-up for the files of processes that are gone, ending first any master such a process (one
+ *   killed with SIGKILL) left running.
  * - A master that exits (the link died, ServerAlive gave up, it was killed) marks the host down:
  *   its forwards are removed, and calls fail at once with the host's error naming ssh's last words
  *   until a back-off (1 s, doubling to 30 s) has passed; the next call then connects again.
@@ -38,9 +39,9 @@ import { escapeControls } from "../domain/ControlText.js"
 import { Failed } from "../domain/Errors.js"
 import { randomHex } from "./internal/RandomHex.js"
 import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./internal/RemoteScripts.js"
-import { forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
+import { exitMasterArgv, forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
 import { controlPathProblem, forwardPathProblem } from "./internal/SshPathRules.js"
-import { controlSocketPath, fitsSocketAddress, forwardSocketPath, ownerPid } from "./internal/SshSocketNames.js"
+import { controlSocketPath, fitsSocketAddress, forwardSocketPath, socketOwner } from "./internal/SshSocketNames.js"
 import { type Finished, runToEnd, terminate, TmuxProcesses } from "./TmuxProcess.js"
 
 /** Reads `ssh -V`'s OpenSSH version, for doctor's check of the client. */
@@ -94,6 +95,8 @@ const READY_POLL_MS = 20
 /** How long after a master's exit its stderr may still be read, at most. */
 const STDERR_DRAIN_MS = 250
 const FORWARD_TIMEOUT_MS = 10_000
+/** `ssh -O exit` on a leftover control socket: a local exchange with the master, or a refusal. */
+const SWEEP_EXIT_TIMEOUT_MS = 5000
 /** The ssh client's "something went wrong on my side" exit status. */
 const SSH_FAILED = 255
 
@@ -137,14 +140,6 @@ const processAlive = (pid: number): boolean => {
     return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-/** Files of processes that are gone: their masters and forwards are gone too (ssh never unlinks them). */
-const sweep = (dir: string) => {
-  for (const name of fs.readdirSync(dir)) {
-    const pid = ownerPid(name)
-    if (pid !== undefined && !processAlive(pid)) unlinkQuietly(join(dir, name))
   }
 }
 
@@ -199,7 +194,34 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       )
     }
 
-    /** Private directory, leftovers swept, once; file names that fit a socket address. */
+    /**
+     * The files of processes that are gone (ssh never unlinks them), at start-up: a master still
+     * running behind a control socket is ended first (`ssh -O exit`), as its server, killed with
+     * SIGKILL, could not end it, and nothing could once its socket is removed. Only in a directory
+     * that is already this user's private one; each file is this layer's only by its name.
+     */
+    const sweep = Effect.suspend(() => {
+      let names: Array<string>
+      try {
+        if (directoryProblem !== undefined || !fs.existsSync(directory)) return Effect.void
+        ensurePrivateDirectory(baseDirectory, config.uid)
+        ensurePrivateDirectory(directory, config.uid)
+        names = fs.readdirSync(directory)
+      } catch {
+        return Effect.void
+      }
+      const leftovers = names.flatMap((name) => {
+        const owner = socketOwner(name)
+        return owner === undefined || processAlive(owner.pid) ? [] : [{ kind: owner.kind, path: join(directory, name) }]
+      })
+      return Effect.forEach(leftovers, ({ kind, path }) =>
+        Effect.zipRight(
+          kind === "control" ? Effect.ignore(runSsh(exitMasterArgv(path), SWEEP_EXIT_TIMEOUT_MS)) : Effect.void,
+          Effect.sync(() => unlinkQuietly(path))
+        ), { concurrency: 4, discard: true })
+    })
+
+    /** Private directory, once; file names that fit a socket address. */
     const prepare = (state: HostState): string | undefined => {
       if (directoryProblem !== undefined) {
         return `the private directory ${directory} for ssh sockets cannot be given to ssh: ${directoryProblem} (set TMUX_TMPDIR to a plain directory)`
@@ -208,7 +230,6 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         if (!prepared) {
           ensurePrivateDirectory(baseDirectory, config.uid)
           ensurePrivateDirectory(directory, config.uid)
-          sweep(directory)
           prepared = true
         }
       } catch (error) {
@@ -450,6 +471,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       }
       return { ...base, state: "idle", cause: null, retryInMs: null }
     }
+
+    // In the background: start-up does not wait for masters a killed server left behind.
+    yield* Effect.forkIn(sweep, scope)
 
     // Released after every layer above (their remote sessions are gone by then): end each master,
     // then remove what ssh leaves behind.

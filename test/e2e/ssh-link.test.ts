@@ -1,15 +1,16 @@
 /**
  * Issue 30's link items over stdio, against private sshds on loopback (test/support/PrivateSshd.ts):
- * paths ssh would expand in a forward or a control path are refused (4), and a host's text is
- * escaped on stderr and in doctor (6).
+ * paths ssh would expand in a forward or a control path are refused (4), a SIGKILLed server's master
+ * is ended by the next server's start-up sweep (5), and a host's text is escaped on stderr and in
+ * doctor (6).
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
 import { userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
-import { childPids, errorOf, makeWorld, runCli, serve, textOf, type World } from "./harness.js"
+import { childPids, errorOf, isRunning, makeWorld, ok, runCli, serve, type Served, textOf, type World } from "./harness.js"
 
 const cleanups: Array<() => void> = []
 afterEach(() => {
@@ -70,6 +71,11 @@ const commandLine = (pid: number): string => {
   }
 }
 
+const masterOf = (server: Served): number | undefined => childPids(server.pid).find((pid) => commandLine(pid).includes("ControlMaster=yes"))
+
+/** The server's private ssh directory in a world whose TMUX_TMPDIR is `tmpdir`. */
+const sshDirectory = (tmpdir: string) => join(tmpdir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`, "ssh")
+
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROLS = /[\x07\x1b\x9b\x9d]/
 
@@ -118,6 +124,32 @@ describe("paths ssh would expand (item 4)", () => {
     expect(error.text).toContain(tmpdir)
     expect(error.text).toContain("'${'")
     expect(childPids(server.pid).filter((pid) => commandLine(pid).startsWith("ssh "))).toEqual([])
+  })
+})
+
+describe("a SIGKILLed server's master (item 5)", () => {
+  it("is ended by the next server's start-up sweep, and its files removed", async () => {
+    const world = newWorld()
+    const sshd = newSshd("etm-orphan")
+    const name = `${world.socketName}-o`
+    startRemote(sshd, name)
+    const env = { LIBTMUX_MCP_HOSTS: hostsFile(world, sshd, "ci"), LIBTMUX_SOCKET: name }
+    const first = await served(world, env)
+    ok(await first.call("list_sessions", { host: "ci" }))
+    const master = masterOf(first)!
+    expect(master).toBeDefined()
+    const leftovers = () => readdirSync(sshDirectory(world.dir)).filter((file) => /^[fm](\d+)-/.exec(file)?.[1] === String(first.pid))
+    expect(leftovers().length).toBeGreaterThan(0)
+    process.kill(first.pid, "SIGKILL")
+    await first.exited
+    // Orphaned, the master stays logged in (ServerAlive keeps it up).
+    await sleep(300)
+    expect(isRunning(master)).toBe(true)
+
+    // The next server never calls the host: its start alone ends the master.
+    await served(world, env)
+    expect(await waitUntil(() => !isRunning(master), 10_000)).toBe(true)
+    expect(await waitUntil(() => leftovers().length === 0, 5_000)).toBe(true)
   })
 })
 

@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { afterAll } from "vitest"
 import type { HostsConfig, HostSettings } from "../../src/context/HostsConfig.js"
 import {
+  exitMasterArgv,
   forcedOptions,
   forwardArgv,
   masterArgv,
@@ -116,6 +117,15 @@ describe("ssh argv", () => {
     expect(exec.indexOf("-T")).toBeLessThan(exec.indexOf("--"))
     // Only the master may clear forwardings: on a forward request it would clear the -L itself.
     expect(options(forward).has("ClearAllForwardings")).toBe(false)
+  })
+
+  it("the sweep's exit: no ssh_config read at all, the leftover control socket, -O exit, a fixed destination after --", () => {
+    const argv = exitMasterArgv(CONTROL)
+    expect(argv.slice(0, 2)).toEqual(["-F", "/dev/null"])
+    expect(options(argv)).toEqual(new Map([["BatchMode", "yes"], ["ControlPath", CONTROL]]))
+    const at = argv.indexOf("-O")
+    expect(argv.slice(at, at + 2)).toEqual(["-O", "exit"])
+    expect(argv.slice(-2)).toEqual(["--", "effect-tmux-mcp-sweep"])
   })
 
   it("the forced options are the same for every host but the connect timeout", () => {

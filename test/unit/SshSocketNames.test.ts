@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { MAX_SOCKET_PATH_BYTES } from "../../src/context/SocketResolver.js"
-import { controlSocketPath, fitsSocketAddress, forwardSocketPath, ownerPid } from "../../src/tmux/internal/SshSocketNames.js"
+import { controlSocketPath, fitsSocketAddress, forwardSocketPath, socketOwner } from "../../src/tmux/internal/SshSocketNames.js"
 
 // tmux's TMUX_TMPDIR default and the largest uid: the private directory as Connections makes it.
 const DIRECTORY = "/tmp/effect-tmux-mcp-4294967295/ssh"
@@ -39,9 +39,11 @@ describe("ssh socket names", () => {
     expect(fitsSocketAddress(forwardSocketPath(`${deep}${"d".repeat(20)}`, 1, "a", "build", "/x"), "forward")).toBe(false)
   })
 
-  it("name their owner's pid, and only theirs are swept", () => {
-    expect(ownerPid("f123-0123456789ab")).toBe(123)
-    expect(ownerPid("m9-abcdefabcdef")).toBe(9)
-    for (const other of ["f123", "f123-xyz", "notes.txt", "f12-0123456789abc", "x1-0123456789ab"]) expect(ownerPid(other)).toBeUndefined()
+  it("name their owner's pid and what they are, and only theirs are swept", () => {
+    expect(socketOwner("f123-0123456789ab")).toEqual({ kind: "forward", pid: 123 })
+    expect(socketOwner("m9-abcdefabcdef")).toEqual({ kind: "control", pid: 9 })
+    for (const other of ["f123", "f123-xyz", "notes.txt", "f12-0123456789abc", "x1-0123456789ab"]) {
+      expect(socketOwner(other)).toBeUndefined()
+    }
   })
 })

@@ -75,6 +75,25 @@ export const forwardArgv = (
 ]
 
 /**
+ * Ends the master behind the control socket `controlPath`: the start-up sweep's, for a master whose
+ * server died without ending it (SIGKILL). `-F /dev/null` reads no ssh_config, so nothing of the
+ * user's (a `Match exec`) runs for it; the destination only completes ssh's command line, as a
+ * master answers `-O exit` whatever it is.
+ */
+export const exitMasterArgv = (controlPath: string): ReadonlyArray<string> => [
+  "-F",
+  "/dev/null",
+  "-o",
+  "BatchMode=yes",
+  "-o",
+  `ControlPath=${controlPath}`,
+  "-O",
+  "exit",
+  "--",
+  "effect-tmux-mcp-sweep"
+]
+
+/**
  * Runs `script` on the host through the master: `exec /bin/sh -c '<script>' sh <args>`, each
  * argument quoted for a POSIX shell. ssh hands the remote login shell one string (whatever that
  * shell is, even fish or csh, single quotes are read the same), and `exec` leaves that shell at
