@@ -11,10 +11,13 @@
  *   path would start a server on this machine while the agent believes it is on the host).
  * - Local files: the masters' control sockets and the forwards' sockets live in this user's private
  *   directory (`<TMUX_TMPDIR>/effect-tmux-mcp-<uid>/ssh`, 0700; each socket 0600 by
- *   StreamLocalBindMask), named by this process's pid and a hash of (host, remote path). OpenSSH
+ *   StreamLocalBindMask), named by this process's pid and a hash of (host, remote path, serial). OpenSSH
  *   never unlinks a forward's socket, so this layer does: when a master ends, at shutdown, and at
  *   start-up for the files of processes that are gone, ending first any master such a process (one
  *   killed with SIGKILL) left running.
+ * - Forwards are bounded: a host keeps 16 at most (each is a descriptor of its master, whose limit
+ *   would otherwise refuse every new forward), each held by the calls using it; an idle one is
+ *   released (`ssh -O cancel`, its file removed) to make room, or after 5 minutes unused.
  * - A master that exits (the link died, ServerAlive gave up, it was killed) marks the host down:
  *   its forwards are removed, and calls fail at once with the host's error naming ssh's last words
  *   until a back-off (1 s, doubling to 30 s) has passed; the next call then connects again.
@@ -25,6 +28,7 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { ChildProcess } from "node:child_process"
@@ -39,7 +43,7 @@ import { escapeControls } from "../domain/ControlText.js"
 import { Failed } from "../domain/Errors.js"
 import { randomHex } from "./internal/RandomHex.js"
 import { DISCOVERY, parseDiscovery, parseSockets, SOCKETS, TMUX_START } from "./internal/RemoteScripts.js"
-import { exitMasterArgv, forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
+import { cancelForwardArgv, exitMasterArgv, forwardArgv, masterArgv, remoteExecArgv } from "./internal/SshArgv.js"
 import { controlPathProblem, forwardPathProblem } from "./internal/SshPathRules.js"
 import { controlSocketPath, fitsSocketAddress, forwardSocketPath, socketOwner } from "./internal/SshSocketNames.js"
 import { type Finished, runToEnd, terminate, TmuxProcesses } from "./TmuxProcess.js"
@@ -63,8 +67,12 @@ export interface LinkReport {
 /** The links' operations: RemoteHosts' (`names`, `view`) and what the socket transport, list_servers and doctor need. */
 export interface ConnectionsShape extends RemoteHostsShape {
   readonly settings: (host: string) => HostSettings | undefined
-  /** The local socket that reaches `remotePath` on `host`, forwarding it first if needed. */
-  readonly forward: (host: string, remotePath: string) => Effect.Effect<string, Failed>
+  /**
+   * The local socket that reaches `remotePath` on `host`, forwarding it first if needed, held for
+   * the caller's scope: a forward in use is never released. A host keeps at most 16 forwards; past
+   * that, the least recently used idle one is released first (or the call waits for one to be).
+   */
+  readonly forward: (host: string, remotePath: string) => Effect.Effect<string, Failed, Scope.Scope>
   /** The host's error when its link is down now (a call over it just failed), else undefined. */
   readonly linkError: (host: string, description: string) => Failed | undefined
   /** The socket names in the host's socket directory now. */
@@ -95,14 +103,26 @@ const READY_POLL_MS = 20
 /** How long after a master's exit its stderr may still be read, at most. */
 const STDERR_DRAIN_MS = 250
 const FORWARD_TIMEOUT_MS = 10_000
+/**
+ * Forwards a host keeps at most: each is a listening descriptor in its master (whose descriptor
+ * limit would otherwise refuse every new forward, a live server's too) and a file here.
+ */
+const MAX_FORWARDS = 16
+/** A forward no call used for this long is released. */
+const FORWARD_IDLE_MS = 5 * 60_000
+const IDLE_CHECK_MS = 60_000
 /** `ssh -O exit` on a leftover control socket: a local exchange with the master, or a refusal. */
 const SWEEP_EXIT_TIMEOUT_MS = 5000
 /** The ssh client's "something went wrong on my side" exit status. */
 const SSH_FAILED = 255
 
 interface Forward {
+  readonly remotePath: string
   readonly localPath: string
   readonly ready: Deferred.Deferred<string, Failed>
+  /** Calls holding it now: it is released only when none does. */
+  leases: number
+  lastUsed: number
 }
 
 interface HostState {
@@ -112,7 +132,14 @@ interface HostState {
   /** The start in progress or done, for this master's lifetime. */
   starting: Deferred.Deferred<RemoteHostView, Failed> | undefined
   view: RemoteHostView | undefined
+  /** By remote path, least recently used first (a use moves a forward to the end). */
   forwards: Map<string, Forward>
+  /** Forwards made so far: each gets a file of its own. */
+  forwardSerial: number
+  /** Forwards out of the map whose master may still listen (being cancelled): they count toward the bound. */
+  releasing: number
+  /** Completed when a forward stops being used or is gone: a call waiting for room looks again. */
+  roomMade: Deferred.Deferred<void>
   down: { readonly cause: string; readonly retryAt: number } | undefined
   failures: number
   stderrTail: string
@@ -174,6 +201,9 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
         starting: undefined,
         view: undefined,
         forwards: new Map(),
+        forwardSerial: 0,
+        releasing: 0,
+        roomMade: Deferred.unsafeMake<void>(undefined as never),
         down: undefined,
         failures: 0,
         stderrTail: ""
@@ -235,6 +265,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       } catch (error) {
         return `cannot prepare the private directory for ssh sockets: ${error instanceof Error ? error.message : String(error)}`
       }
+      // A forward's name is as long as the control socket's, which also needs room for ssh's suffix.
       if (!fitsSocketAddress(state.controlPath, "control")) {
         return `the private directory ${directory} is too long for ssh's control socket (set TMUX_TMPDIR to a shorter directory)`
       }
@@ -256,6 +287,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       state.starting = undefined
       for (const forward of state.forwards.values()) unlinkQuietly(forward.localPath)
       state.forwards.clear()
+      announceRoom(state)
       unlinkQuietly(state.controlPath)
       // ssh's words may be the host's (a forced command's output): never raw on a terminal.
       process.stderr.write(`effect-tmux-mcp: host ${state.settings.name}: ssh link down: ${escapeControls(cause)}\n`)
@@ -392,39 +424,137 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
           : Effect.fail(hostFailed(state.settings, command, `the socket path ${remotePath} there is not forwarded: ${problem}`))
       })
 
-    const forward = (host: string, remotePath: string): Effect.Effect<string, Failed> =>
-      Effect.flatMap(viewFor(host, remotePath, "forward"), () =>
-        Effect.suspend(() => {
-          const state = stateOf(host)!
-          const known = state.forwards.get(remotePath)
-          if (known !== undefined) return Deferred.await(known.ready)
-          const localPath = forwardSocketPath(directory, process.pid, instance, host, remotePath)
-          if (!fitsSocketAddress(localPath, "forward")) {
-            return Effect.fail(
-              hostFailed(state.settings, "forward", `the forward's socket path ${localPath} is too long (set TMUX_TMPDIR shorter)`)
+    /** Wakes the calls waiting for room on the host: a forward went idle or away. */
+    const announceRoom = (state: HostState) => {
+      Deferred.unsafeDone(state.roomMade, Exit.void)
+      state.roomMade = Deferred.unsafeMake<void>(undefined as never)
+    }
+
+    /** Forwards `forward.remotePath` to `forward.localPath`: ready with the local path, or removed again. */
+    const make = (state: HostState, forward: Forward): Effect.Effect<void> => {
+      const { localPath, ready, remotePath } = forward
+      unlinkQuietly(localPath)
+      const made = runSsh(forwardArgv(hosts, state.settings, state.controlPath, localPath, remotePath), FORWARD_TIMEOUT_MS).pipe(
+        Effect.flatMap((result) =>
+          result.exitCode === 0 && isSocketFile(localPath)
+            ? Effect.succeed(localPath)
+            : Effect.fail(lastWords(result.stderr) || `ssh -O forward exited with status ${result.exitCode}`)
+        ),
+        Effect.mapError((detail) => hostFailed(state.settings, "forward", `the master refused to forward ${remotePath}: ${detail}`)),
+        Effect.tapError(() =>
+          Effect.sync(() => {
+            if (state.forwards.get(remotePath) === forward) state.forwards.delete(remotePath)
+            announceRoom(state)
+          })
+        )
+      )
+      return Effect.flatMap(Effect.exit(made), (exit) => Deferred.done(ready, exit))
+    }
+
+    /**
+     * Ends a forward, taken out of its host's map now: the master closes its listener (connections
+     * made through it stay), and its file is removed, as ssh never does.
+     */
+    const release = (state: HostState, forward: Forward): Effect.Effect<void> => {
+      state.forwards.delete(forward.remotePath)
+      state.releasing++
+      return Deferred.await(forward.ready).pipe(
+        Effect.flatMap(() =>
+          state.master === undefined
+            ? Effect.void
+            : runSsh(
+              cancelForwardArgv(hosts, state.settings, state.controlPath, forward.localPath, forward.remotePath),
+              FORWARD_TIMEOUT_MS
             )
-          }
-          const ready = Deferred.unsafeMake<string, Failed>(undefined as never)
-          state.forwards.set(remotePath, { localPath, ready })
-          unlinkQuietly(localPath)
-          const made = runSsh(forwardArgv(hosts, state.settings, state.controlPath, localPath, remotePath), FORWARD_TIMEOUT_MS).pipe(
-            Effect.flatMap((result) =>
-              result.exitCode === 0 && isSocketFile(localPath)
-                ? Effect.succeed(localPath)
-                : Effect.fail(lastWords(result.stderr) || `ssh -O forward exited with status ${result.exitCode}`)
-            ),
-            Effect.mapError((detail) => hostFailed(state.settings, "forward", `the master refused to forward ${remotePath}: ${detail}`)),
-            Effect.tapError(() =>
-              Effect.sync(() => {
-                if (state.forwards.get(remotePath)?.ready === ready) state.forwards.delete(remotePath)
-              })
-            )
-          )
-          return Effect.zipRight(
-            Effect.forkIn(Effect.flatMap(Effect.exit(made), (exit) => Deferred.done(ready, exit)), scope),
-            Deferred.await(ready)
-          )
+        ),
+        Effect.ignore,
+        Effect.ensuring(Effect.sync(() => {
+          state.releasing--
+          unlinkQuietly(forward.localPath)
+          announceRoom(state)
         }))
+      )
+    }
+
+    /**
+     * A lease on the forward of `remotePath` for the caller's scope: the one there is, or a new one
+     * (made in the layer's scope: a caller that gives up does not end it for the others) when the
+     * host has room; undefined when it has none.
+     */
+    const lease = (state: HostState, remotePath: string): Effect.Effect<Forward | undefined, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.suspend(() => {
+          const known = state.forwards.get(remotePath)
+          if (known !== undefined) {
+            known.leases++
+            known.lastUsed = Date.now()
+            state.forwards.delete(remotePath)
+            state.forwards.set(remotePath, known)
+            return Effect.succeed(known)
+          }
+          if (state.forwards.size + state.releasing >= MAX_FORWARDS) return Effect.succeed(undefined)
+          const forward: Forward = {
+            remotePath,
+            localPath: forwardSocketPath(directory, process.pid, instance, state.settings.name, remotePath, ++state.forwardSerial),
+            ready: Deferred.unsafeMake<string, Failed>(undefined as never),
+            leases: 1,
+            lastUsed: Date.now()
+          }
+          state.forwards.set(remotePath, forward)
+          return Effect.as(Effect.forkIn(make(state, forward), scope), forward)
+        }),
+        (forward) =>
+          Effect.sync(() => {
+            if (forward === undefined) return
+            forward.leases--
+            forward.lastUsed = Date.now()
+            if (forward.leases === 0) announceRoom(state)
+          })
+      )
+
+    /**
+     * Room for one more forward: the least recently used idle one released, or a wait until one is
+     * idle or gone, until `deadline` (calls holding every forward, such as waits on channels, may
+     * hold them for minutes).
+     */
+    const room = (state: HostState, deadline: number): Effect.Effect<void, Failed> =>
+      Effect.suspend(() => {
+        const idle = [...state.forwards.values()].find((forward) => forward.leases === 0)
+        if (idle !== undefined) return release(state, idle)
+        return Deferred.await(state.roomMade).pipe(
+          Effect.timeoutFail({
+            duration: Duration.millis(Math.max(0, deadline - Date.now())),
+            onTimeout: () =>
+              hostFailed(state.settings, "forward", `all ${MAX_FORWARDS} forwards this server keeps to the host are in use by other calls`)
+          })
+        )
+      })
+
+    /** Idle forwards of every host released, at most every minute. */
+    const releaseIdle = Effect.suspend(() => {
+      const now = Date.now()
+      const idle = [...states.values()].flatMap((state) =>
+        [...state.forwards.values()]
+          .filter((forward) => forward.leases === 0 && now - forward.lastUsed >= FORWARD_IDLE_MS)
+          .map((forward) => ({ state, forward }))
+      )
+      // Each taken out of its map now, before a call can lease it again.
+      return Effect.all(idle.map(({ forward, state }) => release(state, forward)), { discard: true })
+    })
+
+    const forwardBy = (host: string, remotePath: string, deadline: number): Effect.Effect<string, Failed, Scope.Scope> =>
+      Effect.flatMap(viewFor(host, remotePath, "forward"), () => {
+        const state = stateOf(host)!
+        return Effect.flatMap(
+          lease(state, remotePath),
+          (held) =>
+            held !== undefined
+              ? Deferred.await(held.ready)
+              : Effect.zipRight(room(state, deadline), forwardBy(host, remotePath, deadline))
+        )
+      })
+
+    const forward = (host: string, remotePath: string) => Effect.suspend(() => forwardBy(host, remotePath, Date.now() + FORWARD_TIMEOUT_MS))
 
     const linkError = (host: string, description: string): Failed | undefined => {
       const state = stateOf(host)
@@ -474,6 +604,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
 
     // In the background: start-up does not wait for masters a killed server left behind.
     yield* Effect.forkIn(sweep, scope)
+    yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(IDLE_CHECK_MS)), releaseIdle)), scope)
 
     // Released after every layer above (their remote sessions are gone by then): end each master,
     // then remove what ssh leaves behind.

@@ -255,7 +255,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
         Effect.flatMap((result) => readAnswer(result, list, socket.label, description))
       )
     }
-    return Effect.gen(function*() {
+    // Scoped: the forward is held until the exchange is over, so it is never released under a call.
+    return Effect.scoped(Effect.gen(function*() {
       const view = yield* connections.view(host)
       const connectPath = yield* connections.forward(host, socket.path)
       // The forward's socket is this server's own (0600 in its private directory): anything else there is not.
@@ -271,7 +272,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
         )
       }
       return yield* deadlined({ socket, trust, connectPath, identity: remoteIdentity(view), host }, commands, options, list, description)
-    })
+    }))
   }
 
   const deadlined = (

@@ -1,11 +1,11 @@
 /**
  * Issue 30's link items over stdio, against private sshds on loopback (test/support/PrivateSshd.ts):
  * paths ssh would expand in a forward or a control path are refused (4), a SIGKILLed server's master
- * is ended by the next server's start-up sweep (5), and a host's text is escaped on stderr and in
- * doctor (6).
+ * is ended by the next server's start-up sweep (5), a host's text is escaped on stderr and in doctor
+ * (6), and forwards stay bounded under a master's low fd limit (7).
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
 import { userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
@@ -75,6 +75,27 @@ const masterOf = (server: Served): number | undefined => childPids(server.pid).f
 
 /** The server's private ssh directory in a world whose TMUX_TMPDIR is `tmpdir`. */
 const sshDirectory = (tmpdir: string) => join(tmpdir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`, "ssh")
+
+/**
+ * The Unix socket paths a process listens on (a master's forwards and its control socket), from
+ * /proc/net/unix: its socket descriptors in the listening state (flag __SO_ACCEPTCON), as a
+ * connection accepted there shows the listener's path too.
+ */
+const listenersOf = (pid: number): Array<string> => {
+  const inodes = new Set<string>()
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
+      if (match !== null) inodes.add(match[1]!)
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  return readFileSync("/proc/net/unix", "utf8").split("\n").slice(1).flatMap((line) => {
+    const fields = line.trim().split(/\s+/)
+    return fields.length >= 8 && inodes.has(fields[6]!) && fields[3] === "00010000" ? [fields[7]!] : []
+  })
+}
 
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROLS = /[\x07\x1b\x9b\x9d]/
@@ -192,4 +213,54 @@ describe("a host's text on stderr and in doctor (item 6)", () => {
     expect(run.stdout).not.toMatch(RAW_CONTROLS)
     expect(run.stderr).not.toMatch(RAW_CONTROLS)
   })
+})
+
+describe("forwards under a master's low fd limit (item 7)", () => {
+  it("210 dead sockets named one after another, then a new server on that host is reached; list_servers over 60 stale files", async () => {
+    const world = newWorld()
+    const sshd = newSshd("etm-many")
+    const name = `${world.socketName}-m`
+    startRemote(sshd, name)
+    const server = await served(world, { LIBTMUX_MCP_HOSTS: hostsFile(world, sshd, "ci"), LIBTMUX_SOCKET: name })
+    ok(await server.call("list_sessions", { host: "ci" }))
+    const master = masterOf(server)!
+    // About 5 descriptors of its own, so 40 leaves room for some 30 listeners.
+    const limited = spawnSync("prlimit", ["--pid", String(master), "--nofile=40:40"], { encoding: "utf8" })
+    expect(limited.status, limited.stderr).toBe(0)
+    const forwards = () => listenersOf(master).filter((path) => path.startsWith(`${sshDirectory(world.dir)}/f`))
+    let most = 0
+    for (let index = 0; index < 210; index++) {
+      const error = errorOf(await server.call("list_sessions", { host: "ci", socket_name: `${name}-dead-${index}` }))
+      expect(error.code, error.text).toBe("no_server")
+      most = Math.max(most, forwards().length)
+    }
+    const later = `${name}-later`
+    startRemote(sshd, later, "later")
+    const sessions = ok(await server.call("list_sessions", { host: "ci", socket_name: later }))
+    expect(sessions.items.map((session: { session_name: string }) => session.session_name)).toEqual(["later"])
+    expect(masterOf(server)).toBe(master)
+    expect(most).toBeLessThanOrEqual(16)
+    expect(readdirSync(sshDirectory(world.dir)).filter((file) => file.startsWith("f")).length).toBeLessThanOrEqual(16)
+
+    // 60 stale socket files beside it (a process that exits leaves its listener's file): list_servers
+    // asks every socket there at once, and the master still holds 16 forwards at most.
+    const stale = spawnSync(process.execPath, [
+      "-e",
+      `const net = require("node:net"); let n = 0
+       for (let i = 0; i < 60; i++) net.createServer().listen(process.argv[1] + "/${name}-stale-" + i, () => { if (++n === 60) process.exit(0) })`,
+      sshd.remote.socketDir
+    ], { encoding: "utf8", timeout: 10_000 })
+    expect(stale.status, stale.stderr).toBe(0)
+    let sampled = 0
+    const sampler = setInterval(() => (sampled = Math.max(sampled, forwards().length)), 5)
+    try {
+      const listed = ok(await server.call("list_servers", { host: "ci" }))
+      expect(listed.items.map((item: { socket_name: string }) => item.socket_name).sort()).toEqual([name, later].sort())
+      expect(JSON.stringify(listed.host_errors ?? [])).not.toContain("in use")
+    } finally {
+      clearInterval(sampler)
+    }
+    expect(sampled).toBeGreaterThan(1)
+    expect(sampled).toBeLessThanOrEqual(16)
+  }, 120_000)
 })

@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { afterAll } from "vitest"
 import type { HostsConfig, HostSettings } from "../../src/context/HostsConfig.js"
 import {
+  cancelForwardArgv,
   exitMasterArgv,
   forcedOptions,
   forwardArgv,
@@ -66,6 +67,7 @@ const FORCED: Record<string, string> = {
 const every = (config: HostsConfig) => ({
   master: masterArgv(config, host, CONTROL),
   forward: forwardArgv(config, host, CONTROL, "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab", "/tmp/tmux-1001/default"),
+  cancel: cancelForwardArgv(config, host, CONTROL, "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab", "/tmp/tmux-1001/default"),
   exec: remoteExecArgv(config, host, CONTROL, "printf '%s\\n' \"$@\"", ["a b", "$(id)"])
 })
 
@@ -101,8 +103,16 @@ describe("ssh argv", () => {
     expect(argv.at(-1)).toBe(host.destination)
   })
 
-  it("a forward and an exec go through the master (ControlMaster=no), never forward what the user's config says", () => {
-    const { exec, forward } = every(withConfig)
+  it("a forward, its cancel and an exec go through the master (ControlMaster=no), never forward what the user's config says", () => {
+    const { cancel, exec, forward } = every(withConfig)
+    expect(options(cancel).get("ControlMaster")).toBe("no")
+    const cancelled = cancel.indexOf("-O")
+    expect(cancel.slice(cancelled, cancelled + 4)).toEqual([
+      "-O",
+      "cancel",
+      "-L",
+      "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab:/tmp/tmux-1001/default"
+    ])
     expect(options(forward).get("ControlMaster")).toBe("no")
     expect(options(exec).get("ControlMaster")).toBe("no")
     const at = forward.indexOf("-O")

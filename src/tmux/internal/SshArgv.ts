@@ -55,8 +55,8 @@ export const masterArgv = (config: HostsConfig, host: HostSettings, controlPath:
   host.destination
 ]
 
-/** Asks the master to forward `localPath` to the Unix socket `remotePath` on the host. */
-export const forwardArgv = (
+const muxForwardArgv = (operation: "forward" | "cancel") =>
+(
   config: HostsConfig,
   host: HostSettings,
   controlPath: string,
@@ -67,12 +67,21 @@ export const forwardArgv = (
   "-o",
   "ControlMaster=no",
   "-O",
-  "forward",
+  operation,
   "-L",
   `${localPath}:${remotePath}`,
   "--",
   host.destination
 ]
+
+/** Asks the master to forward `localPath` to the Unix socket `remotePath` on the host. */
+export const forwardArgv = muxForwardArgv("forward")
+
+/**
+ * Asks the master to stop that forward: its listener closes (a descriptor of the master's fewer);
+ * connections made through it stay. The socket file stays too: ssh never removes it.
+ */
+export const cancelForwardArgv = muxForwardArgv("cancel")
 
 /**
  * Ends the master behind the control socket `controlPath`: the start-up sweep's, for a master whose

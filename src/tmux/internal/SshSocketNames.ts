@@ -19,8 +19,18 @@ const hash = (...parts: ReadonlyArray<string>): string => createHash("sha256").u
 export const controlSocketPath = (directory: string, pid: number, instance: string, host: string): string =>
   join(directory, `m${pid}-${hash(instance, host)}`)
 
-export const forwardSocketPath = (directory: string, pid: number, instance: string, host: string, remotePath: string): string =>
-  join(directory, `f${pid}-${hash(instance, host, remotePath)}`)
+/**
+ * `serial` counts the forwards this layer made: a forward made again after its release gets a file
+ * of its own, so the master never takes it for the old one (which it may still be cancelling).
+ */
+export const forwardSocketPath = (
+  directory: string,
+  pid: number,
+  instance: string,
+  host: string,
+  remotePath: string,
+  serial: number
+): string => join(directory, `f${pid}-${hash(instance, host, remotePath, String(serial))}`)
 
 /** Whether ssh can bind `path` as a socket (a control socket also needs room for its temporary suffix). */
 export const fitsSocketAddress = (path: string, kind: "control" | "forward"): boolean =>
