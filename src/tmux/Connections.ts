@@ -108,7 +108,7 @@ const FORWARD_TIMEOUT_MS = 10_000
  * limit would otherwise refuse every new forward, a live server's too) and a file here.
  */
 const MAX_FORWARDS = 16
-/** A forward no call used for this long is released. */
+/** A forward no call used for this long is released (looked for every minute at most). */
 const FORWARD_IDLE_MS = 5 * 60_000
 const IDLE_CHECK_MS = 60_000
 /** `ssh -O exit` on a leftover control socket: a local exchange with the master, or a refusal. */
@@ -176,7 +176,15 @@ const lastWords = (stderr: string): string => {
   return lines[lines.length - 1]?.slice(0, 300) ?? ""
 }
 
-export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsShape, never, TmuxMcpConfig | TmuxProcesses | Scope.Scope> =>
+/** What a test may shorten: how long a forward stays unused before it is released. */
+export interface ConnectionsTiming {
+  readonly forwardIdleMs: number
+}
+
+export const makeConnections = (
+  hosts: HostsConfig,
+  timing: ConnectionsTiming = { forwardIdleMs: FORWARD_IDLE_MS }
+): Effect.Effect<ConnectionsShape, never, TmuxMcpConfig | TmuxProcesses | Scope.Scope> =>
   Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const processes = yield* TmuxProcesses
@@ -535,7 +543,7 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
       const now = Date.now()
       const idle = [...states.values()].flatMap((state) =>
         [...state.forwards.values()]
-          .filter((forward) => forward.leases === 0 && now - forward.lastUsed >= FORWARD_IDLE_MS)
+          .filter((forward) => forward.leases === 0 && now - forward.lastUsed >= timing.forwardIdleMs)
           .map((forward) => ({ state, forward }))
       )
       // Each taken out of its map now, before a call can lease it again.
@@ -604,7 +612,8 @@ export const makeConnections = (hosts: HostsConfig): Effect.Effect<ConnectionsSh
 
     // In the background: start-up does not wait for masters a killed server left behind.
     yield* Effect.forkIn(sweep, scope)
-    yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(IDLE_CHECK_MS)), releaseIdle)), scope)
+    const idleCheck = Duration.millis(Math.min(IDLE_CHECK_MS, timing.forwardIdleMs / 4))
+    yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(idleCheck), releaseIdle)), scope)
 
     // Released after every layer above (their remote sessions are gone by then): end each master,
     // then remove what ssh leaves behind.
