@@ -22,7 +22,8 @@
  *   its forwards are removed, and calls fail at once with the host's error naming ssh's last words
  *   until a back-off (1 s, doubling to 30 s) has passed; the next call then connects again.
  * - Shutdown: the layer is released after the layers above (Ownership kills its remote sessions
- *   first, over the still-open link); then each master is ended and every file removed.
+ *   first, over the still-open link, or over one made again for it when it had just dropped:
+ *   endBackoff); then each master is ended and every file removed.
  */
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -88,6 +89,12 @@ export interface ConnectionsShape extends RemoteHostsShape {
     options: { readonly stdin?: string | undefined; readonly timeout: Duration.Duration; readonly description: string }
   ) => Effect.Effect<Finished, Failed>
   readonly link: (host: string) => LinkReport
+  /**
+   * For shutdown's last calls (Ownership releasing the sessions it owns): a host down within its
+   * back-off is connected again at its next call, once (a failure sets a new back-off), bounded by
+   * its connect timeout, rather than refused until the back-off has passed.
+   */
+  readonly endBackoff: Effect.Effect<void>
 }
 
 /** The links to the hosts file's hosts; provided (with RemoteHosts) only when a hosts file is configured. */
@@ -630,6 +637,13 @@ export const makeConnections = (
       })
     )
 
+    const endBackoff = Effect.sync(() => {
+      const now = Date.now()
+      for (const state of states.values()) {
+        if (state.down !== undefined && state.down.retryAt > now) state.down = { ...state.down, retryAt: now }
+      }
+    })
+
     return {
       names: hosts.hosts.map((host) => host.name),
       view,
@@ -638,7 +652,8 @@ export const makeConnections = (
       linkError,
       sockets,
       runStarting,
-      link
+      link,
+      endBackoff
     }
   })
 

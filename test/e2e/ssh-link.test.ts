@@ -2,7 +2,8 @@
  * Issue 30's link items over stdio, against private sshds on loopback (test/support/PrivateSshd.ts):
  * paths ssh would expand in a forward or a control path are refused (4), a SIGKILLed server's master
  * is ended by the next server's start-up sweep (5), a host's text is escaped on stderr and in doctor
- * (6), and forwards stay bounded under a master's low fd limit (7).
+ * (6), forwards stay bounded under a master's low fd limit (7), and shutdown right after a link drop
+ * still releases the owned sessions, or says which it could not (8).
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
@@ -50,6 +51,9 @@ const startRemote = (sshd: PrivateSshd, name: string, session = "far") => {
   if (created.status !== 0) throw new Error(`remote tmux ${name}: ${created.stderr}`)
   cleanups.push(() => void remoteTmux(sshd, ["-L", name, "kill-server"]))
 }
+
+const remoteSessions = (sshd: PrivateSshd, name: string): Array<string> =>
+  remoteTmux(sshd, ["-L", name, "list-sessions", "-F", "#{session_name}"]).stdout.split("\n").filter((line) => line !== "")
 
 const hostsFile = (world: World, sshd: PrivateSshd, name: string, entry: Record<string, unknown> = {}) => {
   const file = join(world.dir, `hosts-${name}.json`)
@@ -263,4 +267,49 @@ describe("forwards under a master's low fd limit (item 7)", () => {
     expect(sampled).toBeGreaterThan(1)
     expect(sampled).toBeLessThanOrEqual(16)
   }, 120_000)
+})
+
+describe("shutdown right after the link dropped (item 8)", () => {
+  const dropLink = async (server: Served) => {
+    const master = masterOf(server)!
+    process.kill(master, "SIGKILL")
+    expect(await waitUntil(() => server.stderr().includes("ssh link down"), 5_000)).toBe(true)
+  }
+
+  it("connects again, within the back-off, to kill the sessions it owns there", async () => {
+    const world = newWorld()
+    const sshd = newSshd("etm-release")
+    const name = `${world.socketName}-r`
+    startRemote(sshd, name, "kept")
+    const server = await served(world, { LIBTMUX_MCP_HOSTS: hostsFile(world, sshd, "ci"), LIBTMUX_SOCKET: name })
+    expect(ok(await server.call("create_session", { host: "ci", session_name: "mine", owned: true })).owned).toBe(true)
+    expect(remoteSessions(sshd, name)).toEqual(["kept", "mine"])
+    await dropLink(server)
+    server.child.stdin?.end()
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+    expect(remoteSessions(sshd, name)).toEqual(["kept"])
+    expect(server.stderr()).not.toContain("releasing owned sessions")
+  })
+
+  it("says on stderr which owned sessions it could not release when the host refuses it again", async () => {
+    const world = newWorld()
+    const sshd = newSshd("etm-norelease")
+    const name = `${world.socketName}-n`
+    startRemote(sshd, name, "kept")
+    const server = await served(world, {
+      LIBTMUX_MCP_HOSTS: hostsFile(world, sshd, "ci", { connect_timeout_s: 2 }),
+      LIBTMUX_SOCKET: name
+    })
+    ok(await server.call("create_session", { host: "ci", session_name: "mine", owned: true }))
+    // New logins are refused from now on: the key is no longer authorized.
+    writeFileSync(join(sshd.dir, "authorized_keys"), "")
+    await dropLink(server)
+    server.child.stdin?.end()
+    await server.exited
+    expect(remoteSessions(sshd, name)).toEqual(["kept", "mine"])
+    const said = server.stderr().split("\n").filter((line) => line.includes("not released"))
+    expect(said).toHaveLength(1)
+    expect(said[0]).toContain(`ci:${name}`)
+    expect(said[0]).toContain("Permission denied")
+  })
 })

@@ -76,7 +76,8 @@ const connectionsFor = (config: TmuxMcpConfigShape): ConnectionsShape => {
     link: (host) =>
       host === "build"
         ? { host, ssh: "build-box", state: "up", cause: null, retryInMs: null, forwards: 3 }
-        : { host, ssh: "ops@gone.example.net", state: "down", cause: "Host key verification failed.", retryInMs: 1000, forwards: 0 }
+        : { host, ssh: "ops@gone.example.net", state: "down", cause: "Host key verification failed.", retryInMs: 1000, forwards: 0 },
+    endBackoff: Effect.die("not used")
   }
 }
 
