@@ -34,6 +34,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import { join } from "node:path"
 import type { HostsConfig, HostSettings } from "../context/HostsConfig.js"
 import { ensurePrivateDirectory } from "../context/PrivateDirectory.js"
@@ -74,8 +75,12 @@ export interface ConnectionsShape extends RemoteHostsShape {
    * that, the least recently used idle one is released first (or the call waits for one to be).
    */
   readonly forward: (host: string, remotePath: string) => Effect.Effect<string, Failed, Scope.Scope>
-  /** The host's error when its link is down now (a call over it just failed), else undefined. */
-  readonly linkError: (host: string, description: string) => Failed | undefined
+  /**
+   * The host's error when its link is down now (a call over it just failed), else undefined. A
+   * master that ended before this layer saw it end (a call through its forward can fail first) is
+   * found by its control socket, which no longer accepts: its end is then waited for, briefly.
+   */
+  readonly linkError: (host: string, description: string) => Effect.Effect<Failed | undefined>
   /** The socket names in the host's socket directory now. */
   readonly sockets: (host: string) => Effect.Effect<ReadonlyArray<string>, Failed>
   /**
@@ -118,6 +123,8 @@ const MAX_FORWARDS = 16
 /** A forward no call used for this long is released (looked for every minute at most). */
 const FORWARD_IDLE_MS = 5 * 60_000
 const IDLE_CHECK_MS = 60_000
+/** How long a call whose master's control socket refuses waits for that master's end to be seen. */
+const MASTER_END_WAIT_MS = 1000
 /** `ssh -O exit` on a leftover control socket: a local exchange with the master, or a refusal. */
 const SWEEP_EXIT_TIMEOUT_MS = 5000
 /** The ssh client's "something went wrong on my side" exit status. */
@@ -136,6 +143,8 @@ interface HostState {
   readonly settings: HostSettings
   readonly controlPath: string
   master: ChildProcess | undefined
+  /** Completed when the current master's end has been seen (the host then marked down). */
+  masterEnded: Deferred.Deferred<void> | undefined
   /** The start in progress or done, for this master's lifetime. */
   starting: Deferred.Deferred<RemoteHostView, Failed> | undefined
   view: RemoteHostView | undefined
@@ -213,6 +222,7 @@ export const makeConnections = (
         settings,
         controlPath: controlSocketPath(directory, process.pid, instance, settings.name),
         master: undefined,
+        masterEnded: undefined,
         starting: undefined,
         view: undefined,
         forwards: new Map(),
@@ -326,6 +336,8 @@ export const makeConnections = (
           )
         }
         state.master = child
+        const ended = Deferred.unsafeMake<void>(undefined as never)
+        state.masterEnded = ended
         child.stdout?.resume()
         child.stderr?.on("data", (chunk: Buffer) => {
           state.stderrTail = (state.stderrTail + chunk.toString("utf8")).slice(-MAX_STDERR_TAIL)
@@ -335,9 +347,11 @@ export const makeConnections = (
           if (exited !== undefined) return
           // A signal is the whole story (ssh had no last words); an exit's reason is its last line.
           exited = signal !== null ? `ssh ended by ${signal}` : lastWords(state.stderrTail) || `ssh exited with status ${code}`
-          if (state.master !== child) return
-          state.master = undefined
-          markDown(state, exited)
+          if (state.master === child) {
+            state.master = undefined
+            markDown(state, exited)
+          }
+          Deferred.unsafeDone(ended, Exit.void)
         }
         // "exit" can come before the last of stderr is read: its words are the cause, so the end
         // is taken at "close" (stderr drained), or a moment after "exit" if a process ssh started
@@ -571,11 +585,30 @@ export const makeConnections = (
 
     const forward = (host: string, remotePath: string) => Effect.suspend(() => forwardBy(host, remotePath, Date.now() + FORWARD_TIMEOUT_MS))
 
-    const linkError = (host: string, description: string): Failed | undefined => {
-      const state = stateOf(host)
-      if (state === undefined) return unknownHost(host)
-      return state.master === undefined && state.down !== undefined ? downError(state, description) : undefined
-    }
+    /** Whether something accepts a connection at `path` now (a master's control socket: the master is alive). */
+    const accepts = (path: string): Effect.Effect<boolean> =>
+      Effect.async<boolean>((resume) => {
+        const socket = net.connect(path)
+        socket.once("connect", () => {
+          socket.destroy()
+          resume(Effect.succeed(true))
+        })
+        socket.once("error", () => resume(Effect.succeed(false)))
+        return Effect.sync(() => socket.destroy())
+      }).pipe(Effect.timeout(Duration.millis(MASTER_END_WAIT_MS)), Effect.orElseSucceed(() => true))
+
+    const linkError = (host: string, description: string): Effect.Effect<Failed | undefined> =>
+      Effect.suspend(() => {
+        const state = stateOf(host)
+        if (state === undefined) return Effect.succeed(unknownHost(host))
+        const downNow = () => state.master === undefined && state.down !== undefined ? downError(state, description) : undefined
+        const ended = state.masterEnded
+        if (state.master === undefined || ended === undefined) return Effect.succeed(downNow())
+        return Effect.flatMap(accepts(state.controlPath), (alive) =>
+          alive
+            ? Effect.succeed(undefined)
+            : Deferred.await(ended).pipe(Effect.timeout(Duration.millis(MASTER_END_WAIT_MS)), Effect.ignore, Effect.map(downNow)))
+      })
 
     const sockets = (host: string) => Effect.flatMap(view(host), () => discover(stateOf(host)!, SOCKETS, parseSockets))
 

@@ -308,11 +308,13 @@ export const makeTmuxSocket = Effect.gen(function*() {
     const { host, socket, trust } = target
     const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
     return exchange(target, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
-      Effect.flatMap(({ elapsedMs, outcome }) => {
-        // Over a forward, a link that went down explains any failure: the host's error says so.
-        const linkDown = host === undefined || outcome !== TIMED_OUT && outcome._tag === "Exited"
-          ? undefined
-          : connections?.linkError(host, description)
+      // Over a forward, a link that went down explains any failure: the host's error says so.
+      Effect.flatMap((exchanged) =>
+        host === undefined || connections === undefined || exchanged.outcome !== TIMED_OUT && exchanged.outcome._tag === "Exited"
+          ? Effect.succeed({ ...exchanged, linkDown: undefined })
+          : Effect.map(connections.linkError(host, description), (linkDown) => ({ ...exchanged, linkDown }))
+      ),
+      Effect.flatMap(({ elapsedMs, linkDown, outcome }) => {
         if (linkDown !== undefined) return Effect.fail(linkDown)
         if (outcome === TIMED_OUT) {
           // Over ssh, silence may be the link's: ServerAlive ends a master whose link stopped carrying data within ~10 s.

@@ -69,7 +69,7 @@ const connectionsFor = (config: TmuxMcpConfigShape): ConnectionsShape => {
     settings,
     view: (host) => host === "build" ? Effect.succeed(buildView) : Effect.fail(unreachable),
     forward: () => Effect.die("not used"),
-    linkError: () => undefined,
+    linkError: () => Effect.succeed(undefined),
     // "other" is listed there but not in the hosts file's sockets: not shown.
     sockets: (host) => host === "build" ? Effect.succeed(["mine", "other", "theirs", "stale"]) : Effect.fail(unreachable),
     runStarting: () => Effect.die("not used"),

@@ -1,8 +1,9 @@
 /**
- * A host's forwards over a private sshd (test/support/PrivateSshd.ts), with the idle time shortened
- * to a quarter second: a forward a call holds is never released however long the call lasts, and
- * one no call holds is released once idle (`ssh -O cancel`: the master stops listening, and its
- * file is removed). The layer is made directly (makeConnections), as ConnectionsLive makes it.
+ * A host's link over a private sshd (test/support/PrivateSshd.ts), the layer made directly
+ * (makeConnections), as ConnectionsLive makes it. Forwards, with the idle time shortened to a
+ * quarter second: a forward a call holds is never released however long the call lasts, and one no
+ * call holds is released once idle (`ssh -O cancel`: the master stops listening, and its file is
+ * removed). A master's end: a call that meets it before the layer has seen it gets the host's error.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -15,7 +16,7 @@ import { loadConfig, TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { makeConnections } from "../../src/tmux/Connections.js"
 import { TmuxProcesses } from "../../src/tmux/TmuxProcess.js"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
-import { descendantsOf } from "../support/ProcessTree.js"
+import { descendantsOf, isRunning, pollSync } from "../support/ProcessTree.js"
 import { testHost } from "../support/testHost.js"
 
 const uid = process.getuid?.() ?? 0
@@ -48,7 +49,7 @@ const masterPid = (): number | undefined =>
     }
   })
 
-describe.skipIf(testHost !== undefined)("a host's forwards", () => {
+describe.skipIf(testHost !== undefined)("a host's link", () => {
   let sshd: PrivateSshd
   let dir: string
   const name = `etm-fr-${process.pid}`
@@ -67,17 +68,19 @@ describe.skipIf(testHost !== undefined)("a host's forwards", () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
-  it("a held forward outlives the idle time; once no call holds it, it is cancelled in the master and its file removed", async () => {
-    const config = Either.getOrThrow(loadConfig({
+  const config = () =>
+    Either.getOrThrow(loadConfig({
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, TMUX_TMPDIR: dir, LIBTMUX_MCP_HOSTS: sshd.writeHostsFile("ci") },
       flags: {},
       uid
     }))
+
+  it("a held forward outlives the idle time; once no call holds it, it is cancelled in the master and its file removed", async () => {
     const remotePath = sshd.remoteSocketPath(name)
     const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
     await Effect.runPromise(
       Effect.scoped(Effect.gen(function*() {
-        const connections = yield* makeConnections(config.hosts!, { forwardIdleMs: IDLE_MS })
+        const connections = yield* makeConnections(config().hosts!, { forwardIdleMs: IDLE_MS })
         const local = yield* Effect.scoped(Effect.gen(function*() {
           const path = yield* connections.forward("ci", remotePath)
           // Held for four idle times and more.
@@ -97,7 +100,26 @@ describe.skipIf(testHost !== undefined)("a host's forwards", () => {
         const again = yield* Effect.scoped(connections.forward("ci", remotePath))
         expect(again).not.toBe(local)
         expect(join(dir, `effect-tmux-mcp-${uid}`, "ssh")).toBe(again.slice(0, again.lastIndexOf("/")))
-      })).pipe(Effect.provide(TmuxProcesses.layer), Effect.provideService(TmuxMcpConfig, config))
+      })).pipe(Effect.provide(TmuxProcesses.layer), Effect.provideService(TmuxMcpConfig, config()))
+    )
+  }, 30_000)
+
+  it("a call that meets a master already dead, before this layer has seen it end, gets the host's link error", async () => {
+    await Effect.runPromise(
+      Effect.scoped(Effect.gen(function*() {
+        const connections = yield* makeConnections(config().hosts!)
+        yield* Effect.scoped(connections.forward("ci", sshd.remoteSocketPath(name)))
+        expect(yield* connections.linkError("ci", "list-sessions")).toBeUndefined()
+        const master = masterPid()!
+        process.kill(master, "SIGKILL")
+        // Blocking: the event loop does not run, so the layer cannot have seen the exit yet.
+        expect(pollSync(() => !isRunning(master), 5_000)).toBe(true)
+        expect(connections.link("ci").state).toBe("up")
+        const error = yield* connections.linkError("ci", "list-sessions")
+        expect(error?.reason).toBe("host")
+        expect(error?.stderr).toContain("the ssh link is down (ssh ended by SIGKILL)")
+        expect(connections.link("ci").state).toBe("down")
+      })).pipe(Effect.provide(TmuxProcesses.layer), Effect.provideService(TmuxMcpConfig, config()))
     )
   }, 30_000)
 })
