@@ -6,11 +6,12 @@
  * still releases the owned sessions, or says which it could not (8).
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs"
 import { userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
+import { listenersOf } from "../support/ProcessTree.js"
 import { childPids, errorOf, isRunning, makeWorld, ok, runCli, serve, type Served, textOf, type World } from "./harness.js"
 
 const cleanups: Array<() => void> = []
@@ -79,27 +80,6 @@ const masterOf = (server: Served): number | undefined => childPids(server.pid).f
 
 /** The server's private ssh directory in a world whose TMUX_TMPDIR is `tmpdir`. */
 const sshDirectory = (tmpdir: string) => join(tmpdir, `effect-tmux-mcp-${process.getuid?.() ?? 0}`, "ssh")
-
-/**
- * The Unix socket paths a process listens on (a master's forwards and its control socket), from
- * /proc/net/unix: its socket descriptors in the listening state (flag __SO_ACCEPTCON), as a
- * connection accepted there shows the listener's path too.
- */
-const listenersOf = (pid: number): Array<string> => {
-  const inodes = new Set<string>()
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
-      if (match !== null) inodes.add(match[1]!)
-    } catch {
-      // Closed meanwhile.
-    }
-  }
-  return readFileSync("/proc/net/unix", "utf8").split("\n").slice(1).flatMap((line) => {
-    const fields = line.trim().split(/\s+/)
-    return fields.length >= 8 && inodes.has(fields[6]!) && fields[3] === "00010000" ? [fields[7]!] : []
-  })
-}
 
 // eslint-disable-next-line no-control-regex
 const RAW_CONTROLS = /[\x07\x1b\x9b\x9d]/

@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -16,28 +16,11 @@ import { loadConfig, TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { makeConnections } from "../../src/tmux/Connections.js"
 import { TmuxProcesses } from "../../src/tmux/TmuxProcess.js"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
-import { descendantsOf, isRunning, pollSync } from "../support/ProcessTree.js"
+import { descendantsOf, isRunning, listenersOf, pollSync } from "../support/ProcessTree.js"
 import { testHost } from "../support/testHost.js"
 
 const uid = process.getuid?.() ?? 0
 const IDLE_MS = 250
-
-/** The Unix socket paths `pid` listens on (flag __SO_ACCEPTCON in /proc/net/unix). */
-const listenersOf = (pid: number): Array<string> => {
-  const inodes = new Set<string>()
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))
-      if (match !== null) inodes.add(match[1]!)
-    } catch {
-      // Closed meanwhile.
-    }
-  }
-  return readFileSync("/proc/net/unix", "utf8").split("\n").slice(1).flatMap((line) => {
-    const fields = line.trim().split(/\s+/)
-    return fields.length >= 8 && inodes.has(fields[6]!) && fields[3] === "00010000" ? [fields[7]!] : []
-  })
-}
 
 /** This process's ssh master (its argv says ControlMaster=yes). */
 const masterPid = (): number | undefined =>

@@ -105,28 +105,22 @@ describe("ssh argv", () => {
 
   it("a forward, its cancel and an exec go through the master (ControlMaster=no), never forward what the user's config says", () => {
     const { cancel, exec, forward } = every(withConfig)
-    expect(options(cancel).get("ControlMaster")).toBe("no")
-    const cancelled = cancel.indexOf("-O")
-    expect(cancel.slice(cancelled, cancelled + 4)).toEqual([
-      "-O",
-      "cancel",
-      "-L",
-      "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab:/tmp/tmux-1001/default"
-    ])
-    expect(options(forward).get("ControlMaster")).toBe("no")
+    for (const [argv, operation] of [[forward, "forward"], [cancel, "cancel"]] as const) {
+      expect(options(argv).get("ControlMaster")).toBe("no")
+      const at = argv.indexOf("-O")
+      expect(argv.slice(at, at + 4)).toEqual([
+        "-O",
+        operation,
+        "-L",
+        "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab:/tmp/tmux-1001/default"
+      ])
+      expect(at).toBeLessThan(argv.indexOf("--"))
+      // Only the master may clear forwardings: on a forward request it would clear the -L itself.
+      expect(options(argv).has("ClearAllForwardings")).toBe(false)
+    }
     expect(options(exec).get("ControlMaster")).toBe("no")
-    const at = forward.indexOf("-O")
-    expect(forward.slice(at, at + 4)).toEqual([
-      "-O",
-      "forward",
-      "-L",
-      "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab:/tmp/tmux-1001/default"
-    ])
-    expect(at).toBeLessThan(forward.indexOf("--"))
     expect(exec).toContain("-T")
     expect(exec.indexOf("-T")).toBeLessThan(exec.indexOf("--"))
-    // Only the master may clear forwardings: on a forward request it would clear the -L itself.
-    expect(options(forward).has("ClearAllForwardings")).toBe(false)
   })
 
   it("the sweep's exit: no ssh_config read at all, the leftover control socket, -O exit, a fixed destination after --", () => {
