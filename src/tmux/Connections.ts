@@ -11,10 +11,10 @@
  *   path would start a server on this machine while the agent believes it is on the host).
  * - Local files: the masters' control sockets and the forwards' sockets live in this user's private
  *   directory (`<TMUX_TMPDIR>/effect-tmux-mcp-<uid>/ssh`, 0700; each socket 0600 by
- *   StreamLocalBindMask), named by this process's pid and a hash of (host, remote path, serial). OpenSSH
- *   never unlinks a forward's socket, so this layer does: when a master ends, at shutdown, and at
- *   start-up for the files of processes that are gone, ending first any master such a process (one
- *   killed with SIGKILL) left running.
+ *   StreamLocalBindMask), named by this process's pid and a hash of (host, remote path, serial).
+ *   OpenSSH never unlinks a forward's socket, so this layer does: when a master ends, at shutdown,
+ *   and at start-up for the files of processes that are gone, ending first any master such a
+ *   process (one killed with SIGKILL) left running.
  * - Forwards are bounded: a host keeps 16 at most (each is a descriptor of its master, whose limit
  *   would otherwise refuse every new forward), each held by the calls using it; an idle one is
  *   released (`ssh -O cancel`, its file removed) to make room, or after 5 minutes unused.
