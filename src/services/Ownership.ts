@@ -3,16 +3,21 @@
  * EOF or a signal runs the layer's finalizer), and only then. Each owned session carries a user
  * option with a token unique to this process, so the finalizer never kills a session that merely
  * reuses an id on a restarted tmux server, or one another process owns. A remote host's sessions are
- * killed over its link: this layer is released before the Connections layer below it.
+ * killed over its link: this layer is released before the Connections layer below it, and a link
+ * that dropped moments before is made again for it (not refused for its back-off). Sessions it
+ * cannot release are named on stderr by their socket.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { randomBytes } from "node:crypto"
 import { type ResolvedSocket, socketKey } from "../context/SocketResolver.js"
+import { escapeControls } from "../domain/ControlText.js"
 import { runInBatches } from "../tmux/CommandBatches.js"
+import { Connections } from "../tmux/Connections.js"
 import * as Format from "../tmux/Format.js"
 import { decode, query } from "../tmux/Query.js"
 import { Tmux } from "../tmux/Tmux.js"
@@ -50,8 +55,16 @@ export class Ownership extends Context.Tag("effect-tmux-mcp/Ownership")<Ownershi
     Ownership,
     Effect.gen(function*() {
       const tmux = yield* Tmux
+      // Provided below Tmux only with a hosts file.
+      const connections = yield* Effect.serviceOption(Connections)
       const ownership = makeOwnership(tmux)
-      yield* Effect.addFinalizer(() => Effect.asVoid(ownership.release))
+      yield* Effect.addFinalizer(() =>
+        Effect.zipRight(
+          // These are the last calls: a host whose link just dropped is connected again for them.
+          Option.match(connections, { onNone: () => Effect.void, onSome: (links) => links.endBackoff }),
+          Effect.asVoid(ownership.release)
+        )
+      )
       return ownership
     })
   )
@@ -92,7 +105,11 @@ export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape =
       // must stop the other sockets.
       Effect.catchAll((error) =>
         Effect.sync(() => {
-          process.stderr.write(`effect-tmux-mcp: releasing owned sessions: ${error.message}\n`)
+          process.stderr.write(
+            `effect-tmux-mcp: the sessions this server owns on ${
+              escapeControls(socket.label)
+            } were not released (they may still run there): ${escapeControls(error.message)}\n`
+          )
           return 0
         })
       )

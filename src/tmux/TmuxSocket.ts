@@ -265,7 +265,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
         Effect.flatMap((result) => readAnswer(result, list, socket.label, description))
       )
     }
-    return Effect.gen(function*() {
+    // Scoped: the forward is held until the exchange is over, so it is never released under a call.
+    return Effect.scoped(Effect.gen(function*() {
       const view = yield* connections.view(host)
       const connectPath = yield* connections.forward(host, socket.path)
       // The forward's socket is this server's own (0600 in its private directory): anything else there is not.
@@ -281,7 +282,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
         )
       }
       return yield* deadlined({ socket, trust, connectPath, identity: remoteIdentity(view), host }, commands, options, list, description)
-    })
+    }))
   }
 
   const deadlined = (
@@ -317,12 +318,17 @@ export const makeTmuxSocket = Effect.gen(function*() {
     const { host, socket, trust } = target
     const failedAs = (stderr: string) => classifyFailure({ stderr, exitCode: 1, socketLabel: socket.label, command: description })
     return exchange(target, listArgv(list.sent), options.stdin, timeoutMs, waitsOnChannel(list.sent)).pipe(
-      Effect.flatMap(({ elapsedMs, outcome: answer }) => {
-        const outcome = answer === TIMED_OUT ? answer : lostToShutdown(answer, list)
-        // Over a forward, a link that went down explains any failure: the host's error says so.
-        const linkDown = host === undefined || outcome !== TIMED_OUT && outcome._tag === "Exited"
-          ? undefined
-          : connections?.linkError(host, description)
+      Effect.map((exchanged): Exchanged => ({
+        ...exchanged,
+        outcome: exchanged.outcome === TIMED_OUT ? exchanged.outcome : lostToShutdown(exchanged.outcome, list)
+      })),
+      // Over a forward, a link that went down explains any failure: the host's error says so.
+      Effect.flatMap((exchanged) =>
+        host === undefined || connections === undefined || exchanged.outcome !== TIMED_OUT && exchanged.outcome._tag === "Exited"
+          ? Effect.succeed({ ...exchanged, linkDown: undefined })
+          : Effect.map(connections.linkError(host, description), (linkDown) => ({ ...exchanged, linkDown }))
+      ),
+      Effect.flatMap(({ elapsedMs, linkDown, outcome }) => {
         if (linkDown !== undefined) return Effect.fail(linkDown)
         if (outcome === TIMED_OUT) {
           // Over ssh, silence may be the link's: ServerAlive ends a master whose link stopped carrying data within ~10 s.

@@ -102,6 +102,26 @@ const socketInodesAt = (place: string): Set<string> => {
   return inodes
 }
 
+/** The inodes of the sockets a process has open (none once it is gone). */
+const socketInodesOf = (pid: string): Set<string> => {
+  const inodes = new Set<string>()
+  let fds: Array<string>
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`)
+  } catch {
+    return inodes
+  }
+  for (const fd of fds) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1]
+      if (inode !== undefined) inodes.add(inode)
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  return inodes
+}
+
 /**
  * The processes holding a Unix socket bound at `place` (a socket's path, or a directory it is
  * inside): for tmux sockets, their servers, whatever version they are (a client of another version
@@ -110,23 +130,20 @@ const socketInodesAt = (place: string): Set<string> => {
 export const socketHoldersAt = (place: string): Array<number> => {
   const inodes = socketInodesAt(place)
   if (inodes.size === 0) return []
-  const holders: Array<number> = []
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    let fds: Array<string>
-    try {
-      fds = readdirSync(`/proc/${entry}/fd`)
-    } catch {
-      continue
-    }
-    const holds = fds.some((fd) => {
-      try {
-        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${entry}/fd/${fd}`))?.[1] ?? "")
-      } catch {
-        return false
-      }
-    })
-    if (holds) holders.push(Number(entry))
-  }
-  return holders
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry) && [...socketInodesOf(entry)].some((inode) => inodes.has(inode)))
+    .map(Number)
+}
+
+/**
+ * The Unix socket paths a process listens on (an ssh master's control socket and forwards): its
+ * sockets in the listening state (flag __SO_ACCEPTCON), as a connection accepted there shows the
+ * listener's path too.
+ */
+export const listenersOf = (pid: number): Array<string> => {
+  const inodes = socketInodesOf(String(pid))
+  return readFileSync("/proc/net/unix", "utf8").split("\n").slice(1).flatMap((line) => {
+    const match = /^\S+: \S+ \S+ (\S+) \S+ \S+ (\d+) (.*)$/.exec(line)
+    return match !== null && match[1] === "00010000" && inodes.has(match[2]!) ? [match[3]!] : []
+  })
 }

@@ -69,14 +69,15 @@ const connectionsFor = (config: TmuxMcpConfigShape): ConnectionsShape => {
     settings,
     view: (host) => host === "build" ? Effect.succeed(buildView) : Effect.fail(unreachable),
     forward: () => Effect.die("not used"),
-    linkError: () => undefined,
+    linkError: () => Effect.succeed(undefined),
     // "other" is listed there but not in the hosts file's sockets: not shown.
     sockets: (host) => host === "build" ? Effect.succeed(["mine", "other", "theirs", "stale"]) : Effect.fail(unreachable),
     runStarting: () => Effect.die("not used"),
     link: (host) =>
       host === "build"
         ? { host, ssh: "build-box", state: "up", cause: null, retryInMs: null, forwards: 3 }
-        : { host, ssh: "ops@gone.example.net", state: "down", cause: "Host key verification failed.", retryInMs: 1000, forwards: 0 }
+        : { host, ssh: "ops@gone.example.net", state: "down", cause: "Host key verification failed.", retryInMs: 1000, forwards: 0 },
+    endBackoff: Effect.die("not used")
   }
 }
 

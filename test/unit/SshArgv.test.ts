@@ -12,6 +12,8 @@ import { join } from "node:path"
 import { afterAll } from "vitest"
 import type { HostsConfig, HostSettings } from "../../src/context/HostsConfig.js"
 import {
+  cancelForwardArgv,
+  exitMasterArgv,
   forcedOptions,
   forwardArgv,
   masterArgv,
@@ -65,6 +67,7 @@ const FORCED: Record<string, string> = {
 const every = (config: HostsConfig) => ({
   master: masterArgv(config, host, CONTROL),
   forward: forwardArgv(config, host, CONTROL, "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab", "/tmp/tmux-1001/default"),
+  cancel: cancelForwardArgv(config, host, CONTROL, "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab", "/tmp/tmux-1001/default"),
   exec: remoteExecArgv(config, host, CONTROL, "printf '%s\\n' \"$@\"", ["a b", "$(id)"])
 })
 
@@ -100,22 +103,33 @@ describe("ssh argv", () => {
     expect(argv.at(-1)).toBe(host.destination)
   })
 
-  it("a forward and an exec go through the master (ControlMaster=no), never forward what the user's config says", () => {
-    const { exec, forward } = every(withConfig)
-    expect(options(forward).get("ControlMaster")).toBe("no")
+  it("a forward, its cancel and an exec go through the master (ControlMaster=no), never forward what the user's config says", () => {
+    const { cancel, exec, forward } = every(withConfig)
+    for (const [argv, operation] of [[forward, "forward"], [cancel, "cancel"]] as const) {
+      expect(options(argv).get("ControlMaster")).toBe("no")
+      const at = argv.indexOf("-O")
+      expect(argv.slice(at, at + 4)).toEqual([
+        "-O",
+        operation,
+        "-L",
+        "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab:/tmp/tmux-1001/default"
+      ])
+      expect(at).toBeLessThan(argv.indexOf("--"))
+      // Only the master may clear forwardings: on a forward request it would clear the -L itself.
+      expect(options(argv).has("ClearAllForwardings")).toBe(false)
+    }
     expect(options(exec).get("ControlMaster")).toBe("no")
-    const at = forward.indexOf("-O")
-    expect(forward.slice(at, at + 4)).toEqual([
-      "-O",
-      "forward",
-      "-L",
-      "/tmp/effect-tmux-mcp-0/ssh/f123-0123456789ab:/tmp/tmux-1001/default"
-    ])
-    expect(at).toBeLessThan(forward.indexOf("--"))
     expect(exec).toContain("-T")
     expect(exec.indexOf("-T")).toBeLessThan(exec.indexOf("--"))
-    // Only the master may clear forwardings: on a forward request it would clear the -L itself.
-    expect(options(forward).has("ClearAllForwardings")).toBe(false)
+  })
+
+  it("the sweep's exit: no ssh_config read at all, the leftover control socket, -O exit, a fixed destination after --", () => {
+    const argv = exitMasterArgv(CONTROL)
+    expect(argv.slice(0, 2)).toEqual(["-F", "/dev/null"])
+    expect(options(argv)).toEqual(new Map([["BatchMode", "yes"], ["ControlPath", CONTROL]]))
+    const at = argv.indexOf("-O")
+    expect(argv.slice(at, at + 2)).toEqual(["-O", "exit"])
+    expect(argv.slice(-2)).toEqual(["--", "effect-tmux-mcp-sweep"])
   })
 
   it("the forced options are the same for every host but the connect timeout", () => {

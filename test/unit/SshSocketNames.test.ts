@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { MAX_SOCKET_PATH_BYTES } from "../../src/context/SocketResolver.js"
-import { controlSocketPath, fitsSocketAddress, forwardSocketPath, ownerPid } from "../../src/tmux/internal/SshSocketNames.js"
+import { controlSocketPath, fitsSocketAddress, forwardSocketPath, socketOwner } from "../../src/tmux/internal/SshSocketNames.js"
 
 // tmux's TMUX_TMPDIR default and the largest uid: the private directory as Connections makes it.
 const DIRECTORY = "/tmp/effect-tmux-mcp-4294967295/ssh"
@@ -13,7 +13,7 @@ const LONG_REMOTE = `/${"r".repeat(MAX_SOCKET_PATH_BYTES - 1)}`
 
 describe("ssh socket names", () => {
   it("are at most 107 bytes for the longest host name, remote path and pid, with room for ssh's control suffix", () => {
-    const forward = forwardSocketPath(DIRECTORY, 4_194_304, "0123456789ab", LONG_HOST, LONG_REMOTE)
+    const forward = forwardSocketPath(DIRECTORY, 4_194_304, "0123456789ab", LONG_HOST, LONG_REMOTE, Number.MAX_SAFE_INTEGER)
     const control = controlSocketPath(DIRECTORY, 4_194_304, "0123456789ab", LONG_HOST)
     expect(Buffer.byteLength(forward)).toBeLessThanOrEqual(MAX_SOCKET_PATH_BYTES)
     expect(fitsSocketAddress(forward, "forward")).toBe(true)
@@ -21,27 +21,30 @@ describe("ssh socket names", () => {
     expect(forward.length - DIRECTORY.length).toBeLessThanOrEqual(22)
   })
 
-  it("differ per host, remote path and layer instance, and stay the same for the same ones", () => {
+  it("differ per host, remote path, layer instance and serial, and stay the same for the same ones", () => {
     const names = new Set([
-      forwardSocketPath(DIRECTORY, 1, "a", "build", "/tmp/tmux-1/default"),
-      forwardSocketPath(DIRECTORY, 1, "a", "build", "/tmp/tmux-1/ci"),
-      forwardSocketPath(DIRECTORY, 1, "a", "gpu", "/tmp/tmux-1/default"),
-      forwardSocketPath(DIRECTORY, 1, "b", "build", "/tmp/tmux-1/default")
+      forwardSocketPath(DIRECTORY, 1, "a", "build", "/tmp/tmux-1/default", 1),
+      forwardSocketPath(DIRECTORY, 1, "a", "build", "/tmp/tmux-1/ci", 1),
+      forwardSocketPath(DIRECTORY, 1, "a", "gpu", "/tmp/tmux-1/default", 1),
+      forwardSocketPath(DIRECTORY, 1, "b", "build", "/tmp/tmux-1/default", 1),
+      forwardSocketPath(DIRECTORY, 1, "a", "build", "/tmp/tmux-1/default", 2)
     ])
-    expect(names.size).toBe(4)
-    expect(forwardSocketPath(DIRECTORY, 1, "a", "build", "/x")).toBe(forwardSocketPath(DIRECTORY, 1, "a", "build", "/x"))
+    expect(names.size).toBe(5)
+    expect(forwardSocketPath(DIRECTORY, 1, "a", "build", "/x", 1)).toBe(forwardSocketPath(DIRECTORY, 1, "a", "build", "/x", 1))
   })
 
   it("refuse a directory that leaves no room, the control socket first", () => {
     const deep = `/${"d".repeat(80)}`
     expect(fitsSocketAddress(controlSocketPath(deep, 1, "a", "build"), "control")).toBe(false)
-    expect(fitsSocketAddress(forwardSocketPath(deep, 1, "a", "build", "/x"), "forward")).toBe(true)
-    expect(fitsSocketAddress(forwardSocketPath(`${deep}${"d".repeat(20)}`, 1, "a", "build", "/x"), "forward")).toBe(false)
+    expect(fitsSocketAddress(forwardSocketPath(deep, 1, "a", "build", "/x", 1), "forward")).toBe(true)
+    expect(fitsSocketAddress(forwardSocketPath(`${deep}${"d".repeat(20)}`, 1, "a", "build", "/x", 1), "forward")).toBe(false)
   })
 
-  it("name their owner's pid, and only theirs are swept", () => {
-    expect(ownerPid("f123-0123456789ab")).toBe(123)
-    expect(ownerPid("m9-abcdefabcdef")).toBe(9)
-    for (const other of ["f123", "f123-xyz", "notes.txt", "f12-0123456789abc", "x1-0123456789ab"]) expect(ownerPid(other)).toBeUndefined()
+  it("name their owner's pid and what they are, and only theirs are swept", () => {
+    expect(socketOwner("f123-0123456789ab")).toEqual({ kind: "forward", pid: 123 })
+    expect(socketOwner("m9-abcdefabcdef")).toEqual({ kind: "control", pid: 9 })
+    for (const other of ["f123", "f123-xyz", "notes.txt", "f12-0123456789abc", "x1-0123456789ab"]) {
+      expect(socketOwner(other)).toBeUndefined()
+    }
   })
 })

@@ -55,8 +55,8 @@ export const masterArgv = (config: HostsConfig, host: HostSettings, controlPath:
   host.destination
 ]
 
-/** Asks the master to forward `localPath` to the Unix socket `remotePath` on the host. */
-export const forwardArgv = (
+const muxForwardArgv = (operation: "forward" | "cancel") =>
+(
   config: HostsConfig,
   host: HostSettings,
   controlPath: string,
@@ -67,11 +67,39 @@ export const forwardArgv = (
   "-o",
   "ControlMaster=no",
   "-O",
-  "forward",
+  operation,
   "-L",
   `${localPath}:${remotePath}`,
   "--",
   host.destination
+]
+
+/** Asks the master to forward `localPath` to the Unix socket `remotePath` on the host. */
+export const forwardArgv = muxForwardArgv("forward")
+
+/**
+ * Asks the master to stop that forward: its listener closes (a descriptor of the master's fewer);
+ * connections made through it stay. The socket file stays too: ssh never removes it.
+ */
+export const cancelForwardArgv = muxForwardArgv("cancel")
+
+/**
+ * Ends the master behind the control socket `controlPath`: the start-up sweep's, for a master whose
+ * server died without ending it (SIGKILL). `-F /dev/null` reads no ssh_config, so nothing of the
+ * user's (a `Match exec`) runs for it; the destination only completes ssh's command line, as a
+ * master answers `-O exit` whatever it is.
+ */
+export const exitMasterArgv = (controlPath: string): ReadonlyArray<string> => [
+  "-F",
+  "/dev/null",
+  "-o",
+  "BatchMode=yes",
+  "-o",
+  `ControlPath=${controlPath}`,
+  "-O",
+  "exit",
+  "--",
+  "effect-tmux-mcp-sweep"
 ]
 
 /**
