@@ -566,12 +566,13 @@ const MUTATIONS: ReadonlyArray<MutatingCase> = [
     names: [spawned("new-window")]
   },
   {
-    // A detached window is not the list's current one: its splits are a second list, aimed at it.
+    // A detached window is not the list's current one: its splits are a second list, aimed at it,
+    // with the read-back after them (the server's identity first), as when they need several lists.
     tool: "create_window",
     variant: "panes",
     world: "base",
     args: (t) => ({ session_id: t.session_id, panes: [{ direction: "right" }] }),
-    names: [spawned("new-window"), spawned("split-window", "list-panes", "display-message")]
+    names: [spawned("new-window"), ["split-window", ...spawned("list-panes", "display-message")]]
   },
   {
     tool: "split_window",
