@@ -10,6 +10,7 @@ import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFi
 import { userInfo } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { killHoldingExiting } from "../support/ExitingServer.js"
 import { pendingHandle } from "../support/pendingHandle.js"
 import { type PrivateSshd, startPrivateSshd } from "../support/PrivateSshd.js"
 import { childPids, errorOf, makeWorld, ok, serve, type Served, textOf, type World } from "./harness.js"
@@ -192,6 +193,32 @@ describe("remote hosts over the built server", () => {
     expect(again.items.map((s: { session_name: string }) => s.session_name)).toContain("far")
     expect(masterPid()).not.toBe(master)
     expect(textOf(await server.call("where_am_i", {}))).not.toContain("oops")
+  }, 30_000)
+})
+
+describe("create_session(allow_server_start) on a host racing a kill-server (issue 30 item 11)", () => {
+  it("the host's server still exiting when the call comes: the call waits it out and starts a new one there", async () => {
+    const name = `${remoteName()}-exiting`
+    expect(remoteTmux(["new-session", "-d", "-s", "old"], name).status).toBe(0)
+    const oldPid = remoteTmux(["display-message", "-p", "#{pid}"], name).stdout.trim()
+    // The forward to that socket is up before the kill.
+    ok(await server.call("list_sessions", { host: "ci", socket_name: name }))
+    const exiting = await killHoldingExiting(sshd.remoteSocketPath(name), (args) => remoteTmux(args, name))
+    const timer = setTimeout(exiting.release, 500)
+    try {
+      const created = ok(
+        await server.call("create_session", { host: "ci", socket_name: name, session_name: "new", allow_server_start: true })
+      )
+      expect(created).toMatchObject({ session_name: "new", server_started: true })
+      expect(remoteTmux(["list-sessions", "-F", "#{session_name}"], name).stdout.trim()).toBe("new")
+      expect(remoteTmux(["display-message", "-p", "#{pid}"], name).stdout.trim()).not.toBe(oldPid)
+      // Nothing started on this machine instead.
+      expect(world.socketFiles()).toEqual([])
+    } finally {
+      clearTimeout(timer)
+      exiting.release()
+      remoteTmux(["kill-server"], name)
+    }
   }, 30_000)
 })
 
