@@ -60,6 +60,14 @@ const linkUp = async () => {
   }
 }
 
+/** A new pane on the host at its shell's prompt, with the link up: a run's starting point. */
+const readyPane = async () => {
+  const pane = remotePane(SHELL)
+  await prompted(pane)
+  await linkUp()
+  return pane
+}
+
 /** Calls wait_for_command until the command is no longer running (at most `calls` times), gathering its output. */
 const waitToEnd = async (first: Record<string, any>, calls = 4) => {
   const outputs = first.output === "" ? [] : [first.output]
@@ -89,8 +97,7 @@ afterAll(async () => {
 
 describe("run_command on a remote host", () => {
   it("a 6 s command completes with its output and exit status", async () => {
-    const pane = remotePane(SHELL)
-    await prompted(pane)
+    const pane = await readyPane()
     const result = ok(
       await server.call("run_command", { host: "ci", pane_id: pane, command: "echo begun; sleep 6; echo FINISHED; (exit 3)", timeout: 10 })
     )
@@ -107,9 +114,7 @@ describe("run_command on a remote host", () => {
   }, 40_000)
 
   it("the ssh master SIGKILLed 1.2 s into a run: the run is not lost, and its output and status come back", async () => {
-    const pane = remotePane(SHELL)
-    await prompted(pane)
-    await linkUp()
+    const pane = await readyPane()
     const master = masterPid()
     expect(master).toBeDefined()
     const running = server.call("run_command", {
@@ -129,9 +134,7 @@ describe("run_command on a remote host", () => {
   it(
     "a stalled link (the host's sshd session stopped): timed_out with a handle at the timeout, then wait_for_command returns the rest",
     async () => {
-      const pane = remotePane(SHELL)
-      await prompted(pane)
-      await linkUp()
+      const pane = await readyPane()
       const sessions = descendantsOf(sshd.pid)
       expect(sessions.length).toBeGreaterThan(0)
       const started = performance.now()

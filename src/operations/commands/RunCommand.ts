@@ -35,7 +35,7 @@ import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
 import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
 import { outputShape } from "./internal/CommandOutput.js"
-import { finishRun, GONE_CONFIRM_MS, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
+import { finishRun, lookAgainIfGone, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
 import {
   claimCommand,
   type ClaimState,
@@ -428,14 +428,11 @@ export const waitForCommand = Effect.fn("RunCommand.waitForCommand")((
   Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const shape = yield* outputShape(request)
-    const identify = queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
-      Effect.catchTag("NoServer", () => Effect.succeed(undefined))
-    )
-    // On a host, a connection the dying ssh link drops reads as a server gone: seen so, looked at again (as CommandWait does).
-    const output = yield* Effect.flatMap(
-      identify,
-      (found) =>
-        found === undefined && isRemoteHost(socket.host) ? Effect.zipRight(Effect.sleep(GONE_CONFIRM_MS), identify) : Effect.succeed(found)
+    const output = yield* lookAgainIfGone(
+      socket,
+      queryTree(socket, (m) => [serverIdentityCommand(m)], { kind: "server", id: socket.path }).pipe(
+        Effect.catchTag("NoServer", () => Effect.succeed(undefined))
+      )
     )
     const server = output === undefined ? undefined : yield* decodeServerIdentity(output)
     if (server !== undefined && generationOf(server) !== handle.generation) {

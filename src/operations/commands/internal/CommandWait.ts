@@ -14,10 +14,11 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { isRemoteHost } from "../../../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../../../context/SocketResolver.js"
 import type { TmuxError } from "../../../domain/Errors.js"
 import * as Format from "../../../tmux/Format.js"
-import { decode, queryTree, runTree } from "../../../tmux/Query.js"
+import { decode, query, queryTree, runTree } from "../../../tmux/Query.js"
 import { Tmux } from "../../../tmux/Tmux.js"
 import { joinBounded } from "../../bounds/OutputBudget.js"
 import type { MatchReport } from "../../bounds/OutputMatches.js"
@@ -27,7 +28,7 @@ import { type CommandHandle, encodeHandle } from "../CommandHandle.js"
 import type { CommandResult, WaitRequest } from "../RunCommand.js"
 import { commandBufferName, type FramedOutput, judgeShell, newRunId } from "./CommandFraming.js"
 import { matchReportOf, type OutputShape, unreadNotes } from "./CommandOutput.js"
-import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
+import { closePipeCommands, releaseClaimCommands, runBufferRecord, runBuffersCommand } from "./PaneClaim.js"
 import {
   feedSnapshot,
   parsePoll,
@@ -47,7 +48,7 @@ const PANE_CHECK_MS = 1000
 const HAND_OVER_GRACE_MS = 2000
 const HAND_OVER_POLL_MS = 50
 /** On a remote host, how long after a look that found the pane gone the look is made again (see paneNow). */
-export const GONE_CONFIRM_MS = 300
+const GONE_CONFIRM_MS = 300
 /** The time up, how long a last read of a remote run's log may take (a stalled link would hold it for a call's whole deadline). */
 const LAST_READ_MS = 2000
 /** After C-c, how long to watch for the command to stop. */
@@ -104,15 +105,20 @@ const lookAtPane = (run: Run) =>
   )
 
 /**
- * The pane as it is now: alive with the run's pid, or gone (dead, respawned, closed, its server
- * gone). On a remote host a connection the dying ssh link drops reads as a server gone: a pane seen
- * gone there is looked at once more a moment later, when a link that went down says so.
+ * A look that finds nothing (undefined), taken once more a moment later on a remote host: there a
+ * connection the dying ssh link drops reads as a server gone, and the second look, once the link
+ * is seen down, fails as the link's instead.
  */
-const paneNow = (run: Run) =>
-  run.remote === undefined
-    ? lookAtPane(run)
-    : Effect.flatMap(lookAtPane(run), (row) =>
-      row !== undefined ? Effect.succeed(row) : Effect.zipRight(Effect.sleep(GONE_CONFIRM_MS), lookAtPane(run)))
+export const lookAgainIfGone = <A, E, R>(
+  socket: ResolvedSocket,
+  look: Effect.Effect<A | undefined, E, R>
+): Effect.Effect<A | undefined, E, R> =>
+  isRemoteHost(socket.host)
+    ? Effect.flatMap(look, (found) => found !== undefined ? Effect.succeed(found) : Effect.zipRight(Effect.sleep(GONE_CONFIRM_MS), look))
+    : look
+
+/** The pane as it is now: alive with the run's pid, or gone (dead, respawned, closed, its server gone). */
+const paneNow = (run: Run) => lookAgainIfGone(run.socket, lookAtPane(run))
 
 /**
  * A failure the ssh link explains (down, or silent past a call's deadline): the remote run goes on
@@ -247,17 +253,12 @@ const startMayBeLost = (run: Run, pane: { readonly history: number; readonly his
   run.handle.source === "scrollback" && !run.framed.typedLineSeen && pane.history >= pane.historyLimit * HISTORY_FULL_SHARE
 
 /** Whether the typed line's buffer is still there: the shell has not fetched it (none: the look failed). */
-const lineUnfetched = (run: Run) => {
-  const buffer = commandBufferName(run.handle.id)
-  return Effect.flatMap(
-    Tmux,
-    (tmux) => tmux.run(run.socket, [["list-buffers", "-F", "#{buffer_name}", "-f", `#{==:#{buffer_name},${buffer}}`]])
+const lineUnfetched = (run: Run) =>
+  query(run.socket, (m) => [runBuffersCommand(m)]).pipe(
+    Effect.flatMap((output) => decode(runBufferRecord, output)),
+    Effect.map((rows) => Option.some(rows.some((row) => row.name === commandBufferName(run.handle.id)))),
+    Effect.catchAll(() => Effect.succeed(Option.none<boolean>()))
   )
-    .pipe(
-      Effect.map((output) => Option.some(output.split("\n").includes(buffer))),
-      Effect.catchAll(() => Effect.succeed(Option.none<boolean>()))
-    )
-}
 
 /**
  * Until the start marker shows: whether the shell took the line (see START_GRACE_MS, FETCH_GRACE_MS).
