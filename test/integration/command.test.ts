@@ -216,11 +216,28 @@ describe("run_command in bash", () => {
     expect(await run("echo next")).toMatchObject({ output: "next", exit_status: 0 })
   })
 
-  it("reports pane_died when the shell exits", async () => {
+  it("reports shell_exited with the shell's status when the command ends the shell (issue 31 item 3)", async () => {
     const { run, w } = await shellWorld()
     w.tmuxOk("new-window", "-d", "sleep 60")
     const result = await run("echo bye; exit 3")
-    expect(result).toMatchObject({ outcome: "pane_died", exit_status: null, output: "bye\nexit" })
+    // bash's own "exit" as it leaves is not the command's output.
+    expect(result).toMatchObject({ outcome: "shell_exited", exit_status: 3, output: "bye", handle: null })
+  })
+
+  it("keeps a last line that only reads like the shell's farewell when the shell stays", async () => {
+    const { run } = await shellWorld()
+    expect(await run("echo exit")).toMatchObject({ outcome: "completed", exit_status: 0, output: "exit" })
+    expect(await run("echo logout; echo more")).toMatchObject({ output: "logout\nmore" })
+  })
+
+  it("a subshell's exit, or an exit trap of the user's, is not the shell's end", async () => {
+    const { run } = await shellWorld()
+    expect(await run("(exit 4)")).toMatchObject({ outcome: "completed", exit_status: 4 })
+    await run("trap 'echo user-trap' EXIT")
+    expect(await run("echo still; (exit 5)")).toMatchObject({ outcome: "completed", exit_status: 5, output: "still" })
+    // The user's trap is still theirs.
+    expect((await run("trap -p EXIT")).output).toBe("trap -- 'echo user-trap' EXIT")
+    expect((await run("trap - EXIT; trap -p EXIT")).output).toBe("")
   })
 })
 
@@ -240,9 +257,12 @@ describe("a shell that is still starting", () => {
   it("is waited for: the command completes with its output once the shell is ready, and nothing of ours is left on the screen", async () => {
     const w = world()
     slowShell(w, 5)
+    const called = Date.now()
     const result = okResult(await runTool(w.layer(), "run_command", { pane_id: "%0", command: "echo ran-$((40+2))", timeout: 20 }))
     expect(result).toMatchObject({ outcome: "completed", exit_status: 0, output: "ran-42", started: true, handle: null })
-    expect(result.elapsed_ms).toBeGreaterThanOrEqual(4000)
+    // The line is typed once the shell reads its terminal (issue 31 item 2): the wait was before it.
+    expect(Date.now() - called).toBeGreaterThanOrEqual(4000)
+    expect(screen(w).split("\n").filter((row) => row.includes("echo ran-"))).toHaveLength(1)
     expect(screen(w)).not.toContain("no buffer")
     expect(buffersOf(w)).toEqual([])
     expect(paneValue(w, "%0", "@etm-run")).toBe("")

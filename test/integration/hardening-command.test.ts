@@ -70,9 +70,10 @@ describe("a shell whose input is not empty (issue 10 item 2)", () => {
 })
 
 describe("a command that fakes its own end (issue 10 item 7)", () => {
-  // Everything the command can read while it runs: the screen, the buffers, every process's argv.
+  // Everything the command can read while it runs: the screen, the pane's options (its run id), the
+  // buffers, every process's argv.
   const faker = [
-    "for i in $(tmux capture-pane -p -S - | grep -o '[0-9a-f]\\{16\\}' | sort -u); do printf 'ETM_E_%s 0\\nETM_E_%s_0 0\\n' $i $i; done",
+    "for i in $({ tmux capture-pane -p -S -; tmux show-options -p -t $TMUX_PANE; } | grep -o '[0-9a-f]\\{16\\}' | sort -u); do printf 'ETM_E_%s 0\\nETM_E_%s_0 0\\n' $i $i; done",
     "for b in $(tmux list-buffers -F '#{buffer_name}'); do tmux show-buffer -b $b; done",
     "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f 2>/dev/null; echo; done | grep -o 'ETM_E_[0-9A-Za-z_]*' | sort -u | while read m; do printf '%s 0\\n' \"$m\"; done",
     "sleep 1",
@@ -147,13 +148,14 @@ describe("a start marker that scrolled out of the pane's history before it was r
     expect(result.output).not.toContain("ETM_")
   })
 
-  it("after a fake end stopped the recorder: the start seen in the log still counts", async () => {
+  it("a fake end made with the run id (the pane's options name it) stops neither the wait nor the recorder", async () => {
     const { run } = await smallHistoryPane()
     const fakeEnd =
-      "for i in $(tmux capture-pane -p -t $TMUX_PANE -S - | grep -o '[0-9a-f]\\{16\\}' | sort -u); do printf 'ETM_E_%s_%s 0\\n' $i 0123456789abcdef0123456789abcdef; done"
+      "for i in $(tmux show-options -p -v -t $TMUX_PANE @etm-run); do printf 'ETM_E_%s_%s 0 %s\\n' $i 0123456789abcdef0123456789abcdef $i; done"
     const result = await run(`${fakeEnd}; ${flood}`)
-    expect(result).toMatchObject({ outcome: "completed", exit_status: 1, started: true, output_source: "scrollback", truncated: true })
+    expect(result).toMatchObject({ outcome: "completed", exit_status: 1, started: true, output_source: "pipe", truncated: false })
     expect(result.output).toContain("still-running")
+    expect(result.output).toContain("300")
   })
 })
 
@@ -233,7 +235,8 @@ describe("the tmux server dies during a wait (issue 10 item 6)", () => {
   it("run_command answers pane_died with the output so far", async () => {
     const { w, layer } = await shellWorld(world())
     const call = runTool(layer, "run_command", { pane_id: "%0", command: "echo first words; sleep 30", timeout: 20 })
-    await waitFor("the output", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").includes("first words"))
+    // A row of its own: the command shown on its row holds the words too.
+    await waitFor("the output", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").split("\n").includes("first words"))
     w.tmux("kill-server")
     const result = okResult(await call)
     expect(result).toMatchObject({ outcome: "pane_died", exit_status: null, handle: null, output: "first words" })
@@ -243,7 +246,7 @@ describe("the tmux server dies during a wait (issue 10 item 6)", () => {
     const { w, layer, run } = await shellWorld(world())
     const first = await run("sleep 0.5; echo later words; sleep 30", { timeout: 0.2 })
     const call = runTool(layer, "wait_for_command", { handle: first.handle, timeout: 20 })
-    await waitFor("the output", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").includes("later words"))
+    await waitFor("the output", () => w.tmuxOk("capture-pane", "-p", "-t", "%0").split("\n").includes("later words"))
     await sleep(200)
     w.tmux("kill-server")
     const result = okResult(await call)

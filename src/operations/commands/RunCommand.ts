@@ -33,7 +33,16 @@ import { rereadWhileStarting, serverProgramName } from "../hierarchy/PaneStart.j
 import { deleteTmuxBuffer } from "../input/Buffers.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
-import { commandBufferName, FramedOutput, framingScript, judgeShell, newRunId, newRunSecret, typedLine } from "./internal/CommandFraming.js"
+import {
+  commandBufferName,
+  FramedOutput,
+  framingScript,
+  judgeShell,
+  layTypedLine,
+  newRunId,
+  newRunSecret,
+  typedLine
+} from "./internal/CommandFraming.js"
 import { outputShape } from "./internal/CommandOutput.js"
 import { finishRun, lookAgainIfGone, releaseRun, type Run, tmuxProgramFor } from "./internal/CommandWait.js"
 import {
@@ -67,9 +76,9 @@ export const MAX_COMMAND_BYTES = 262_144
 const STALE_CONFIRM_MS = 300
 
 /** How a command's wait ended. */
-export const CommandOutcome = Schema.Literal("completed", "timed_out", "pane_died", "not_started").annotations({
+export const CommandOutcome = Schema.Literal("completed", "shell_exited", "timed_out", "pane_died", "not_started").annotations({
   description:
-    "completed: the command finished (exit_status is set). timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the command (its line went into an unfinished quote, a program reading input, or was mangled by text already there); the command was withdrawn and will not run later; output shows the pane's last lines."
+    "completed: the command finished (exit_status is set). shell_exited: the command ended the pane's shell (exit, logout; bash and zsh), exit_status is the shell's; the pane closed with it. timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the command (its line went into an unfinished quote, a program reading input, or was mangled by text already there); the command was withdrawn and will not run later; output shows the pane's last lines."
 })
 
 /**
@@ -79,7 +88,7 @@ export const CommandOutcome = Schema.Literal("completed", "timed_out", "pane_die
 export const CommandResult = Schema.Struct({
   pane_id: PaneId,
   outcome: CommandOutcome,
-  exit_status: Schema.NullOr(Int).annotations({ description: "The command's exit status; null unless completed." }),
+  exit_status: Schema.NullOr(Int).annotations({ description: "The command's exit status; null unless completed or shell_exited." }),
   output: Schema.String.annotations({
     description:
       "What the command printed (stdout and stderr as the terminal showed them), new since the last call for this command; escapes and other terminal controls stripped unless keep_escapes. With match or tail_lines: its last lines. For not_started: what the pane showed instead."
@@ -233,6 +242,38 @@ const judgeClaim = (
     return again
   })
 
+/** A shell that has not drawn its prompt yet is looked at again after this, then less often (each look runs a probe). */
+const PROMPT_POLL_MS = 50
+const PROMPT_POLL_MAX_MS = 500
+
+/**
+ * Waits, within the run's timeout, for a shell that is still starting (its rc file running) to
+ * show its prompt and read its terminal. A line typed before that is echoed twice (by the terminal
+ * at once, by the line editor when it reads it) where the script cannot erase it, and before
+ * rc files' output. A prompt leaves the cursor past its first column: only a pane whose cursor is
+ * in the first column is looked at (ShellInput), so a shell at its prompt costs nothing. The
+ * answer is where the cursor is (only that: the claim goes through only if the pane is still as
+ * first read), and `shown`: the prompt is drawn there (or the shell reads its terminal); false
+ * when the time ran out first: the line is typed anyway, and waits for the shell as it always did.
+ */
+const awaitPrompt = (socket: ResolvedSocket, paneId: string, state: ClaimState, tmuxProgram: string, timeout: EffectiveTimeout) =>
+  Effect.gen(function*() {
+    let cursor = { x: state.cursor_x, width: state.width }
+    const deadline = (yield* Clock.currentTimeMillis) + timeout.seconds * 1000
+    let interval = PROMPT_POLL_MS
+    const reread = Effect.map(readState(socket, paneId), (now) => ({ x: now.cursor_x, width: now.width }))
+    while (cursor.x === 0 && state.pid !== null) {
+      const input = yield* shellInput(socket, { panePid: state.pid, tmuxProgram })
+      // The prompt may have been drawn since the pane was read.
+      if (input !== "busy") return { cursor: yield* reread, shown: true }
+      if ((yield* Clock.currentTimeMillis) + interval >= deadline) return { cursor, shown: false }
+      yield* Effect.sleep(interval)
+      interval = Math.min(PROMPT_POLL_MAX_MS, Math.round(interval * 1.5))
+      cursor = yield* reread
+    }
+    return { cursor, shown: true }
+  })
+
 /** The keys that empty the shell's edit line first: a terminal's reply or half-typed text would run in front of our line. */
 const clearLineKeys = (shell: string): ReadonlyArray<string> =>
   // End first so C-u (kill backwards) takes the whole line wherever the cursor was; zsh's C-u
@@ -304,6 +345,10 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     if (state.claim !== "") state = yield* judgeClaim(socket, paneId, state, yield* decode(runBufferRecord, output), tmuxProgram)
     const shell = judgeShell(state.command)
     if (shell._tag !== "Frameable") return yield* Effect.fail(pending(paneId))
+    const promptSince = yield* Clock.currentTimeMillis
+    const prompt = yield* awaitPrompt(socket, paneId, state, tmuxProgram, request.timeout)
+    // The time spent waiting for the prompt counts against the timeout.
+    const spent = (yield* Clock.currentTimeMillis) - promptSince
 
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
     const key = yield* handleKey(dir)
@@ -350,17 +395,15 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       })
     }
 
+    const laid = layTypedLine(
+      typedLine({ id, socketPath: socket.path, tmuxProgram, suppressHistory: config.suppressHistory }),
+      prompt.cursor.x,
+      prompt.cursor.width
+    )
     const typing: ReadonlyArray<TmuxCommand> = [
       ["load-buffer", "-b", commandBufferName(id), "-"],
       ["send-keys", "-t", paneId, ...clearLineKeys(shell.shell)],
-      [
-        "send-keys",
-        "-t",
-        paneId,
-        "-l",
-        "--",
-        typedLine({ id, socketPath: socket.path, tmuxProgram, suppressHistory: config.suppressHistory })
-      ],
+      ["send-keys", "-t", paneId, "-l", "--", laid.line],
       ["send-keys", "-t", paneId, "Enter"]
     ]
     // remoteLog is null on this machine, a path when recording on a host.
@@ -372,10 +415,20 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     // A remote run's record is set before its recorder can hand anything over.
     const setup = recorder !== null && remoteLog !== null ? { setup: claimRecordCommands(id) } : {}
     const marks = Format.newMarks()
-    const claim = { paneId, id, seen: state, recorder, typing, ...setup }
+    // A recorder's key, unlike the secret, may be an argv (the exec transport's tmux): it only stops the recording.
+    const recorderKey = recorder === null ? undefined : newRunSecret()
+    const claim = { paneId, id, seen: state, recorder, typing, ...setup, ...(recorderKey === undefined ? {} : { recorderKey }) }
     const claimed = yield* (yield* Tmux)
       .run(socket, [claimCommand(marks, claim)], {
-        stdin: framingScript({ id, secret }, command, shell.shell, remote === undefined ? log : REMOTE_LEASE)
+        stdin: framingScript({ id, secret }, command, {
+          shell: shell.shell,
+          lease: remote === undefined ? log : REMOTE_LEASE,
+          // A recorder reads the byte stream; a history read needs markers it can see.
+          markers: recording ? "hidden" : "visible",
+          recorderKey,
+          // A line typed before the shell showed its prompt is echoed where the prompt is not yet known.
+          tidy: prompt.shown ? laid.tidy : undefined
+        })
       })
       // Failed or cancelled part-way: whatever of the claim, pipe and buffer was set is taken back.
       .pipe(Effect.onError(() => releaseRun(run, { buffer: true })))
@@ -385,7 +438,9 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
       yield* removeLog(log)
       return yield* Effect.fail(stateConflict(paneId, refused) ?? pending(paneId))
     }
-    return yield* finishRun(run, request)
+    const waiting = { ...request.timeout, seconds: Math.max(0, request.timeout.seconds - spent / 1000) }
+    const result = yield* finishRun(run, { ...request, timeout: waiting })
+    return { ...result, effective_timeout: request.timeout.seconds }
   })
 )
 

@@ -10,11 +10,17 @@
  *
  * The end marker carries a per-run secret besides the run id. The secret exists only in that script:
  * the buffer is gone before the command starts, the script is never an argv, never in the
- * environment, never on the screen before the end (the typed line turns the shell's xtrace and
- * verbose off around the fetch and the script turns them back on just for the command). A command
- * can read the run id off the screen, but only a line with the secret ends a wait. The markers also
- * never appear as such in the script's text (format and arguments of its printf are apart), so a
- * script printed by mistake (text left in the line editor, a tracer) cannot end a wait either.
+ * environment, never on the screen (the typed line turns the shell's xtrace and verbose off around
+ * the fetch and the script turns them back on just for the command). A command can read the run id
+ * off the stream, but only a line with the secret ends a wait. The markers also never appear as
+ * such in the script's text (format and arguments of its printf are apart), so a script printed by
+ * mistake (text left in the line editor, a tracer) cannot end a wait either.
+ *
+ * A person may watch the pane: it is left as if they had typed the command themselves (see
+ * ScreenTidy). The script first erases the typed line where the shell echoed it and shows the
+ * command in its place; the markers, when a recorder reads the pane's byte stream, are escape
+ * strings a terminal shows nothing for (OSC_PREFIX); only a run read back from the pane's history
+ * (no recorder) needs them as visible lines.
  */
 import { randomBytes } from "node:crypto"
 import type { LineSink } from "../../bounds/OutputBudget.js"
@@ -58,14 +64,21 @@ export interface RunMarks {
 export const commandBufferName = (id: string): string => `etm.run.${id}`
 
 const startMarker = (id: string) => `ETM_S_${id}`
-const endMarkerPrefix = (id: string): string => `ETM_E_${id}_`
-const endMarker = ({ id, secret }: RunMarks) => `${endMarkerPrefix(id)}${secret}`
+
 /**
- * What a recorder can look for without knowing the secret (an extended regular expression): a line
- * shaped like the end, so that a run id read off the screen, a cut marker or a tracer's line does
- * not stop the recording.
+ * Hidden markers are operating system commands (`ESC ] etm;…`) that tmux parses and drops: its OSC
+ * parser takes only numbered ones, and ignores control characters inside the string, so a newline
+ * there ends the line for a recorder (and its grep) without moving the cursor. tmux 3.3a, 3.5a and
+ * 3.8 show nothing of them, in the pane or its history (the integration suites check it).
  */
-export const endMarkerShape = (id: string): string => `${endMarkerPrefix(id)}[0-9a-f]{32} [0-9]`
+const OSC_PREFIX = "\x1b]etm;"
+/** The same, as printf's format writes it. */
+const OSC_FORMAT = "\\033]etm;"
+/** What ends a hidden marker: a newline for line readers, then BEL, which ends the OSC. */
+const OSC_END_FORMAT = "\\n\\007"
+
+/** Whether a run's markers are hidden in the byte stream (a recorder reads it) or visible lines (its history is read). */
+export type MarkerStyle = "hidden" | "visible"
 
 /** Quotes a word for any POSIX shell. */
 export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`
@@ -101,6 +114,141 @@ export const typedLine = ({ id, socketPath, suppressHistory, tmuxProgram }: Type
 }
 
 /**
+ * Where the shell echoed the typed line, so the script can erase it: the rows to go up from where
+ * Enter left the cursor (the first column of the row after the echo) to the prompt's row, and the
+ * column where the line began. A shell in verbose mode (`set -v`) echoes the line once more as it
+ * reads it, from the first column: rowsUpVerbose counts those rows too.
+ */
+export interface ScreenTidy {
+  readonly rowsUp: number
+  readonly rowsUpVerbose: number
+  readonly column: number
+}
+
+/**
+ * The typed line laid out after a prompt that ends at `column` of a pane `width` columns wide: a
+ * line that would end exactly at the right edge gets a space more (where a line editor moves the
+ * cursor on to the next row and a terminal's own echo does not, which would leave the row count
+ * uncertain), and the rows the script goes up to erase it.
+ */
+export const layTypedLine = (line: string, column: number, width: number): { readonly line: string; readonly tidy: ScreenTidy } => {
+  const laid = width > 0 && (column + line.length) % width === 0 ? `${line} ` : line
+  const columns = Math.max(1, width)
+  const rowsUp = Math.floor((column + laid.length) / columns) + 1
+  return { line: laid, tidy: { rowsUp, rowsUpVerbose: rowsUp + Math.ceil(laid.length / columns), column } }
+}
+
+/** At most this much of a command is shown in place of the typed line (a long script is shown by its start). */
+const DISPLAY_LINES = 6
+const DISPLAY_CHARS = 2000
+
+/** A character shown in caret notation, as a line editor shows controls (`^[`, `^?`, `M-^[` for the C1 ones). */
+const caret = (character: string): string => {
+  const code = character.codePointAt(0)!
+  if (code === 0x7f) return "^?"
+  if (code >= 0x80) return `M-^${String.fromCharCode(code - 0x80 + 0x40)}`
+  return `^${String.fromCharCode(code + 0x40)}`
+}
+
+/**
+ * The command as the pane shows it in place of the typed line: its lines, later ones after the
+ * usual continuation prompt, controls (which the terminal would act on) in caret notation, and
+ * a long command by its start with what was left out counted.
+ */
+export const commandDisplay = (command: string): string => {
+  const lines = command.replace(/\n+$/, "").split("\n")
+  const shown: Array<string> = []
+  let chars = 0
+  for (const [index, line] of lines.entries()) {
+    if (index >= DISPLAY_LINES || chars >= DISPLAY_CHARS) {
+      shown.push(`> … (${lines.length - index} more lines)`)
+      break
+    }
+    // eslint-disable-next-line no-control-regex
+    let text = line.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, caret)
+    if (chars + text.length > DISPLAY_CHARS) text = `${text.slice(0, DISPLAY_CHARS - chars)} … (${text.length - (DISPLAY_CHARS - chars)} more characters)`
+    chars += text.length
+    shown.push(index === 0 ? text : `> ${text}`)
+  }
+  return shown.join("\n")
+}
+
+export interface FramingOptions {
+  /** The pane's shell (see judgeShell). */
+  readonly shell: string
+  /** The file the framing holds open while it runs (see RunLease). */
+  readonly lease: string
+  readonly markers: MarkerStyle
+  /**
+   * With hidden markers, what the run's recorder watches for (see RunLogs.recordAndWatch): a second
+   * secret, printed after the end's status, so that a command cannot stop the recording early.
+   */
+  readonly recorderKey?: string | undefined
+  /** Where the typed line was echoed: erased, and the command shown there. Undefined: not known, left as it is. */
+  readonly tidy?: ScreenTidy | undefined
+}
+
+/** printf's format for a marker of this style, its arguments apart. */
+const markerFormat = (style: MarkerStyle, marker: string) =>
+  style === "hidden" ? `${OSC_FORMAT}${marker}${OSC_END_FORMAT}` : `${marker}\\n`
+
+/**
+ * The printf of an end (E: the command ended; X: it ended the shell) with `status`: the end marker
+ * with the secret, then, when hidden, the recorder's key.
+ */
+const endPrint = (kind: "E" | "X", marks: RunMarks, status: string, { markers, recorderKey }: FramingOptions) =>
+  markers === "hidden" && recorderKey !== undefined
+    ? `printf '${markerFormat(markers, `ETM_${kind}_%s %s %s`)}' ${marks.id}_${marks.secret} ${status} ${recorderKey}`
+    : `printf '${markerFormat(markers, `ETM_${kind}_%s %s`)}' ${marks.id}_${marks.secret} ${status}`
+
+/**
+ * The shell's exit status, when the command ends the shell (`exit 3`, `logout`): a hook the shell
+ * runs as it exits prints the ETM_X marker with it. bash keeps it in the EXIT trap, set only when
+ * the shell has none (or a stale one of ours, left by a C-c), and taken back after the command
+ * unless the command set its own; subshells do not run it. zsh has a list of exit hooks, so the
+ * user's traps are never touched; its hooks also run as a subshell exits, which they skip. Other
+ * shells cannot show their traps to the script without a subshell that forgets them: there a
+ * command that ends the shell is reported as the pane dying.
+ */
+const exitCapture = (marks: RunMarks, options: FramingOptions): { readonly set: string; readonly clear: string } | undefined => {
+  // The pane is gone after the exit, its history with it: only a recorder can read this end.
+  const print = (status: string) => endPrint("X", marks, status, { ...options, markers: "hidden" })
+  const { shell } = options
+  if (shell === "bash") {
+    return {
+      set: `case $(trap -p EXIT) in '' | *ETM_X_*) trap ${shellQuote(print(`"$?"`))} EXIT;; esac`,
+      clear: `case $(trap -p EXIT) in *${marks.id}_*) trap - EXIT;; esac`
+    }
+  }
+  if (shell === "zsh") {
+    return {
+      set: `_etm_x() { local _etm_s=$?; (( ZSH_SUBSHELL )) || ${print(`"$_etm_s"`)}; }; zshexit_functions=(\${zshexit_functions:#_etm_x} _etm_x)`,
+      clear: `zshexit_functions=(\${zshexit_functions:#_etm_x}); unfunction _etm_x`
+    }
+  }
+  return undefined
+}
+
+/**
+ * What the script prints first: the typed line erased (up to its row, to its column, the rest of
+ * the screen cleared), the command in its place, and the start marker.
+ */
+const opening = (marks: RunMarks, command: string, { markers, tidy }: FramingOptions): string => {
+  const start = `printf '${markerFormat(markers, "ETM_S_%s")}' ${marks.id}`
+  if (tidy === undefined) return start
+  const up = (rows: number) => `printf '\\r\\033[${rows}A'`
+  return [
+    `case $${FLAGS_VARIABLE} in *v*) ${up(tidy.rowsUpVerbose)};; *) ${up(tidy.rowsUp)};; esac`,
+    // The start ends the command's row when hidden; a visible one takes a row of its own.
+    markers === "hidden"
+      ? `printf '\\033[${tidy.column + 1}G\\033[J%s${OSC_FORMAT}ETM_S_%s\\007\\n' ${
+        shellQuote(commandDisplay(command))
+      } ${marks.id}`
+      : `printf '\\033[${tidy.column + 1}G\\033[J%s\\n' ${shellQuote(commandDisplay(command))}; ${start}`
+  ].join("; ")
+}
+
+/**
  * The script the typed line fetches and evals: one brace group, so the shell parses all of it
  * before the command runs (and a command that changes aliases or options cannot change the rest).
  * `command eval` keeps an error of a special builtin in the command (a syntax error, `set -o bogus`)
@@ -116,17 +264,21 @@ export const typedLine = ({ id, socketPath, suppressHistory, tmuxProgram }: Type
  * group ends or is cut short (a C-c drops the rest of it): so the claim of a command made of
  * builtins only (`read x`) is seen live without any child process (see RunLease).
  */
-export const framingScript = (marks: RunMarks, command: string, shell: string, lease: string): string => {
+export const framingScript = (marks: RunMarks, command: string, options: FramingOptions): string => {
+  const { lease, shell } = options
   const evaluate = shell === "zsh" ? "eval" : "command eval"
   const flags = `$${FLAGS_VARIABLE}`
+  const onExit = exitCapture(marks, options)
   return [
-    `{ printf 'ETM_S_%s\\n' ${marks.id}`,
+    `{ ${opening(marks, command, options)}`,
+    ...(onExit === undefined ? [] : [onExit.set]),
     // What the eval runs first, so neither the eval nor this is traced or echoed: the variable
     // gone before the command starts, then xtrace and verbose as they were.
     `case ${flags} in *v*x* | *x*v*) ${FLAGS_VARIABLE}='set -vx';; *v*) ${FLAGS_VARIABLE}='set -v';; *x*) ${FLAGS_VARIABLE}='set -x';; *) ${FLAGS_VARIABLE}=:;; esac`,
     `${evaluate} "unset ${FLAGS_VARIABLE}; ${flags}\n"${shellQuote(command)}`,
     `{ ${FLAGS_VARIABLE}="$? $-"; set +x; } 2>/dev/null`,
-    `printf 'ETM_E_%s %s\\n' ${marks.id}_${marks.secret} "\${${FLAGS_VARIABLE}%% *}"`,
+    ...(onExit === undefined ? [] : [onExit.clear]),
+    endPrint("E", marks, `"\${${FLAGS_VARIABLE}%% *}"`, options),
     `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac; } ${LEASE_FD}<${shellQuote(lease)}`
   ].join("; ")
 }
@@ -136,7 +288,12 @@ export interface FrameState {
   readonly started: boolean
   readonly ended: boolean
   readonly exitStatus: number | null
+  /** The end came as the shell exited (the command ended it): exitStatus is the shell's. */
+  readonly shellExited: boolean
 }
+
+/** What bash prints as an interactive shell exits: the shell's, not the command's output, when the shell ends right after. */
+const FAREWELLS = new Set(["exit", "logout"])
 
 /** Lines kept from before the start marker: what the pane showed when a command did not start. */
 const PREAMBLE_LINES = 20
@@ -204,11 +361,13 @@ export class FramedOutput {
   private lastCapture: { readonly bytes: Buffer; readonly skipLines: number } | undefined
   private endedFlag = false
   private status: number | null = null
+  private exitedShell = false
+  /** A last line that may be the shell's farewell (see FAREWELLS), held until the next line says. */
+  private held: string | undefined
   private toSkip: number
   private current: LineSink
   private before: Array<string> = []
   private readonly endPattern: RegExp
-  private readonly endText: string
 
   constructor(
     private readonly marks: RunMarks,
@@ -221,12 +380,11 @@ export class FramedOutput {
     this.consumed = state.offset
     this.toSkip = state.skipLines ?? 0
     this.current = makeBudget()
-    this.endText = endMarker(marks)
-    this.endPattern = new RegExp(`${this.endText} (\\d+)`)
+    this.endPattern = new RegExp(`ETM_([EX])_${marks.id}_${marks.secret} (\\d+)`)
   }
 
   get state(): FrameState {
-    return { started: this.startedFlag || this.knownStarted, ended: this.endedFlag, exitStatus: this.status }
+    return { started: this.startedFlag || this.knownStarted, ended: this.endedFlag, exitStatus: this.status, shellExited: this.exitedShell }
   }
 
   /**
@@ -370,6 +528,8 @@ export class FramedOutput {
     this.typedSeen = false
     this.endedFlag = false
     this.status = null
+    this.exitedShell = false
+    this.held = undefined
     this.toSkip = skipLines
     this.current = this.makeBudget()
     this.before = []
@@ -384,21 +544,25 @@ export class FramedOutput {
       cut === undefined
         ? text
         : `${escapes ? cut.head.toString("utf8") : plainLine(cut.head.toString("utf8"))}${elision(cut.elided)}${text}`
-    const end = this.endPattern.exec(plain)
+    // Markers are looked for in the raw line: hidden ones are escape strings, gone from its plain text.
+    const end = this.endPattern.exec(raw)
     if (end !== null) {
       // A start scrolled out of a pane's history cannot hide the end.
       this.startedFlag = true
       this.endedFlag = true
-      this.status = Number(end[1])
+      this.exitedShell = end[1] === "X"
+      this.status = Number(end[2])
+      if (!this.exitedShell) this.settle()
+      this.held = undefined
       // Output without a final newline shares the marker's line: it is output all the same.
-      const before = plain.slice(0, end.index)
-      if (before !== "" || cut !== undefined) {
-        this.output(whole(this.keepEscapes ? keepEscapesLine(raw).slice(0, raw.indexOf(this.endText)) : before, this.keepEscapes), cut)
-      }
+      const rawBefore = raw.slice(0, end.index)
+      const before = rawBefore.endsWith(OSC_PREFIX) ? rawBefore.slice(0, -OSC_PREFIX.length) : rawBefore
+      const text = this.keepEscapes ? before : plainLine(before)
+      if (text !== "" || cut !== undefined) this.output(whole(text, this.keepEscapes), cut)
       return
     }
     if (!this.startedFlag) {
-      if (plain.includes(startMarker(this.marks.id))) {
+      if (raw.includes(startMarker(this.marks.id))) {
         this.startedFlag = true
         this.startMarkerSeen = true
       } else {
@@ -411,7 +575,20 @@ export class FramedOutput {
     this.output(whole(this.keepEscapes ? keepEscapesLine(raw) : plain, this.keepEscapes), cut)
   }
 
+  /** A line held as a possible farewell is output after all: the shell did not exit after it (or the wait ends here). */
+  settle(): void {
+    const held = this.held
+    this.held = undefined
+    if (held !== undefined) this.emit(held, undefined)
+  }
+
   private output(line: string, cut: LongLine | undefined): void {
+    this.settle()
+    if (cut === undefined && FAREWELLS.has(plainLine(line))) this.held = line
+    else this.emit(line, cut)
+  }
+
+  private emit(line: string, cut: LongLine | undefined): void {
     if (this.toSkip > 0) this.toSkip--
     else if (cut === undefined) this.current.push(line)
     else {

@@ -28,7 +28,7 @@ import { type CommandHandle, encodeHandle } from "../CommandHandle.js"
 import type { CommandResult, WaitRequest } from "../RunCommand.js"
 import { commandBufferName, type FramedOutput, judgeShell, newRunId } from "./CommandFraming.js"
 import { matchReportOf, type OutputShape, unreadNotes } from "./CommandOutput.js"
-import { closePipeCommands, releaseClaimCommands, runBufferRecord, runBuffersCommand } from "./PaneClaim.js"
+import { closePipeCommands, recorderKeyBuffer, releaseClaimCommands, runBufferRecord, runBuffersCommand } from "./PaneClaim.js"
 import {
   feedSnapshot,
   parsePoll,
@@ -354,7 +354,13 @@ export const releaseRun = (run: Run, options: { readonly buffer: boolean }) =>
     const { id, pane_id } = run.handle
     // A remote run's record first: it does not need the pane, and commands after one that fails on a gone pane do not run.
     const record = run.remote === undefined ? [] : releaseRecordCommands(id)
-    yield* tmux.run(run.socket, [...record, ...closePipeCommands(pane_id, id), ...releaseClaimCommands(pane_id, id)]).pipe(Effect.ignore)
+    // The recorder's key buffer last: it is there only if the recorder never started.
+    yield* tmux.run(run.socket, [
+      ...record,
+      ...closePipeCommands(pane_id, id),
+      ...releaseClaimCommands(pane_id, id),
+      ["delete-buffer", "-b", recorderKeyBuffer(id)]
+    ]).pipe(Effect.ignore)
     if (options.buffer) yield* withdraw(run)
     yield* removeLog(run.log)
   })
@@ -405,7 +411,7 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     if (ending === "taken_over") stopped = true
     const state = run.framed.state
     const outcome: CommandResult["outcome"] = ending === "ended" && !interruptSent
-      ? "completed"
+      ? state.shellExited ? "shell_exited" : "completed"
       : ending === "died"
       ? "pane_died"
       : ending === "not_started"
@@ -413,6 +419,7 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
       : "timed_out"
     const keepWaiting = outcome === "timed_out" && stopped !== true
     if (!keepWaiting) yield* release()
+    if (outcome !== "shell_exited") run.framed.settle()
     const bounded = outcome === "not_started" ? preambleOf(run) : run.framed.budget.result()
     // A command that did not start printed nothing: nothing matched.
     const matched = !run.shape.matching

@@ -30,10 +30,12 @@ const MARK = "etm-shell-input"
 /**
  * One line (run-shell hands it to the server's default-shell first, which need not take newlines
  * inside quotes); the pane's pid is `$1`. Field 6 after the command name in /proc's stat is tpgid.
+ * A process caught between sleeps reads as sleeping in "0" (about one look in a hundred, for a
+ * shell that waits for one child after another): it is looked at again, a few times.
  */
 const PROBE = [
   `p=$1`,
-  `if [ -r /proc/$p/stat ]; then t=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f6); [ "$t" -gt 0 ] 2>/dev/null || t=$p; s=$(sed "s/.*) //" /proc/$t/stat | cut -d" " -f1); w=$(cat /proc/$t/wchan)`,
+  `if [ -r /proc/$p/stat ]; then t=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f6); [ "$t" -gt 0 ] 2>/dev/null || t=$p; for i in 1 2 3 4 5; do s=$(sed "s/.*) //" /proc/$t/stat | cut -d" " -f1); w=$(cat /proc/$t/wchan); [ "$w" = 0 ] || break; done`,
   `else t=$(ps -o tpgid= -p $p | tr -d " "); [ "$t" -gt 0 ] 2>/dev/null || t=$p; s=$(ps -o stat= -p $t); w=$(ps -o wchan= -p $t); fi`,
   `printf "${MARK} %s %s\\n" "$s" "$w"`
 ].join("; ")
