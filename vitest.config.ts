@@ -40,7 +40,7 @@ const remoteHost = (enabled = process.env.ETM_TEST_REMOTE_PROJECT !== "0" && exi
       extends: true as const,
       test: {
         name: "integration-remote",
-        include: ["hierarchy", "capture", "input", "watch", "command", "private-sshd", "remote-sessions"].map((name) =>
+        include: ["hierarchy", "capture", "input", "watch", "command", "command-screen", "private-sshd", "remote-sessions"].map((name) =>
           `test/integration/${name}.test.ts`
         ),
         // A forwarded socket is served over the socket transport only.

@@ -196,7 +196,9 @@ const awaitPaneStart = (socket: ResolvedSocket, paneId: string, state: ClaimStat
     const serverName = yield* serverProgramName(socket, serverPid)
     const isStarting = (current: ClaimState) => {
       const verdict = judgeShell(current.command)
-      return current.claim === "" && !current.dead && verdict._tag === "NotAShell" && verdict.program === serverName
+      // `env`: the create tools start a one-word command as `env -- <command>` (Spawn), which execs it at once.
+      return current.claim === "" && !current.dead && verdict._tag === "NotAShell" &&
+        (verdict.program === serverName || verdict.program === "env")
     }
     return yield* rereadWhileStarting(state, isStarting, readState(socket, paneId))
   })
