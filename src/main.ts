@@ -11,12 +11,15 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { parseArgs, USAGE } from "./cli/Args.js"
 import { doctor } from "./cli/Doctor.js"
-import { loadConfig } from "./context/TmuxMcpConfig.js"
+import { loadConfig, TmuxMcpConfig } from "./context/TmuxMcpConfig.js"
 import { VERSION } from "./domain/Version.js"
 import { serveStdio } from "./mcp/McpServer.js"
+import { withCallerFromProcessTree } from "./services/CallerSearch.js"
 import { ServerLive } from "./services/ServerLive.js"
+import { TmuxLive } from "./tmux/TmuxLive.js"
 import { allTools } from "./tools/registry.js"
 import { toolSelectionError } from "./tools/ToolSets.js"
 
@@ -37,7 +40,12 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
   if (Either.isLeft(config)) return yield* new Stop({ code: 1, message: config.left.message })
   const badToolSet = toolSelectionError(allTools, config.right)
   if (badToolSet !== undefined) return yield* new Stop({ code: 1, message: badToolSet })
-  const live = ServerLive.layer(config.right)
+  // Once, before anything is served: a client that passed no TMUX may still run in a pane.
+  const configured = yield* Effect.provide(
+    withCallerFromProcessTree(config.right),
+    Layer.provide(TmuxLive.layer, TmuxMcpConfig.layer(config.right))
+  )
+  const live = ServerLive.layer(configured)
 
   if (command === "doctor") {
     const report = yield* Effect.provide(doctor(allTools), live)

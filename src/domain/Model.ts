@@ -201,6 +201,9 @@ export const CallerStatus = Schema.Literal("outside_tmux", "live", "pane_gone", 
 export const WhereAmI = Schema.Struct({
   inside_tmux: Schema.Boolean,
   caller_status: CallerStatus,
+  caller_source: Schema.Literal("environment", "process_tree", "none").annotations({
+    description: "How the caller was found: its $TMUX, an ancestor process's (a client that passed no TMUX), or not."
+  }),
   pane_id: Schema.NullOr(PaneId),
   window_id: Schema.NullOr(WindowId).annotations({ description: "Read live from tmux, not from $TMUX." }),
   session_id: Schema.NullOr(SessionId).annotations({ description: "Read live from tmux ($TMUX's session goes stale)." }),

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvocationContext } from "../../context/InvocationContext.js"
 import { isRemoteHost } from "../../context/RemoteHosts.js"
-import { type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
+import { callerRule, type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
 import type { HostLink, WhereAmI } from "../../domain/Model.js"
@@ -44,7 +44,7 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
     const focus: Array<SurveyFocus> = [{ socket: effective }]
     if (callerInfo !== null && paneId !== null) {
       focus.push({
-        socket: resolver.fromPath(callerInfo.socketPath, "caller ($TMUX)"),
+        socket: resolver.fromPath(callerInfo.socketPath, callerRule(config)),
         // `display-message -t %N` resolves the pane like `list-panes -t %N` (its window's best
         // session) but never fails: for a missing pane it prints another pane or empty fields, so
         // the answer is checked against the id, and the rest of the invocation is not lost.
@@ -89,6 +89,7 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
     return {
       inside_tmux: callerInfo !== null,
       caller_status: caller.status,
+      caller_source: callerInfo?.source ?? "none",
       pane_id: caller.status === "live" ? paneId : null,
       window_id: caller.window_id,
       session_id: caller.session_id,
