@@ -19,6 +19,7 @@ import { VERSION } from "./domain/Version.js"
 import { serveStdio } from "./mcp/McpServer.js"
 import { withCallerFromProcessTree } from "./services/CallerSearch.js"
 import { ServerLive } from "./services/ServerLive.js"
+import { Tmux } from "./tmux/Tmux.js"
 import { TmuxLive } from "./tmux/TmuxLive.js"
 import { allTools } from "./tools/registry.js"
 import { toolSelectionError } from "./tools/ToolSets.js"
@@ -26,7 +27,16 @@ import { toolSelectionError } from "./tools/ToolSets.js"
 /** The program stops with this exit code and message, before any service was built. */
 class Stop extends Data.TaggedError("Stop")<{ readonly code: number; readonly message: string }> {}
 
+const complain = (message: string) => process.stderr.write(`effect-tmux-mcp: ${message}\n`)
+
 const print = (text: string) => Effect.sync(() => void process.stdout.write(text)) // stdout-ok: help, version and doctor are not MCP mode
+
+/** One line on stderr at start-up when the tmux binary is missing or is not tmux (where_am_i says it too). */
+const warnWithoutTmux = Effect.flatMap(Tmux, (tmux) =>
+  tmux.binary === undefined ? Effect.void : Effect.flatMap(tmux.binary, (check) =>
+    check._tag === "Found"
+      ? Effect.void
+      : Effect.sync(() => complain(`warning: ${check.problem} Until then, calls that need a tmux process fail.`))))
 
 /** The exit code to leave with. */
 const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
@@ -51,11 +61,9 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
     const report = yield* Effect.provide(doctor(allTools), live)
     return yield* Effect.as(print(`${report.text}\n`), report.healthy ? 0 : 1)
   }
-  yield* Effect.provide(serveStdio(allTools), live)
+  yield* Effect.provide(Effect.zipRight(Effect.fork(warnWithoutTmux), serveStdio(allTools)), live)
   return 0
 })
-
-const complain = (message: string) => process.stderr.write(`effect-tmux-mcp: ${message}\n`)
 
 NodeRuntime.runMain(
   program.pipe(Effect.catchTag("Stop", (stop) => Effect.as(Effect.sync(() => complain(stop.message)), stop.code))),

@@ -199,6 +199,9 @@ export const CallerStatus = Schema.Literal("outside_tmux", "live", "pane_gone", 
 
 /** Where this MCP server runs, which tmux server its tools will query, and what it may do there. */
 export const WhereAmI = Schema.Struct({
+  tmux_problem: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Only when the tmux binary is missing or not tmux: what is wrong, and the fix."
+  }),
   inside_tmux: Schema.Boolean,
   caller_status: CallerStatus,
   caller_source: Schema.Literal("environment", "process_tree", "none").annotations({

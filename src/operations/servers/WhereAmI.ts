@@ -61,7 +61,8 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       }))
     // After the survey asked the server: a fallback it caused is known now. A layer without a
     // report (a fake) stands in for the configured transport.
-    const transportFor = (yield* Tmux).transportFor
+    const tmux = yield* Tmux
+    const transportFor = tmux.transportFor
     const transport = transportFor === undefined ? config.transport : (yield* transportFor(effective)).transport
     const effectiveProbe = survey.focus[0]!
     const server = effectiveProbe._tag === "Answered" ? Option.some(effectiveProbe.answer.server) : Option.none()
@@ -86,7 +87,10 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       }
     }
 
+    // Checked once per process (a layer without a binary, a fake, has nothing to say).
+    const binary = tmux.binary === undefined ? undefined : yield* tmux.binary
     return {
+      ...(binary === undefined || binary._tag === "Found" ? {} : { tmux_problem: binary.problem }),
       inside_tmux: callerInfo !== null,
       caller_status: caller.status,
       caller_source: callerInfo?.source ?? "none",
