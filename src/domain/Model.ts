@@ -210,7 +210,9 @@ export const WhereAmI = Schema.Struct({
   pane_id: Schema.NullOr(PaneId),
   window_id: Schema.NullOr(WindowId).annotations({ description: "Read live from tmux, not from $TMUX." }),
   session_id: Schema.NullOr(SessionId).annotations({ description: "Read live from tmux ($TMUX's session goes stale)." }),
-  caller_socket_path: Schema.NullOr(Schema.String),
+  caller_socket_path: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }).annotations({
+    description: "null outside tmux; left out when it is effective_socket_path."
+  }),
   effective_host: Schema.optional(HostName),
   effective_socket_name: Schema.NullOr(Schema.String),
   effective_socket_path: Schema.String,

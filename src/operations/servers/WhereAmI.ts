@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvocationContext } from "../../context/InvocationContext.js"
+import { samePath } from "../../context/RealPath.js"
 import { isRemoteHost } from "../../context/RemoteHosts.js"
 import { callerRule, type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
@@ -97,7 +98,10 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       pane_id: caller.status === "live" ? paneId : null,
       window_id: caller.window_id,
       session_id: caller.session_id,
-      caller_socket_path: callerInfo?.socketPath ?? null,
+      // A long path said once: the caller's socket is named apart only when the tools query another.
+      ...(callerInfo !== null && samePath(callerInfo.socketPath, effective.path) && !isRemoteHost(effective.host)
+        ? {}
+        : { caller_socket_path: callerInfo?.socketPath ?? null }),
       // Only with a hosts file does a socket say its host.
       ...(effective.host === undefined ? {} : { effective_host: effective.host }),
       effective_socket_name: effective.name,
