@@ -31,9 +31,12 @@ const complain = (message: string) => process.stderr.write(`effect-tmux-mcp: ${m
 
 const print = (text: string) => Effect.sync(() => void process.stdout.write(text)) // stdout-ok: help, version and doctor are not MCP mode
 
-/** One line on stderr at start-up when the tmux binary is missing or is not tmux (where_am_i says it too). */
+/**
+ * The tmux binary checked before serving (where_am_i then says what is wrong), with one line on
+ * stderr when it is missing or is not tmux.
+ */
 const warnWithoutTmux = Effect.flatMap(Tmux, (tmux) =>
-  tmux.binary === undefined ? Effect.void : Effect.flatMap(tmux.binary, (check) =>
+  tmux.binary === undefined ? Effect.void : Effect.flatMap(tmux.binary.check, (check) =>
     check._tag === "Found"
       ? Effect.void
       : Effect.sync(() => complain(`warning: ${check.problem} Until then, calls that need a tmux process fail.`))))
@@ -61,7 +64,7 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
     const report = yield* Effect.provide(doctor(allTools), live)
     return yield* Effect.as(print(`${report.text}\n`), report.healthy ? 0 : 1)
   }
-  yield* Effect.provide(Effect.zipRight(Effect.fork(warnWithoutTmux), serveStdio(allTools)), live)
+  yield* Effect.provide(Effect.zipRight(warnWithoutTmux, serveStdio(allTools)), live)
   return 0
 })
 

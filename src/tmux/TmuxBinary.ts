@@ -5,6 +5,8 @@
  * reported, never a reason to stop.
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { escapeMessageControls } from "../domain/ControlText.js"
 import { runToEnd, TmuxProcesses } from "./TmuxProcess.js"
 
@@ -34,3 +36,16 @@ export const checkTmuxBinary = (bin: string, env: Readonly<Record<string, string
     // Its own children: whatever of it is still running when the check ends goes with it.
     Effect.provide(TmuxProcesses.layer)
   )
+
+/** The check run at most once, and its answer once it has run. */
+export interface TmuxBinary {
+  readonly check: Effect.Effect<TmuxBinaryCheck>
+  readonly known: Effect.Effect<Option.Option<TmuxBinaryCheck>>
+}
+
+export const makeTmuxBinary = (bin: string, env: Readonly<Record<string, string>>): Effect.Effect<TmuxBinary> =>
+  Effect.gen(function*() {
+    const answer = yield* Ref.make(Option.none<TmuxBinaryCheck>())
+    const check = yield* Effect.cached(Effect.tap(checkTmuxBinary(bin, env), (result) => Ref.set(answer, Option.some(result))))
+    return { check, known: Ref.get(answer) }
+  })

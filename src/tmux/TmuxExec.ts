@@ -21,7 +21,7 @@ import { listArgv, markList, readAnswer } from "./internal/CommandList.js"
 import { MAX_OUTPUT_BYTES, OutputAllowance, outputOverflowed } from "./internal/OutputLimit.js"
 import { foreignRefused, socketTrust } from "./internal/SocketTrust.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
-import { checkTmuxBinary } from "./TmuxBinary.js"
+import { makeTmuxBinary } from "./TmuxBinary.js"
 import { runToEnd, TmuxProcesses } from "./TmuxProcess.js"
 
 /** The whole argv for one invocation: global flags, socket, then the `;`-joined command list. */
@@ -92,7 +92,7 @@ export const makeTmuxExec = Effect.gen(function*() {
     )
   }
 
-  const binary = yield* Effect.cached(checkTmuxBinary(config.tmuxBin, config.tmuxEnvironment))
+  const binary = yield* makeTmuxBinary(config.tmuxBin, config.tmuxEnvironment)
   return Tmux.of({ run, transportFor: () => Effect.succeed({ transport: "exec", fallback: null }), binary })
 })
 

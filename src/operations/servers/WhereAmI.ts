@@ -88,10 +88,11 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       }
     }
 
-    // Checked once per process (a layer without a binary, a fake, has nothing to say).
-    const binary = tmux.binary === undefined ? undefined : yield* tmux.binary
+    // As the server's start-up check found it: a tool call spawns nothing for it (a layer without
+    // a binary, a fake, has nothing to say).
+    const binary = tmux.binary === undefined ? Option.none() : yield* tmux.binary.known
     return {
-      ...(binary === undefined || binary._tag === "Found" ? {} : { tmux_problem: binary.problem }),
+      ...(Option.isSome(binary) && binary.value._tag !== "Found" ? { tmux_problem: binary.value.problem } : {}),
       inside_tmux: callerInfo !== null,
       caller_status: caller.status,
       caller_source: callerInfo?.source ?? "none",
