@@ -54,8 +54,8 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
   const badToolSet = toolSelectionError(allTools, config.right)
   if (badToolSet !== undefined) return yield* new Stop({ code: 1, message: badToolSet })
   // Once, before anything is served: a client that passed no TMUX may still run in a pane.
-  const configured = yield* Effect.provide(
-    withCallerFromProcessTree(config.right),
+  const configured = yield* withCallerFromProcessTree(
+    config.right,
     Layer.provide(TmuxLive.layer, TmuxMcpConfig.layer(config.right))
   )
   const live = ServerLive.layer(configured)

@@ -8,6 +8,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { liveProcReader, type ProcReader, searchProcessTree, type TreeCaller } from "../context/CallerProcessTree.js"
 import { realPathOrSelf } from "../context/RealPath.js"
@@ -36,12 +37,15 @@ export interface SearchOrigin {
 /**
  * The configuration with the caller an ancestor names, confirmed by its server, when the
  * environment had no `TMUX` and the search is on (LIBTMUX_MCP_PROCESS_TREE); else as given.
+ * `tmux` is built only when an ancestor names a server (building and releasing a live layer costs
+ * more than the walk: about 10 ms against under 1 ms).
  */
 export const withCallerFromProcessTree = (
   config: TmuxMcpConfigShape,
+  tmux: Layer.Layer<Tmux>,
   reader: ProcReader = liveProcReader,
   origin: SearchOrigin = { pid: process.pid, ppid: process.ppid }
-): Effect.Effect<TmuxMcpConfigShape, never, Tmux> =>
+): Effect.Effect<TmuxMcpConfigShape> =>
   Effect.gen(function*() {
     if (config.callerTmux !== undefined || config.processTree === false) return config
     const search = searchProcessTree(origin, config.uid, reader)
@@ -51,7 +55,7 @@ export const withCallerFromProcessTree = (
     const rows = yield* query(socket, (marks) => [["list-panes", "-a", "-F", panePidRecord.format(marks)]], {
       oneOff: true,
       timeout: CONFIRM_TIMEOUT
-    }).pipe(Effect.flatMap((output) => decode(panePidRecord, output)), Effect.option)
+    }).pipe(Effect.flatMap((output) => decode(panePidRecord, output)), Effect.option, Effect.provide(tmux))
     if (rows._tag === "None") return config
     // Our nearest ancestor that a pane runs: a server restarted since the ancestor's TMUX is not its server.
     const pane = search.ancestors

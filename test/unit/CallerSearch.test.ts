@@ -51,7 +51,7 @@ const paneEnv = (pane: string, pid = SERVER_PID) => `HOME=/h\0TMUX=${SOCKET},${p
 const ORIGIN = { pid: 100, ppid: 99 }
 
 const search = (config: TmuxMcpConfigShape, reader: ProcReader, fake: FakeWorld = world()) =>
-  withCallerFromProcessTree(config, reader, ORIGIN).pipe(Effect.provide(FakeTmux.layer(fake)))
+  withCallerFromProcessTree(config, FakeTmux.layer(fake), reader, ORIGIN)
 
 describe("withCallerFromProcessTree", () => {
   it.effect("adopts the server an ancestor's TMUX names and the pane that runs our nearest ancestor", () =>
