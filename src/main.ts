@@ -35,11 +35,14 @@ const print = (text: string) => Effect.sync(() => void process.stdout.write(text
  * The tmux binary checked before serving (where_am_i then says what is wrong), with one line on
  * stderr when it is missing or is not tmux.
  */
-const warnWithoutTmux = Effect.flatMap(Tmux, (tmux) =>
-  tmux.binary === undefined ? Effect.void : Effect.flatMap(tmux.binary.check, (check) =>
-    check._tag === "Found"
-      ? Effect.void
-      : Effect.sync(() => complain(`warning: ${check.problem} Until then, calls that need a tmux process fail.`))))
+const warnWithoutTmux = Effect.flatMap(
+  Tmux,
+  (tmux) =>
+    tmux.binary === undefined ? Effect.void : Effect.flatMap(tmux.binary.check, (check) =>
+      check._tag === "Found"
+        ? Effect.void
+        : Effect.sync(() => complain(`warning: ${check.problem} Until then, calls that need a tmux process fail.`)))
+)
 
 /** The exit code to leave with. */
 const program: Effect.Effect<number, Stop> = Effect.gen(function*() {

@@ -17,7 +17,9 @@ import { Client } from ${JSON.stringify(join(ROOT, "node_modules/@modelcontextpr
 import { StdioClientTransport } from ${JSON.stringify(join(ROOT, "node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js"))}
 import { writeFileSync } from "node:fs"
 const [out, env, calls] = process.argv.slice(2)
-const transport = new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(MAIN)}], env: JSON.parse(env), stderr: "pipe" })
+const transport = new StdioClientTransport({ command: process.execPath, args: [${
+  JSON.stringify(MAIN)
+}], env: JSON.parse(env), stderr: "pipe" })
 let stderr = ""
 transport.stderr?.on("data", (chunk) => (stderr += chunk))
 const client = new Client({ name: "relay", version: "0" })
@@ -33,7 +35,9 @@ writeFileSync(out, JSON.stringify({ results, stderr }))
 `
 
 interface Relayed {
-  readonly results: ReadonlyArray<{ readonly structuredContent?: Record<string, any>; readonly isError?: boolean; readonly relayError?: string }>
+  readonly results: ReadonlyArray<
+    { readonly structuredContent?: Record<string, any>; readonly isError?: boolean; readonly relayError?: string }
+  >
   readonly stderr: string
 }
 
@@ -74,7 +78,10 @@ describe("a client in a tmux pane that passes no TMUX, TMUX_PANE or TMUX_TMPDIR"
   it("where_am_i finds the pane through the process tree, and the tools query that pane's server", async () => {
     // Not the private server by any other way: no TMUX_TMPDIR, no LIBTMUX_SOCKET, no TMUX.
     expect(Object.keys(reduced())).not.toContain("TMUX_TMPDIR")
-    const relayed = await runInPane("found", reduced(), [["where_am_i", {}], ["list_sessions", {}], ["list_panes", {}], ["get_pane_info", {}]])
+    const relayed = await runInPane("found", reduced(), [["where_am_i", {}], ["list_sessions", {}], ["list_panes", {}], [
+      "get_pane_info",
+      {}
+    ]])
     const [where, sessions, panes, info] = relayed.results.map((r) => {
       if (r.relayError !== undefined || r.isError === true) throw new Error(`${JSON.stringify(r)}\n${relayed.stderr}`)
       return r.structuredContent!

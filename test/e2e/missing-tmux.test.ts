@@ -25,9 +25,27 @@ describe("a server without a usable tmux binary", () => {
   afterAll(() => world?.dispose())
 
   const cases = [
-    { what: "LIBTMUX_TMUX_BIN names a missing file", env: { LIBTMUX_TMUX_BIN: "/nonexistent" }, bin: "/nonexistent", says: "NOT FOUND", error: /^create_session could not run tmux: \/nonexistent: no such file/ },
-    { what: "no tmux on PATH", env: { LIBTMUX_TMUX_BIN: undefined }, bin: "tmux", says: "NOT FOUND", error: /^create_session could not run tmux: tmux: no such file/ },
-    { what: "LIBTMUX_TMUX_BIN is not tmux", env: { LIBTMUX_TMUX_BIN: "/bin/true" }, bin: "/bin/true", says: "is not tmux", error: /^create_session: tmux printed output this server could not read/ }
+    {
+      what: "LIBTMUX_TMUX_BIN names a missing file",
+      env: { LIBTMUX_TMUX_BIN: "/nonexistent" },
+      bin: "/nonexistent",
+      says: "NOT FOUND",
+      error: /^create_session could not run tmux: \/nonexistent: no such file/
+    },
+    {
+      what: "no tmux on PATH",
+      env: { LIBTMUX_TMUX_BIN: undefined },
+      bin: "tmux",
+      says: "NOT FOUND",
+      error: /^create_session could not run tmux: tmux: no such file/
+    },
+    {
+      what: "LIBTMUX_TMUX_BIN is not tmux",
+      env: { LIBTMUX_TMUX_BIN: "/bin/true" },
+      bin: "/bin/true",
+      says: "is not tmux",
+      error: /^create_session: tmux printed output this server could not read/
+    }
   ]
 
   for (const c of cases) {

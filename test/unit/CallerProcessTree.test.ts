@@ -4,12 +4,7 @@
  * only a socket file of our own uid (not a symlink) is ever named.
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  MAX_ANCESTORS,
-  MAX_ENVIRON_BYTES,
-  type ProcReader,
-  searchProcessTree
-} from "../../src/context/CallerProcessTree.js"
+import { MAX_ANCESTORS, MAX_ENVIRON_BYTES, type ProcReader, searchProcessTree } from "../../src/context/CallerProcessTree.js"
 
 const UID = 1000
 const SOCKET = "/tmp/tmux-1000/default"

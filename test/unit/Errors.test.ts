@@ -79,7 +79,9 @@ describe("errors", () => {
       expect(failed.messageFor("create_session")).toMatch(/^create_session[: ]/)
       expect(failed.messageFor("create_session")).not.toContain("set-option")
     }
-    expect(new Failed({ command: list, reason: "spawn", exitCode: null, stderr: "tmux: no such file (ENOENT)" }).messageFor("create_session"))
+    expect(
+      new Failed({ command: list, reason: "spawn", exitCode: null, stderr: "tmux: no such file (ENOENT)" }).messageFor("create_session")
+    )
       .toBe("create_session could not run tmux: tmux: no such file (ENOENT)")
     expect(new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }).message).toContain(
       "did not answer in time"

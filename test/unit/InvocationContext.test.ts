@@ -65,7 +65,9 @@ describe("InvocationContext", () => {
   })
 
   it("ignores a malformed $TMUX_PANE", () => {
-    expect(makeInvocationContext(`${MINE},10,0`, "1").caller).toEqual(Option.some({ socketPath: MINE, serverPid: 10, paneId: null, source: "environment" }))
+    expect(makeInvocationContext(`${MINE},10,0`, "1").caller).toEqual(
+      Option.some({ socketPath: MINE, serverPid: 10, paneId: null, source: "environment" })
+    )
   })
 
   it("matches socket paths by their real location", () => {

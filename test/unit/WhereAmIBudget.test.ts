@@ -8,8 +8,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
-import { servicesLayer } from "../support/PrivateTmux.js"
 import { call, callerEnv, fakeConfig, resultText, socketPathFor } from "../support/fakeWorld.js"
+import { servicesLayer } from "../support/PrivateTmux.js"
 import { okResult } from "../support/runTool.js"
 
 const BUDGET = 500
