@@ -11,19 +11,38 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { parseArgs, USAGE } from "./cli/Args.js"
 import { doctor } from "./cli/Doctor.js"
-import { loadConfig } from "./context/TmuxMcpConfig.js"
+import { loadConfig, TmuxMcpConfig } from "./context/TmuxMcpConfig.js"
 import { VERSION } from "./domain/Version.js"
 import { serveStdio } from "./mcp/McpServer.js"
+import { withCallerFromProcessTree } from "./services/CallerSearch.js"
 import { ServerLive } from "./services/ServerLive.js"
+import { Tmux } from "./tmux/Tmux.js"
+import { TmuxLive } from "./tmux/TmuxLive.js"
 import { allTools } from "./tools/registry.js"
 import { toolSelectionError } from "./tools/ToolSets.js"
 
 /** The program stops with this exit code and message, before any service was built. */
 class Stop extends Data.TaggedError("Stop")<{ readonly code: number; readonly message: string }> {}
 
+const complain = (message: string) => process.stderr.write(`effect-tmux-mcp: ${message}\n`)
+
 const print = (text: string) => Effect.sync(() => void process.stdout.write(text)) // stdout-ok: help, version and doctor are not MCP mode
+
+/**
+ * The tmux binary checked before serving (where_am_i then says what is wrong), with one line on
+ * stderr when it is missing or is not tmux.
+ */
+const warnWithoutTmux = Effect.flatMap(
+  Tmux,
+  (tmux) =>
+    tmux.binary === undefined ? Effect.void : Effect.flatMap(tmux.binary.check, (check) =>
+      check._tag === "Found"
+        ? Effect.void
+        : Effect.sync(() => complain(`warning: ${check.problem} Until then, calls that need a tmux process fail.`)))
+)
 
 /** The exit code to leave with. */
 const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
@@ -37,17 +56,20 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
   if (Either.isLeft(config)) return yield* new Stop({ code: 1, message: config.left.message })
   const badToolSet = toolSelectionError(allTools, config.right)
   if (badToolSet !== undefined) return yield* new Stop({ code: 1, message: badToolSet })
-  const live = ServerLive.layer(config.right)
+  // Once, before anything is served: a client that passed no TMUX may still run in a pane.
+  const configured = yield* withCallerFromProcessTree(
+    config.right,
+    Layer.provide(TmuxLive.layer, TmuxMcpConfig.layer(config.right))
+  )
+  const live = ServerLive.layer(configured)
 
   if (command === "doctor") {
     const report = yield* Effect.provide(doctor(allTools), live)
     return yield* Effect.as(print(`${report.text}\n`), report.healthy ? 0 : 1)
   }
-  yield* Effect.provide(serveStdio(allTools), live)
+  yield* Effect.provide(Effect.zipRight(warnWithoutTmux, serveStdio(allTools)), live)
   return 0
 })
-
-const complain = (message: string) => process.stderr.write(`effect-tmux-mcp: ${message}\n`)
 
 NodeRuntime.runMain(
   program.pipe(Effect.catchTag("Stop", (stop) => Effect.as(Effect.sync(() => complain(stop.message)), stop.code))),

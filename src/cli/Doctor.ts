@@ -11,10 +11,7 @@ import { VERSION } from "../domain/Version.js"
 import { serverInfo } from "../operations/servers/Servers.js"
 import { Connections } from "../tmux/Connections.js"
 import { Tmux } from "../tmux/Tmux.js"
-import { runToEnd, TmuxProcesses } from "../tmux/TmuxProcess.js"
-
-/** `tmux -V` prints one short line; a binary that floods is not a tmux. */
-const MAX_VERSION_OUTPUT_BYTES = 4096
+import { checkTmuxBinary } from "../tmux/TmuxBinary.js"
 import type { AnyTool, ToolServices } from "../tools/Tool.js"
 import { enabledTools, toolSelectionError } from "../tools/ToolSets.js"
 import { hostsReport } from "./DoctorHosts.js"
@@ -43,23 +40,9 @@ export const doctor = (
     const socket = yield* Effect.orDie(resolveSocket())
     const lines = [`effect-tmux-mcp ${VERSION} doctor`]
 
-    // A binary that hangs (or ignores SIGTERM) is ended at the deadline, as every tmux call is.
-    const version = yield* runToEnd(config.tmuxBin, ["-V"], { env: config.tmuxEnvironment, maxOutputBytes: MAX_VERSION_OUTPUT_BYTES }).pipe(
-      Effect.flatMap((run) => (run.exitCode === 0 ? Effect.succeed(Option.some(run.stdout.trim())) : Effect.fail("exit"))),
-      Effect.timeout("5 seconds"),
-      Effect.orElseSucceed(() => Option.none<string>()),
-      // Its own children: whatever of it is still running when the check ends goes with it.
-      Effect.provide(TmuxProcesses.layer)
-    )
-    lines.push(
-      line(
-        "tmux",
-        Option.match(version, {
-          onSome: (v) => `${config.tmuxBin} (${v})`,
-          onNone: () => `${config.tmuxBin}: NOT FOUND or not runnable. Install tmux or set LIBTMUX_TMUX_BIN / --tmux.`
-        })
-      )
-    )
+    const binary = yield* checkTmuxBinary(config.tmuxBin, config.tmuxEnvironment)
+    const version = binary._tag === "Found" ? Option.some(binary.version) : Option.none<string>()
+    lines.push(line("tmux", binary._tag === "Found" ? `${config.tmuxBin} (${binary.version})` : binary.problem))
     lines.push(line("socket", socket.label))
     lines.push(line("chosen by", socket.rule))
     if (Option.isSome(version)) {

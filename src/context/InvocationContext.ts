@@ -1,6 +1,6 @@
 /**
- * Where this MCP server itself runs: inside a tmux pane (from `$TMUX` / `$TMUX_PANE`, frozen at
- * start-up) or not. It answers "is this pane / this server mine?" with two strengths: a confirmed
+ * Where this MCP server itself runs: inside a tmux pane (from `$TMUX` / `$TMUX_PANE`, or an
+ * ancestor's when a client passed neither; frozen at start-up) or not. It answers "is this pane / this server mine?" with two strengths: a confirmed
  * match (same socket file AND same server pid) for `is_caller`, and a cautious one (same socket
  * file OR same server pid) for guards that must never let the caller kill its own context.
  */
@@ -14,12 +14,16 @@ import { isRemoteHost } from "./RemoteHosts.js"
 import type { ResolvedSocket } from "./SocketResolver.js"
 import { TmuxMcpConfig } from "./TmuxMcpConfig.js"
 
+/** How the caller was found: this process's `$TMUX`, or an ancestor's (services/CallerSearch.ts). */
+export type CallerSource = "environment" | "process_tree"
+
 /** The caller's tmux context from `$TMUX` / `$TMUX_PANE`: socket, server pid and pane. */
 export interface Caller {
   readonly socketPath: string
   readonly serverPid: number
   /** `$TMUX_PANE`, when set and well-formed. */
   readonly paneId: string | null
+  readonly source: CallerSource
 }
 
 /** Questions about the caller: confirmed matches for `is_caller`, cautious ones for guards. */
@@ -45,18 +49,19 @@ export class InvocationContext extends Context.Tag("effect-tmux-mcp/InvocationCo
 >() {
   static readonly layer: Layer.Layer<InvocationContext, never, TmuxMcpConfig> = Layer.effect(
     InvocationContext,
-    Effect.map(TmuxMcpConfig, (config) => makeInvocationContext(config.callerTmux, config.callerPane))
+    Effect.map(TmuxMcpConfig, (config) => makeInvocationContext(config.callerTmux, config.callerPane, config.callerSource))
   )
 }
 
 export const makeInvocationContext = (
   tmuxVariable: string | undefined,
-  tmuxPane: string | undefined
+  tmuxPane: string | undefined,
+  source: CallerSource = "environment"
 ): InvocationContextShape => {
   const paneId = tmuxPane !== undefined && /^%\d+$/.test(tmuxPane) ? tmuxPane : null
   const caller: Option.Option<Caller> = Option.fromNullable(tmuxVariable).pipe(
     Option.flatMap(parseTmuxVariable),
-    Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId }))
+    Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId, source }))
   )
   const uncertain = Option.isNone(caller) && tmuxPane !== undefined
   // By real location too: a symlinked TMUX_TMPDIR must still match. $TMUX is this machine's, and

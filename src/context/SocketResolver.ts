@@ -2,7 +2,7 @@
  * Which tmux server a call talks to. Precedence (visible in where_am_i):
  * per-call socket_path / socket_name > LIBTMUX_SOCKET_PATH > LIBTMUX_SOCKET (either replaced by its
  * command-line flag) > the caller's socket
- * (from `$TMUX`) > tmux's default socket. The effective path is always known, the default included.
+ * (from `$TMUX`, else an ancestor's: services/CallerSearch.ts) > tmux's default socket. The effective path is always known, the default included.
  *
  * On a remote host (the call's CurrentHost, see RemoteHosts.ts) names and paths are that host's:
  * a name is looked up in the host's socket directory (found by discovery), a path must lie in it,
@@ -32,6 +32,7 @@ export type SocketRule =
   | "LIBTMUX_SOCKET_PATH"
   | "LIBTMUX_SOCKET"
   | "caller ($TMUX)"
+  | "caller (process tree)"
   | "hosts file"
   | "tmux default"
 
@@ -92,6 +93,10 @@ export class SocketResolver extends Context.Tag("effect-tmux-mcp/SocketResolver"
 export const resolveSocket = (selector?: SocketSelector): Effect.Effect<ResolvedSocket, InvalidInput | Failed, SocketResolver> =>
   Effect.flatMap(SocketResolver, (resolver) => resolver.resolve(selector))
 
+/** The rule that names the caller's socket, by how the caller was found. */
+export const callerRule = (config: Pick<TmuxMcpConfigShape, "callerSource">): SocketRule =>
+  config.callerSource === "process_tree" ? "caller (process tree)" : "caller ($TMUX)"
+
 /** A Unix socket address holds a path of at most 107 bytes (sun_path is 108, its NUL included). */
 export const MAX_SOCKET_PATH_BYTES = 107
 
@@ -132,7 +137,7 @@ export const makeSocketResolver = (config: TmuxMcpConfigShape, remote?: RemoteHo
     : config.socketName !== undefined
     ? byName(config.socketName, config.socketFromFlag ? "--socket-name" : "LIBTMUX_SOCKET")
     : Option.match(caller, {
-      onSome: (c) => fromPath(c.socketPath, "caller ($TMUX)"),
+      onSome: (c) => fromPath(c.socketPath, callerRule(config)),
       onNone: () => byName("default", "tmux default")
     })
 

@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { readFileSync } from "node:fs"
 import { type HostsConfig, loadHostsFile } from "./HostsConfig.js"
+import type { CallerSource } from "./InvocationContext.js"
 
 /** The safety levels, lowest first: each enables the tools of its tier and those below. */
 export const SAFETY_LEVELS = ["readonly", "mutating", "destructive"] as const
@@ -60,6 +61,13 @@ export interface TmuxMcpConfigShape {
   readonly callerTmux: string | undefined
   /** `$TMUX_PANE` at start-up. */
   readonly callerPane: string | undefined
+  /**
+   * Where `callerTmux` / `callerPane` came from: this process's environment (absent means so), or
+   * an ancestor's (services/CallerSearch.ts fills them in when the environment had no TMUX).
+   */
+  readonly callerSource?: CallerSource
+  /** Whether to look for the caller in this process's ancestors when TMUX is unset (LIBTMUX_MCP_PROCESS_TREE, default on). */
+  readonly processTree?: boolean
   /** The environment given to tmux clients we spawn: only the basics, never the whole MCP environment. */
   readonly tmuxEnvironment: Readonly<Record<string, string>>
   /**
@@ -212,6 +220,9 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
       waitMaxSeconds = Math.min(WAIT_MAX_BOUNDS[1], Math.max(WAIT_MAX_BOUNDS[0], parsed))
     }
 
+    const treeRaw = pick(undefined, "", env.LIBTMUX_MCP_PROCESS_TREE, "LIBTMUX_MCP_PROCESS_TREE")
+    const processTree = treeRaw === undefined ? true : yield* parseBoolean(treeRaw.value, treeRaw.source)
+
     const hostsRaw = pick(flags.hosts, "--hosts", env.LIBTMUX_MCP_HOSTS, "LIBTMUX_MCP_HOSTS")
     let hosts: HostsConfig | undefined
     if (hostsRaw !== undefined) {
@@ -243,6 +254,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
       uid,
       callerTmux: nonEmpty(env.TMUX),
       callerPane: nonEmpty(env.TMUX_PANE),
+      processTree,
       tmuxEnvironment,
       hosts
     } satisfies TmuxMcpConfigShape

@@ -83,27 +83,37 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
 }) {
   // tmux's words, a socket's or a binary's: what they hold could drive the terminal that shows the error.
   override get message(): string {
-    return cutMessage(escapeMessageControls(this.fullMessage))
+    return cutMessage(escapeMessageControls(this.said()))
   }
 
-  private get fullMessage(): string {
+  /**
+   * The message of a failure of `operation` (a tool: what the caller asked for). Neither message
+   * names `command`, the tmux command list we built: that is ours, not the caller's, and says
+   * nothing they can act on (it stays on the error for logs and embedders).
+   */
+  messageFor(operation: string): string {
+    return cutMessage(escapeMessageControls(this.said(operation)))
+  }
+
+  private said(operation?: string): string {
+    const who = operation === undefined ? "" : `${operation}: `
     switch (this.reason) {
       case "timeout":
-        return `tmux ${this.command} did not answer in time (${this.stderr}).`
+        return `${who}tmux did not answer in time (${this.stderr}).`
       case "spawn":
-        return `tmux could not be started for ${this.command}: ${this.stderr}`
+        return `${operation === undefined ? "tmux could not be run" : `${operation} could not run tmux`}: ${this.stderr}`
       case "unparseable":
-        return `tmux ${this.command} printed output this server could not read: ${this.stderr}`
+        return `${who}tmux printed output this server could not read: ${this.stderr}`
       case "exit":
-        return `tmux ${this.command} failed${this.exitCode === null ? "" : ` (exit ${this.exitCode})`}: ${this.stderr}`
+        return `${who}tmux failed${this.exitCode === null ? "" : ` (exit ${this.exitCode})`}: ${this.stderr}`
       case "overflow":
-        return `tmux ${this.command} answered with too much output: ${this.stderr}`
+        return `${who}tmux answered with too much output: ${this.stderr}`
       case "refused":
-        return `tmux ${this.command} was not sent: ${this.stderr}`
+        return `${who}tmux was not asked: ${this.stderr}`
       case "access":
-        return `The tmux server refused this client before running ${this.command}: ${this.stderr}`
+        return `${who}${operation === undefined ? "The" : "the"} tmux server refused this client: ${this.stderr}`
       case "host":
-        return `tmux ${this.command} could not reach its host: ${this.stderr}`
+        return `${operation ?? "tmux"} could not reach its host: ${this.stderr}`
     }
   }
 }

@@ -199,12 +199,20 @@ export const CallerStatus = Schema.Literal("outside_tmux", "live", "pane_gone", 
 
 /** Where this MCP server runs, which tmux server its tools will query, and what it may do there. */
 export const WhereAmI = Schema.Struct({
+  tmux_problem: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Only when the tmux binary is missing or not tmux: what is wrong, and the fix."
+  }),
   inside_tmux: Schema.Boolean,
   caller_status: CallerStatus,
+  caller_source: Schema.Literal("environment", "process_tree", "none").annotations({
+    description: "How the caller was found: its $TMUX, an ancestor process's (a client that passed no TMUX), or not."
+  }),
   pane_id: Schema.NullOr(PaneId),
   window_id: Schema.NullOr(WindowId).annotations({ description: "Read live from tmux, not from $TMUX." }),
   session_id: Schema.NullOr(SessionId).annotations({ description: "Read live from tmux ($TMUX's session goes stale)." }),
-  caller_socket_path: Schema.NullOr(Schema.String),
+  caller_socket_path: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }).annotations({
+    description: "null outside tmux; left out when it is effective_socket_path."
+  }),
   effective_host: Schema.optional(HostName),
   effective_socket_name: Schema.NullOr(Schema.String),
   effective_socket_path: Schema.String,

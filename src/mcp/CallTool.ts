@@ -79,7 +79,11 @@ export const errorResult = (tool: AnyTool, error: ToolError): ToolResult => {
   return {
     isError: true,
     // The tmux errors escape their own text; a denial or conflict may quote a name a program set.
-    content: [{ type: "text", text: `${bounded(escapeMessageControls(error.message))}\nHint: ${recovery}` }],
+    // A tmux failure names the tool, never the command list we sent.
+    content: [{
+      type: "text",
+      text: `${bounded(escapeMessageControls(error._tag === "Failed" ? error.messageFor(tool.name) : error.message))}\nHint: ${recovery}`
+    }],
     _meta: {
       [ERROR_META_KEY]: {
         code: errorCode(error),

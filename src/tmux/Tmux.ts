@@ -9,6 +9,7 @@ import type * as Effect from "effect/Effect"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
 import type { Transport } from "../context/TmuxMcpConfig.js"
 import type { TmuxError } from "../domain/Errors.js"
+import type { TmuxBinary } from "./TmuxBinary.js"
 
 /** One tmux command as argv, e.g. `["list-panes", "-a", "-F", format]`. */
 export type TmuxCommand = ReadonlyArray<string>
@@ -61,6 +62,12 @@ export interface TmuxShape {
    * layers that stand in for the configured transport (a fake, a test's tap).
    */
   readonly transportFor?: (socket: ResolvedSocket) => Effect.Effect<TransportInUse>
+  /**
+   * Whether the configured tmux binary is there and is tmux (TmuxBinary.ts): `check` runs it once
+   * (the server does at start-up), `known` is its answer if it ran, so that no tool call spawns a
+   * process for it. Absent in layers that stand in for a binary (a fake, a test's tap).
+   */
+  readonly binary?: TmuxBinary
 }
 
 /** Runs tmux command lists; its layers are TmuxSocket, TmuxExec, TmuxLive (and FakeTmux for tests). */

@@ -21,6 +21,7 @@ import { listArgv, markList, readAnswer } from "./internal/CommandList.js"
 import { MAX_OUTPUT_BYTES, OutputAllowance, outputOverflowed } from "./internal/OutputLimit.js"
 import { foreignRefused, socketTrust } from "./internal/SocketTrust.js"
 import { describeCommands, Tmux, type TmuxCommand, type TmuxShape } from "./Tmux.js"
+import { makeTmuxBinary } from "./TmuxBinary.js"
 import { runToEnd, TmuxProcesses } from "./TmuxProcess.js"
 
 /** The whole argv for one invocation: global flags, socket, then the `;`-joined command list. */
@@ -91,7 +92,8 @@ export const makeTmuxExec = Effect.gen(function*() {
     )
   }
 
-  return Tmux.of({ run, transportFor: () => Effect.succeed({ transport: "exec", fallback: null }) })
+  const binary = yield* makeTmuxBinary(config.tmuxBin, config.tmuxEnvironment)
+  return Tmux.of({ run, transportFor: () => Effect.succeed({ transport: "exec", fallback: null }), binary })
 })
 
 /** `Tmux` over one process per invocation. The layer needs only `TmuxMcpConfig`; it owns its children. */

@@ -20,7 +20,8 @@ const execWithRemoteHosts = Layer.effect(
     const socket = yield* TmuxSocket.make
     return Tmux.of({
       run: (target, commands, options) => (isRemoteHost(target.host) ? socket : exec).run(target, commands, options),
-      transportFor: (target) => (isRemoteHost(target.host) ? socket.transportFor! : exec.transportFor!)(target)
+      transportFor: (target) => (isRemoteHost(target.host) ? socket.transportFor! : exec.transportFor!)(target),
+      binary: exec.binary!
     })
   })
 ).pipe(Layer.provide(TmuxProcesses.layer))

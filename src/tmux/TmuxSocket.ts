@@ -444,7 +444,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
       return fallback === undefined ? { transport: "socket", fallback: null } : { transport: "exec", fallback }
     })
 
-  return Tmux.of({ run, transportFor })
+  // The exec it falls back on (and calls that may start a server) runs the binary.
+  return Tmux.of({ run, transportFor, binary: exec.binary! })
 })
 
 /** `Tmux` over tmux's client protocol, exec where a server needs it. The layer needs only `TmuxMcpConfig`. */

@@ -9,17 +9,17 @@ import { type AnyTool, defineTool, socketArguments } from "./Tool.js"
 import { enabledTools, type ToolSetConfig } from "./ToolSets.js"
 
 /**
- * Which tools are enabled, in a few words: `all` (every tool of the safety level), or the set as
- * configured (`LIBTMUX_MCP_TOOLS=context,capture_pane`), which the safety level still caps. The
- * names themselves are tools/list's.
+ * The tool set as configured (`LIBTMUX_MCP_TOOLS=context,capture_pane`), which the safety level
+ * still caps; undefined without one (every tool of the safety level). The names themselves are
+ * tools/list's.
  */
-export const toolSetOf = (config: ToolSetConfig): string =>
-  config.toolSelection === undefined ? "all" : `${config.toolSelection.source}=${config.toolSelection.terms.join(",")}`
+export const toolSetOf = (config: ToolSetConfig): string | undefined =>
+  config.toolSelection === undefined ? undefined : `${config.toolSelection.source}=${config.toolSelection.terms.join(",")}`
 
 /** What where_am_i adds to the invocation context: the tool set and how many tools it enables. */
 const ToolSetFields = {
-  tool_set: Schema.String.annotations({
-    description: "all: every tool of safety_level; else the LIBTMUX_MCP_TOOLS / --tools set, within safety_level."
+  tool_set: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "Only with a LIBTMUX_MCP_TOOLS / --tools set (capped by safety_level); absent: every tool of safety_level."
   }),
   tool_count: NonNegativeInt.annotations({ description: "How many tools are enabled (tools/list names them)." })
 }
@@ -29,7 +29,9 @@ export const whereAmIWithTools = (tools: ReadonlyArray<AnyTool>, selectors: Sock
   Effect.gen(function*() {
     const config = yield* TmuxMcpConfig
     const context = yield* whereAmI(selectors)
-    return { ...context, tool_set: toolSetOf(config), tool_count: enabledTools(tools, config).length }
+    const toolSet = toolSetOf(config)
+    // Said only when a set narrows the tools: the usual first call stays short.
+    return { ...context, ...(toolSet === undefined ? {} : { tool_set: toolSet }), tool_count: enabledTools(tools, config).length }
   })
 
 /** where_am_i, which also says the tool set; `registry` is every tool (the registry holds this one too). */

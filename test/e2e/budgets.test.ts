@@ -51,9 +51,10 @@ describe("tools/list stays within its byte budget", () => {
  *
  * A test world's socket is longer than a user's: `<mkdtemp dir>/tmux-<uid>/etm-e2e-<pid>-<n>-<hex>`
  * (some 48 B) against `/tmp/tmux-1000/default` (22 B), and its name (~21 B) against `default`. The
- * path is said twice inside tmux (caller_socket_path, effective_socket_path), so the text is
- * measured with the world's path and name replaced by the usual ones; the raw text is bounded too,
- * by 500 B plus exactly that excess.
+ * path is said once (caller_socket_path is left out when it is effective_socket_path), so the text
+ * is measured with the world's path and name replaced by the usual ones; the raw text is bounded
+ * too, by 500 B plus exactly that excess. test/unit/WhereAmIBudget.test.ts holds the same budget
+ * with a long path, byte-exact.
  */
 const WHERE_AM_I_TEXT_BUDGET = 500
 const USUAL_SOCKET_PATH = "/tmp/tmux-1000/default"
@@ -88,11 +89,12 @@ describe("where_am_i's text stays within its byte budget", () => {
       TMUX: `${caller.socketPath},${caller.pid},0`,
       TMUX_PANE: caller.paneId
     })
-    // The worst usual case indeed: every caller field filled, the path said twice.
+    // The worst usual case indeed: every caller field filled, the caller's socket the effective one (said once).
     expect(where).toMatchObject({ caller_status: "live", targets_caller_server: true, server_running: true, tool_count: 48 })
-    expect(where.caller_socket_path).toBe(world.socketPath)
+    expect(where).not.toHaveProperty("caller_socket_path")
+    expect(where.effective_socket_path).toBe(world.socketPath)
     expect(where.effective_socket_name).toBe(world.socketName)
-    expect(excess).toBe(2 * (world.socketPath.length - USUAL_SOCKET_PATH.length) + world.socketName.length - "default".length)
+    expect(excess).toBe(world.socketPath.length - USUAL_SOCKET_PATH.length + world.socketName.length - "default".length)
     expect(usual).toBeLessThanOrEqual(WHERE_AM_I_TEXT_BUDGET)
     expect(raw).toBeLessThanOrEqual(WHERE_AM_I_TEXT_BUDGET + excess)
   })

@@ -100,14 +100,16 @@ describe("inside tmux (TMUX and TMUX_PANE of a real pane)", () => {
       expect(where).toMatchObject({
         inside_tmux: true,
         caller_status: "live",
+        caller_source: "environment",
         pane_id: caller.paneId,
-        caller_socket_path: caller.socketPath,
         effective_socket_path: caller.socketPath,
         socket_rule: "caller ($TMUX)",
         targets_caller_server: true,
         server_running: true,
         server_pid: caller.pid
       })
+      // The caller's socket is the effective one: said once.
+      expect(where).not.toHaveProperty("caller_socket_path")
       expect(where.window_id).toMatch(/^@\d+$/)
       expect(where.session_id).toMatch(/^\$\d+$/)
 

@@ -70,7 +70,10 @@ export const makeWorld = (): World => {
     // as the server kills them, racing the directory's removal.
     HISTFILE: "/dev/null",
     LIBTMUX_SOCKET: socketName,
-    LIBTMUX_TMUX_CONFIG: "/dev/null"
+    LIBTMUX_TMUX_CONFIG: "/dev/null",
+    // Without TMUX a server would look for its caller in its ancestors: under a developer's own
+    // tmux pane that is their server. Only the tests of that search (caller-tree) turn it on.
+    LIBTMUX_MCP_PROCESS_TREE: "0"
   }
   const tmux = (args: ReadonlyArray<string>, name = socketName): TmuxResult => {
     const result = spawnSync("tmux", ["-f", "/dev/null", "-L", name, ...args], { env, encoding: "utf8", timeout: 10_000 })

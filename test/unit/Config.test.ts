@@ -29,8 +29,15 @@ describe("loadConfig", () => {
       tmuxTmpdir: "/tmp",
       uid: 1000,
       callerTmux: undefined,
-      callerPane: undefined
+      callerPane: undefined,
+      processTree: true
     })
+  })
+
+  it("LIBTMUX_MCP_PROCESS_TREE turns the search of this process's ancestors for the caller off, and refuses other words", () => {
+    expect(ok({ LIBTMUX_MCP_PROCESS_TREE: "0" }).processTree).toBe(false)
+    expect(ok({ LIBTMUX_MCP_PROCESS_TREE: "on" }).processTree).toBe(true)
+    expect(errorOf({ LIBTMUX_MCP_PROCESS_TREE: "maybe" })).toContain("LIBTMUX_MCP_PROCESS_TREE must be one of")
   })
 
   it("reads every variable", () => {

@@ -4,6 +4,7 @@ import {
   Denied,
   errorCode,
   Failed,
+  FailureReason,
   happenedBeforeTmux,
   hint,
   InvalidInput,
@@ -68,10 +69,20 @@ describe("errors", () => {
     expect(happenedBeforeTmux(new NotFound({ kind: "pane", target: "%1", socket: "s" }))).toBe(false)
   })
 
-  it("word failures by reason", () => {
-    expect(new Failed({ command: "list-panes", reason: "exit", exitCode: 1, stderr: "boom" }).message).toBe(
-      "tmux list-panes failed (exit 1): boom"
+  it("word failures by reason, never with the command list they ran (ours, not what the caller asked for: issue 31 item 4)", () => {
+    const list = "start-server ; set-option ; display-message"
+    expect(new Failed({ command: list, reason: "exit", exitCode: 1, stderr: "boom" }).message).toBe("tmux failed (exit 1): boom")
+    for (const reason of FailureReason.literals) {
+      const failed = new Failed({ command: list, reason, exitCode: null, stderr: "why" })
+      expect(failed.message).not.toContain("set-option")
+      // A tool's error names the tool instead.
+      expect(failed.messageFor("create_session")).toMatch(/^create_session[: ]/)
+      expect(failed.messageFor("create_session")).not.toContain("set-option")
+    }
+    expect(
+      new Failed({ command: list, reason: "spawn", exitCode: null, stderr: "tmux: no such file (ENOENT)" }).messageFor("create_session")
     )
+      .toBe("create_session could not run tmux: tmux: no such file (ENOENT)")
     expect(new Failed({ command: "list-panes", reason: "timeout", exitCode: null, stderr: "no answer within 10s" }).message).toContain(
       "did not answer in time"
     )

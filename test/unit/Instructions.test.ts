@@ -23,8 +23,8 @@ const contextOf = (who: Option.Option<Caller>): InvocationContextShape =>
 
 const LONG_DIR = `/tmp/${"very-long-directory-name-ü/".repeat(6)}`
 const longSocket = socketAt(`${LONG_DIR}tmux-1000/work`, "work", "LIBTMUX_SOCKET")
-const longCaller: Caller = { socketPath: `${LONG_DIR}caller,with,commas/default`, serverPid: 99, paneId: "%12" }
-const caller: Caller = { socketPath: "/tmp/tmux-1000/default", serverPid: 42, paneId: "%3" }
+const longCaller: Caller = { socketPath: `${LONG_DIR}caller,with,commas/default`, serverPid: 99, paneId: "%12", source: "environment" }
+const caller: Caller = { socketPath: "/tmp/tmux-1000/default", serverPid: 42, paneId: "%3", source: "environment" }
 
 describe("buildInstructions", () => {
   it("stays within 2048 bytes in every context, level and path length", () => {

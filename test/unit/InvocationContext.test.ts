@@ -21,7 +21,7 @@ describe("InvocationContext", () => {
 
   it("confirms the caller only when socket AND pid match", () => {
     const context = makeInvocationContext(`${MINE},10,0`, "%1")
-    expect(context.caller).toEqual(Option.some({ socketPath: MINE, serverPid: 10, paneId: "%1" }))
+    expect(context.caller).toEqual(Option.some({ socketPath: MINE, serverPid: 10, paneId: "%1", source: "environment" }))
     expect(context.isCallerServer(at(MINE), 10)).toBe(true)
     expect(context.isCallerServer(at(MINE), 11)).toBe(false)
     expect(context.isCallerServer(at("/tmp/other"), 10)).toBe(false)
@@ -65,7 +65,9 @@ describe("InvocationContext", () => {
   })
 
   it("ignores a malformed $TMUX_PANE", () => {
-    expect(makeInvocationContext(`${MINE},10,0`, "1").caller).toEqual(Option.some({ socketPath: MINE, serverPid: 10, paneId: null }))
+    expect(makeInvocationContext(`${MINE},10,0`, "1").caller).toEqual(
+      Option.some({ socketPath: MINE, serverPid: 10, paneId: null, source: "environment" })
+    )
   })
 
   it("matches socket paths by their real location", () => {

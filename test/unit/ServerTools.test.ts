@@ -56,7 +56,9 @@ describe("where_am_i", () => {
   it.effect("says the tool set and how many tools it enables (tools/list names them): the safety level's, narrowed by a set", () =>
     Effect.gen(function*() {
       const readonly = okResult(yield* call(fakeLayer(world(), { flags: { safety: "readonly" } }), "where_am_i"))
-      expect(readonly).toMatchObject({ tool_set: "all", tool_count: visibleTools(allTools, "readonly").length })
+      // Every tool of the safety level: no set to name (said only when one narrows them).
+      expect(readonly).toMatchObject({ tool_count: visibleTools(allTools, "readonly").length })
+      expect(readonly).not.toHaveProperty("tool_set")
       expect(readonly).not.toHaveProperty("tools")
       const set = okResult(yield* call(fakeLayer(world(), { env: { LIBTMUX_MCP_TOOLS: "list_panes,where_am_i" } }), "where_am_i"))
       expect(set).toMatchObject({ tool_set: "LIBTMUX_MCP_TOOLS=list_panes,where_am_i", tool_count: 2 })
@@ -73,13 +75,15 @@ describe("where_am_i", () => {
         pane_id: "%2",
         window_id: "@1",
         session_id: "$0",
-        caller_socket_path: DEFAULT,
+        caller_source: "environment",
         effective_socket_path: DEFAULT,
         socket_rule: "caller ($TMUX)",
         targets_caller_server: true,
         server_running: true,
         server_pid: PID
       })
+      // The caller's socket is the effective one: its path is said once.
+      expect(okResult(yield* call(layer, "where_am_i"))).not.toHaveProperty("caller_socket_path")
     }))
 
   it.effect("inside tmux: says when the tools query another server than the caller's", () =>
@@ -87,6 +91,7 @@ describe("where_am_i", () => {
       const layer = fakeLayer(world(), { env: { ...callerEnv(DEFAULT, PID, "%2"), LIBTMUX_SOCKET: "other" } })
       expect(okResult(yield* call(layer, "where_am_i"))).toMatchObject({
         caller_status: "live",
+        caller_socket_path: DEFAULT,
         effective_socket_name: "other",
         effective_socket_path: socketPathFor("other"),
         socket_rule: "LIBTMUX_SOCKET",

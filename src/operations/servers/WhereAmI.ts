@@ -6,8 +6,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { InvocationContext } from "../../context/InvocationContext.js"
+import { samePath } from "../../context/RealPath.js"
 import { isRemoteHost } from "../../context/RemoteHosts.js"
-import { type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
+import { callerRule, type ResolvedSocket, SocketResolver, type SocketSelector } from "../../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import type { Failed, InvalidInput, NotFound } from "../../domain/Errors.js"
 import type { HostLink, WhereAmI } from "../../domain/Model.js"
@@ -44,7 +45,7 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
     const focus: Array<SurveyFocus> = [{ socket: effective }]
     if (callerInfo !== null && paneId !== null) {
       focus.push({
-        socket: resolver.fromPath(callerInfo.socketPath, "caller ($TMUX)"),
+        socket: resolver.fromPath(callerInfo.socketPath, callerRule(config)),
         // `display-message -t %N` resolves the pane like `list-panes -t %N` (its window's best
         // session) but never fails: for a missing pane it prints another pane or empty fields, so
         // the answer is checked against the id, and the rest of the invocation is not lost.
@@ -61,7 +62,8 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       }))
     // After the survey asked the server: a fallback it caused is known now. A layer without a
     // report (a fake) stands in for the configured transport.
-    const transportFor = (yield* Tmux).transportFor
+    const tmux = yield* Tmux
+    const transportFor = tmux.transportFor
     const transport = transportFor === undefined ? config.transport : (yield* transportFor(effective)).transport
     const effectiveProbe = survey.focus[0]!
     const server = effectiveProbe._tag === "Answered" ? Option.some(effectiveProbe.answer.server) : Option.none()
@@ -86,13 +88,21 @@ export const whereAmI = Effect.fn("WhereAmI.whereAmI")((
       }
     }
 
+    // As the server's start-up check found it: a tool call spawns nothing for it (a layer without
+    // a binary, a fake, has nothing to say).
+    const binary = tmux.binary === undefined ? Option.none() : yield* tmux.binary.known
     return {
+      ...(Option.isSome(binary) && binary.value._tag !== "Found" ? { tmux_problem: binary.value.problem } : {}),
       inside_tmux: callerInfo !== null,
       caller_status: caller.status,
+      caller_source: callerInfo?.source ?? "none",
       pane_id: caller.status === "live" ? paneId : null,
       window_id: caller.window_id,
       session_id: caller.session_id,
-      caller_socket_path: callerInfo?.socketPath ?? null,
+      // A long path said once: the caller's socket is named apart only when the tools query another.
+      ...(callerInfo !== null && samePath(callerInfo.socketPath, effective.path) && !isRemoteHost(effective.host)
+        ? {}
+        : { caller_socket_path: callerInfo?.socketPath ?? null }),
       // Only with a hosts file does a socket say its host.
       ...(effective.host === undefined ? {} : { effective_host: effective.host }),
       effective_socket_name: effective.name,
