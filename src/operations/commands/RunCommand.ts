@@ -78,7 +78,7 @@ const STALE_CONFIRM_MS = 300
 /** How a command's wait ended. */
 export const CommandOutcome = Schema.Literal("completed", "shell_exited", "timed_out", "pane_died", "not_started").annotations({
   description:
-    "completed: the command finished (exit_status is set). shell_exited: the command ended the pane's shell (exit, logout; bash and zsh), exit_status is the shell's; the pane closed with it. timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the command (its line went into an unfinished quote, a program reading input, or was mangled by text already there); the command was withdrawn and will not run later; output shows the pane's last lines."
+    "completed: the command finished (exit_status is set). shell_exited: the command ended the shell (exit; bash, zsh), with its exit_status. timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the command (its line went into an unfinished quote, a program reading input, or was mangled by text already there); the command was withdrawn and will not run later; output shows the pane's last lines."
 })
 
 /**
@@ -267,13 +267,13 @@ const awaitPrompt = (socket: ResolvedSocket, paneId: string, state: ClaimState, 
     while (cursor.x === 0 && state.pid !== null) {
       const input = yield* shellInput(socket, { panePid: state.pid, tmuxProgram })
       // The prompt may have been drawn since the pane was read.
-      if (input !== "busy") return { cursor: yield* reread, shown: true }
-      if ((yield* Clock.currentTimeMillis) + interval >= deadline) return { cursor, shown: false }
+      if (input !== "busy") return { cursor: yield* reread, shown: true, probed: true }
+      if ((yield* Clock.currentTimeMillis) + interval >= deadline) return { cursor, shown: false, probed: true }
       yield* Effect.sleep(interval)
       interval = Math.min(PROMPT_POLL_MAX_MS, Math.round(interval * 1.5))
       cursor = yield* reread
     }
-    return { cursor, shown: true }
+    return { cursor, shown: true, probed: false }
   })
 
 /** The keys that empty the shell's edit line first: a terminal's reply or half-typed text would run in front of our line. */
@@ -345,12 +345,21 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     if (refusal !== undefined) return yield* Effect.fail(refusal)
     const tmuxProgram = tmuxProgramOf(socket, config.tmuxBin)
     if (state.claim !== "") state = yield* judgeClaim(socket, paneId, state, yield* decode(runBufferRecord, output), tmuxProgram)
-    const shell = judgeShell(state.command)
-    if (shell._tag !== "Frameable") return yield* Effect.fail(pending(paneId))
+    if (judgeShell(state.command)._tag !== "Frameable") return yield* Effect.fail(pending(paneId))
     const promptSince = yield* Clock.currentTimeMillis
     const prompt = yield* awaitPrompt(socket, paneId, state, tmuxProgram, request.timeout)
     // The time spent waiting for the prompt counts against the timeout.
     const spent = (yield* Clock.currentTimeMillis) - promptSince
+    if (prompt.probed) {
+      // A shell looked at while it started may have become another program since (`sh -c 'exec
+      // bash'`, the create tools' `env`), or another run may have claimed it: the claim needs the pane as it is now.
+      state = yield* awaitPaneStart(socket, paneId, yield* readState(socket, paneId), server.pid)
+      const now = stateConflict(paneId, state)
+      if (now !== undefined) return yield* Effect.fail(now)
+      if (state.claim !== "") return yield* Effect.fail(pending(paneId))
+    }
+    const shell = judgeShell(state.command)
+    if (shell._tag !== "Frameable") return yield* Effect.fail(pending(paneId))
 
     const dir = yield* logDirectory(config.tmuxTmpdir, config.uid)
     const key = yield* handleKey(dir)
@@ -417,9 +426,9 @@ export const runCommand = Effect.fn("RunCommand.runCommand")((
     // A remote run's record is set before its recorder can hand anything over.
     const setup = recorder !== null && remoteLog !== null ? { setup: claimRecordCommands(id) } : {}
     const marks = Format.newMarks()
-    // A recorder's key, unlike the secret, may be an argv (the exec transport's tmux): it only stops the recording.
+    // What the recorder watches for: it learns it from the start, in the pane's byte stream.
     const recorderKey = recorder === null ? undefined : newRunSecret()
-    const claim = { paneId, id, seen: state, recorder, typing, ...setup, ...(recorderKey === undefined ? {} : { recorderKey }) }
+    const claim = { paneId, id, seen: state, recorder, typing, ...setup }
     const claimed = yield* (yield* Tmux)
       .run(socket, [claimCommand(marks, claim)], {
         stdin: framingScript({ id, secret }, command, {

@@ -63,7 +63,7 @@ export interface RunMarks {
 /** The tmux buffer that holds a command's script until its shell fetches it. */
 export const commandBufferName = (id: string): string => `etm.run.${id}`
 
-const startMarker = (id: string) => `ETM_S_${id}`
+export const startMarker = (id: string): string => `ETM_S_${id}`
 
 /**
  * Hidden markers are operating system commands (`ESC ] etm;…`) that tmux parses and drops: its OSC
@@ -181,7 +181,8 @@ export interface FramingOptions {
   readonly markers: MarkerStyle
   /**
    * With hidden markers, what the run's recorder watches for (see RunLogs.recordAndWatch): a second
-   * secret, printed after the end's status, so that a command cannot stop the recording early.
+   * secret, which the start hands to the recorder in the byte stream and the end prints after its
+   * status, so that a command cannot stop the recording early.
    */
   readonly recorderKey?: string | undefined
   /** Where the typed line was echoed: erased, and the command shown there. Undefined: not known, left as it is. */
@@ -196,10 +197,17 @@ const markerFormat = (style: MarkerStyle, marker: string) =>
  * The printf of an end (E: the command ended; X: it ended the shell) with `status`: the end marker
  * with the secret, then, when hidden, the recorder's key.
  */
-const endPrint = (kind: "E" | "X", marks: RunMarks, status: string, { markers, recorderKey }: FramingOptions) =>
-  markers === "hidden" && recorderKey !== undefined
-    ? `printf '${markerFormat(markers, `ETM_${kind}_%s %s %s`)}' ${marks.id}_${marks.secret} ${status} ${recorderKey}`
-    : `printf '${markerFormat(markers, `ETM_${kind}_%s %s`)}' ${marks.id}_${marks.secret} ${status}`
+const endPrint = (kind: "E" | "X", marks: RunMarks, status: string, { markers, recorderKey }: FramingOptions) => {
+  if (markers !== "hidden" || recorderKey === undefined) {
+    return `printf '${markerFormat(markers, `ETM_${kind}_%s %s`)}' ${marks.id}_${marks.secret} ${status}`
+  }
+  // The key in two halves: a listing of the hook (`trap -p`, `functions`) or a trace of its printf
+  // shows them apart, and so cannot stop the recorder, which watches for the whole key.
+  const half = recorderKey.length / 2
+  return `printf '${markerFormat(markers, `ETM_${kind}_%s %s %s%s`)}' ${marks.id}_${marks.secret} ${status} ${
+    recorderKey.slice(0, half)
+  } ${recorderKey.slice(half)}`
+}
 
 /**
  * The shell's exit status, when the command ends the shell (`exit 3`, `logout`): a hook the shell
@@ -212,17 +220,18 @@ const endPrint = (kind: "E" | "X", marks: RunMarks, status: string, { markers, r
  */
 const exitCapture = (marks: RunMarks, options: FramingOptions): { readonly set: string; readonly clear: string } | undefined => {
   // The pane is gone after the exit, its history with it: only a recorder can read this end.
-  const print = (status: string) => endPrint("X", marks, status, { ...options, markers: "hidden" })
+  // xtrace is turned off, quietly, first: the shell's own trace of the hook is no output of the command's.
+  const print = (status: string) => `{ set +x; } 2>/dev/null; ${endPrint("X", marks, status, { ...options, markers: "hidden" })}`
   const { shell } = options
   if (shell === "bash") {
     return {
-      set: `case $(trap -p EXIT) in '' | *ETM_X_*) trap ${shellQuote(print(`"$?"`))} EXIT;; esac`,
+      set: `case $(trap -p EXIT) in '' | *ETM_X_*) trap ${shellQuote(`${FLAGS_VARIABLE}=$?; ${print(`"$${FLAGS_VARIABLE}"`)}`)} EXIT;; esac`,
       clear: `case $(trap -p EXIT) in *${marks.id}_*) trap - EXIT;; esac`
     }
   }
   if (shell === "zsh") {
     return {
-      set: `_etm_x() { local _etm_s=$?; (( ZSH_SUBSHELL )) || ${print(`"$_etm_s"`)}; }; zshexit_functions=(\${zshexit_functions:#_etm_x} _etm_x)`,
+      set: `_etm_x() { local _etm_s=$?; (( ZSH_SUBSHELL )) || { ${print(`"$_etm_s"`)}; }; }; zshexit_functions=(\${zshexit_functions:#_etm_x} _etm_x)`,
       clear: `zshexit_functions=(\${zshexit_functions:#_etm_x}); unfunction _etm_x`
     }
   }
@@ -233,18 +242,17 @@ const exitCapture = (marks: RunMarks, options: FramingOptions): { readonly set: 
  * What the script prints first: the typed line erased (up to its row, to its column, the rest of
  * the screen cleared), the command in its place, and the start marker.
  */
-const opening = (marks: RunMarks, command: string, { markers, tidy }: FramingOptions): string => {
-  const start = `printf '${markerFormat(markers, "ETM_S_%s")}' ${marks.id}`
+const opening = (marks: RunMarks, command: string, { markers, recorderKey, tidy }: FramingOptions): string => {
+  // Hidden, its newline is inside the string: a line of its own for a reader, none on the screen.
+  const start = markers === "hidden" && recorderKey !== undefined
+    ? `printf '${markerFormat(markers, "ETM_S_%s %s")}' ${marks.id} ${recorderKey}`
+    : `printf '${markerFormat(markers, "ETM_S_%s")}' ${marks.id}`
   if (tidy === undefined) return start
   const up = (rows: number) => `printf '\\r\\033[${rows}A'`
   return [
     `case $${FLAGS_VARIABLE} in *v*) ${up(tidy.rowsUpVerbose)};; *) ${up(tidy.rowsUp)};; esac`,
-    // The start ends the command's row when hidden; a visible one takes a row of its own.
-    markers === "hidden"
-      ? `printf '\\033[${tidy.column + 1}G\\033[J%s${OSC_FORMAT}ETM_S_%s\\007\\n' ${
-        shellQuote(commandDisplay(command))
-      } ${marks.id}`
-      : `printf '\\033[${tidy.column + 1}G\\033[J%s\\n' ${shellQuote(commandDisplay(command))}; ${start}`
+    `printf '\\033[${tidy.column + 1}G\\033[J%s\\n' ${shellQuote(commandDisplay(command))}`,
+    start
   ].join("; ")
 }
 
@@ -364,6 +372,8 @@ export class FramedOutput {
   private exitedShell = false
   /** A last line that may be the shell's farewell (see FAREWELLS), held until the next line says. */
   private held: string | undefined
+  /** The next line starts with the BEL that ends the hidden start marker. */
+  private belOpensLine = false
   private toSkip: number
   private current: LineSink
   private before: Array<string> = []
@@ -530,6 +540,7 @@ export class FramedOutput {
     this.status = null
     this.exitedShell = false
     this.held = undefined
+    this.belOpensLine = false
     this.toSkip = skipLines
     this.current = this.makeBudget()
     this.before = []
@@ -537,7 +548,14 @@ export class FramedOutput {
   }
 
   /** One line of the stream: `raw` whole, or the tail of a long line whose head is in `cut`. */
-  private line(raw: string, cut?: LongLine): void {
+  private line(rawLine: string, cutLine?: LongLine): void {
+    let raw = rawLine
+    let cut = cutLine
+    if (this.belOpensLine) {
+      this.belOpensLine = false
+      if (cut !== undefined && cut.head[0] === 0x07) cut = { ...cut, head: cut.head.subarray(1) }
+      else if (cut === undefined && raw.startsWith("\x07")) raw = raw.slice(1)
+    }
     const plain = plainLine(raw)
     // A long line reads as its head, what was left out, and its tail, each as a screen shows it.
     const whole = (text: string, escapes: boolean) =>
@@ -565,6 +583,8 @@ export class FramedOutput {
       if (raw.includes(startMarker(this.marks.id))) {
         this.startedFlag = true
         this.startMarkerSeen = true
+        // A hidden start's string is ended by the BEL that opens the next line (OSC_END_FORMAT).
+        this.belOpensLine = raw.includes(`${OSC_PREFIX}${startMarker(this.marks.id)}`)
       } else {
         if (plain.includes(commandBufferName(this.marks.id))) this.typedSeen = true
         this.before.push(whole(plain, false))

@@ -28,7 +28,7 @@ import { type CommandHandle, encodeHandle } from "../CommandHandle.js"
 import type { CommandResult, WaitRequest } from "../RunCommand.js"
 import { commandBufferName, type FramedOutput, judgeShell, newRunId } from "./CommandFraming.js"
 import { matchReportOf, type OutputShape, unreadNotes } from "./CommandOutput.js"
-import { closePipeCommands, recorderKeyBuffer, releaseClaimCommands, runBufferRecord, runBuffersCommand } from "./PaneClaim.js"
+import { closePipeCommands, releaseClaimCommands, runBufferRecord, runBuffersCommand } from "./PaneClaim.js"
 import {
   feedSnapshot,
   parsePoll,
@@ -354,13 +354,7 @@ export const releaseRun = (run: Run, options: { readonly buffer: boolean }) =>
     const { id, pane_id } = run.handle
     // A remote run's record first: it does not need the pane, and commands after one that fails on a gone pane do not run.
     const record = run.remote === undefined ? [] : releaseRecordCommands(id)
-    // The recorder's key buffer last: it is there only if the recorder never started.
-    yield* tmux.run(run.socket, [
-      ...record,
-      ...closePipeCommands(pane_id, id),
-      ...releaseClaimCommands(pane_id, id),
-      ["delete-buffer", "-b", recorderKeyBuffer(id)]
-    ]).pipe(Effect.ignore)
+    yield* tmux.run(run.socket, [...record, ...closePipeCommands(pane_id, id), ...releaseClaimCommands(pane_id, id)]).pipe(Effect.ignore)
     if (options.buffer) yield* withdraw(run)
     yield* removeLog(run.log)
   })

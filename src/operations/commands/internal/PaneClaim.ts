@@ -43,9 +43,6 @@ export const claimStateRecord = Format.record("clm", claimStateFields)
 export const refusedClaimRecord = Format.record("rfs", claimStateFields)
 export type ClaimState = Format.Decoded<typeof claimStateFields>
 
-/** The buffer that hands a run's recorder its key (see RunLogs.recordAndWatch), which the recorder deletes as it starts. */
-export const recorderKeyBuffer = (id: string): string => `etm.key.${id}`
-
 /** Command buffers of runs (any server's), with their age. */
 export const runBufferRecord = Format.record("rbf", {
   name: Format.string("buffer_name"),
@@ -92,8 +89,6 @@ export interface ClaimRequest {
   readonly seen: ClaimState
   /** The recorder to open as the pane's pipe (replacing a leftover recorder of ours), or none: the pane keeps its own pipe. */
   readonly recorder: string | null
-  /** The key the recorder watches for, handed over in its buffer (RunLogs.recorderKeyBuffer) before it starts. */
-  readonly recorderKey?: string
   /** What else the run sets up before its recorder opens (a remote run's record, see RemoteRunLogs). */
   readonly setup?: ReadonlyArray<TmuxCommand>
   /** What loads the command's buffer and types the line, once the pane is ours. */
@@ -121,10 +116,7 @@ export const claimCommand = (marks: Format.Marks, request: ClaimRequest): TmuxCo
   const claimed: Array<TmuxCommand> = [["set-option", "-p", "-t", paneId, "@etm-run", id]]
   if (seen.claim !== "") claimed.push(["set-option", "-p", "-t", paneId, "@etm-stopped", seen.claim])
   if (request.setup !== undefined) claimed.push(...request.setup)
-  if (recorder !== null) {
-    if (request.recorderKey !== undefined) claimed.push(["set-buffer", "-b", recorderKeyBuffer(id), "--", request.recorderKey])
-    claimed.push(["pipe-pane", "-t", paneId, recorder], ["set-option", "-p", "-t", paneId, "@etm-pipe", id])
-  }
+  if (recorder !== null) claimed.push(["pipe-pane", "-t", paneId, recorder], ["set-option", "-p", "-t", paneId, "@etm-pipe", id])
   claimed.push(...request.typing)
   return ifFormat(all(conditions), claimed, {
     target: paneId,

@@ -114,7 +114,7 @@ export const remoteRecorderCommand = ({ id, log, paneId, socketPath, tmuxProgram
   } >/dev/null 2>&1`
   const script = [
     ...RECORDER_LIMITS,
-    `if ${recordAndWatch(log, id, ended, stopped, { tmuxProgram, socketPath })}; then e=1; else e=0; fi`,
+    `if ${recordAndWatch(log, id, ended, stopped)}; then e=1; else e=0; fi`,
     wanted,
     `case $o in ""|*[!0-9]*) ;; *) ${handOver};; esac`,
     `[ "$e" = 0 ] || ${tmux(releaseClaimCommands(paneId, id))} >/dev/null 2>&1`,

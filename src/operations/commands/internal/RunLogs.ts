@@ -26,8 +26,8 @@ import { ensurePrivateDirectory } from "../../../context/PrivateDirectory.js"
 import { Failed } from "../../../domain/Errors.js"
 import { ifFormat } from "../../../tmux/ControlProtocol.js"
 import { literalizeFormat } from "../../../tmux/Literal.js"
-import { isRunId, shellQuote } from "./CommandFraming.js"
-import { closePipeCommands, recorderKeyBuffer, releaseClaimCommands } from "./PaneClaim.js"
+import { isRunId, shellQuote, startMarker } from "./CommandFraming.js"
+import { closePipeCommands, releaseClaimCommands } from "./PaneClaim.js"
 
 /** Bytes read from a log per poll, so one poll never holds a huge file in memory. */
 const READ_CHUNK = 1024 * 1024
@@ -138,28 +138,24 @@ export const recorderTmuxCall = (
 export const RECORDER_LIMITS: ReadonlyArray<string> = ["trap '' XFSZ", `ulimit -f ${LOG_LIMIT_BLOCKS} 2>/dev/null`]
 
 /**
- * The recording itself: tee into `log`, grep for run `id`'s end (its key, which the framing prints
- * after the end's status, see CommandFraming.FramingOptions.recorderKey); then the shell commands
- * `ended`, or `stopped` when the stream ended without it. The key comes from the key buffer into a
- * variable, and reaches grep as its pattern file (a pipe from printf, a builtin): never an argv,
- * never on the screen, so what a command reads there, or the run id it can learn (the pane's
- * options), does not stop the recording. The key is not the end's secret: a command that took the
- * buffer first could stop the recording (its output then comes from the pane's history), never end
- * the wait.
+ * The recording itself: tee into `log`; read the stream up to run `id`'s start, which brings the
+ * run's recorder key (see CommandFraming.FramingOptions.recorderKey), then grep for the key, which
+ * the end prints after its status; then the shell commands `ended`, or `stopped` when the stream
+ * ended without it. The key travels only in the script and the pane's byte stream (the start is an
+ * escape string the screen does not show), and reaches grep as its pattern file (a pipe from
+ * printf, a builtin): never an argv, a buffer or the screen, so nothing a command can read there,
+ * nor the run id it can learn (the pane's options), stops the recording. The start is read a line
+ * at a time by the shell's `read`, which takes no byte past its line: grep gets all the rest.
  */
-export const recordAndWatch = (log: string, id: string, ended: string, stopped: string, key: { tmuxProgram: string; socketPath: string }): string => {
-  const buffer = recorderKeyBuffer(id)
-  const fetch = recorderTmuxCall(key.tmuxProgram, key.socketPath, [["show-buffer", "-b", buffer], ["delete-buffer", "-b", buffer]])
+export const recordAndWatch = (log: string, id: string, ended: string, stopped: string): string => {
+  const start = `${startMarker(id)} `
+  const findKey = `k=; while IFS= read -r l; do case $l in *${shellQuote(start)}*) k=\${l#*${shellQuote(start)}}; k=\${k%%[!0-9a-f]*}; break;; esac; done`
   const patterns = `printf '%s\\n' "$k"`
-  // grep reads the patterns on descriptor 3 and the stream (kept on 4) as its input.
+  // grep reads the pattern on descriptor 3 and the rest of the stream (kept on 4) as its input.
   const watch = `${patterns} | (exec 3<&0 <&4 4<&-; ulimit -c 0; ulimit -v ${WATCHER_MEMORY_KIB}; LC_ALL=C exec grep -q -F -f /dev/fd/3)`
   const watchFolded = `${patterns} | { exec 3<&0 <&4 4<&-; LC_ALL=C fold -b -w ${FOLD_WIDTH} | LC_ALL=C grep -q -F -f /dev/fd/3; }`
-  // Without a key (its buffer could not be read) the stream is only drained: the recording then
-  // stops with the pane, or with the run's release.
-  const keyless = `{ [ -n "$k" ] || { cat <&4 >/dev/null; false; }; }`
-  return `k=$(${fetch} 2>/dev/null); case $k in *[!0-9a-f]*) k=;; esac; tee -a ${
-    shellQuote(log)
-  } | { exec 4<&0; if ${keyless} && { ${watch} || ${watchFolded}; }; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`
+  // No start (the line never ran): the stream was read to its end, and the recording stopped.
+  return `tee -a ${shellQuote(log)} | { exec 4<&0; ${findKey}; if [ \${#k} -eq 32 ] && { ${watch} || ${watchFolded}; }; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`
 }
 
 /** tmux expands formats and strftime escapes in a pipe-pane command: its `#` and `%` are doubled to arrive as written. */
@@ -175,7 +171,7 @@ export const recorderCommand = ({ id, log, paneId, socketPath, tmuxProgram }: Re
   const stopped = recorderTmuxCall(tmuxProgram, socketPath, forgetPipeCommands(paneId, id))
   const script = [
     ...RECORDER_LIMITS,
-    recordAndWatch(log, id, ended, stopped, { tmuxProgram, socketPath }),
+    recordAndWatch(log, id, ended, stopped),
     `mv -f ${shellQuote(log)} ${shellQuote(`${log}${ENDED}`)} 2>/dev/null`
   ].join("; ")
   return asPipeCommand(script)

@@ -80,6 +80,23 @@ const loadBuffer: CommandEntry = {
   }
 }
 
+/** set-buffer with its data as an argument (run_command hands its recorder a key so); no appending, renaming or clipboard. */
+const setBuffer: CommandEntry = {
+  name: "set-buffer",
+  alias: "setb",
+  template: "ab:t:n:w",
+  lower: 0,
+  upper: 1,
+  run: (invocation, args) => {
+    for (const flag of ["a", "n", "t", "w"]) if (has(args, flag)) return unmodelled("set-buffer", `-${flag}`)
+    const data = args.values[0]
+    if (data === undefined) return unmodelled("set-buffer", "without data")
+    // tmux keeps no empty buffer.
+    if (data !== "") addBuffer(invocation.server, value(args, "b"), data, invocation.now)
+    return done
+  }
+}
+
 const showBuffer: CommandEntry = {
   name: "show-buffer",
   alias: "showb",
@@ -196,6 +213,7 @@ const pipePane: CommandEntry = {
 export const inputCommands: ReadonlyArray<CommandEntry> = [
   sendKeys,
   loadBuffer,
+  setBuffer,
   showBuffer,
   deleteBuffer,
   pasteBuffer,
