@@ -188,7 +188,26 @@ const READS: ReadonlyArray<Case> = [
     args: (t) => ({ where: { right_of: t.pane_id } }),
     names: [[...PANES.slice(0, 2), "display-message", CLIENTS]]
   },
+  // The placements' window links (of linked windows only) in the listing's own invocation, only when asked.
+  {
+    tool: "list_panes",
+    variant: "placements",
+    args: () => ({ fields: ["placements", "placements_complete"] }),
+    names: [[...ALL_PANES, "if-shell"]]
+  },
+  {
+    tool: "list_panes",
+    variant: "window_id placements",
+    args: (t) => ({ window_id: t.window_id, fields: "all" }),
+    names: [[...PANES, "if-shell"]]
+  },
   { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [ONE_PANE] },
+  {
+    tool: "get_pane_info",
+    variant: "fields all",
+    args: (t) => ({ pane_id: t.pane_id, fields: "all" }),
+    names: [[...ONE_PANE, "list-windows"]]
+  },
   { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [ONE_PANE] },
   // Variables are read in the lookup's own invocation, after the pane (only when asked).
   {
