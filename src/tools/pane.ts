@@ -6,13 +6,12 @@ import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
 import { Capture, Pane, PaneDetail } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
-import { needsPlacements, PANE_FIELDS, PANE_KEY, type PaneField, project, projected } from "../operations/hierarchy/Fields.js"
-import { getPane, getPaneDetail, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
-import { PLACEMENT_FIELDS } from "../operations/hierarchy/Placements.js"
+import { PANE_FIELDS, PANE_KEY, type PaneField, projected } from "../operations/hierarchy/Fields.js"
+import { getPaneDetail, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
 import { getPaneWithVariables } from "../operations/hierarchy/Variables.js"
 import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
 import { callerPaneId } from "./internal/CallerTarget.js"
-import { fieldsArgument, fieldsLike, fieldsOf } from "./internal/Fields.js"
+import { fieldsArgument, fieldsOf } from "./internal/Fields.js"
 import { Page, pageArguments } from "./internal/Paging.js"
 import { besideOf, itemFilterOf, whereArgument } from "./internal/Where.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
@@ -72,9 +71,6 @@ export const listPanesTool = defineTool({
     })
 })
 
-/** What get_pane_info returns unless asked: every field but the placements, which cost a list of window links. */
-const PANE_INFO_FIELDS = PANE_FIELDS.filter((field) => !PLACEMENT_FIELDS.includes(field))
-
 export const getPaneInfoTool = defineTool({
   name: "get_pane_info",
   title: "Get tmux Pane Info",
@@ -86,11 +82,10 @@ export const getPaneInfoTool = defineTool({
     pane_id: optional(PaneId),
     // Names and count are checked by getPaneWithVariables: a pattern here would cost every tools/list its bytes.
     variables: optional(Schema.Array(Schema.String)),
-    fields: fieldsLike(PANE_FIELDS, "list_panes", "all but placements, placements_complete"),
     ...socketArguments
   }),
   output: Schema.extend(
-    projected(PaneDetail, PANE_KEY),
+    PaneDetail,
     Schema.Struct({
       variables: optional(
         Schema.Record({ key: Schema.String, value: Schema.String }),
@@ -102,14 +97,11 @@ export const getPaneInfoTool = defineTool({
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const paneId = input.pane_id ?? (yield* callerPaneId(socket, "pane_id"))
-      const fields = fieldsOf(input.fields, PANE_FIELDS, PANE_KEY, PANE_INFO_FIELDS)
-      const placements = needsPlacements(fields)
-      // Variables and placements are read in the pane lookup's own invocation, only when asked.
-      if (input.variables !== undefined) {
-        const { variables, ...pane } = yield* getPaneWithVariables(socket, paneId, input.variables, { placements })
-        return { ...project(pane, fields), variables }
-      }
-      return project(placements ? yield* getPaneDetail(socket, paneId) : yield* getPane(socket, paneId), fields)
+      // Every field is the placements too (one command more in the same invocation: tools/list has no
+      // room for a fields argument here); variables are read in it, only when asked.
+      return input.variables === undefined
+        ? yield* getPaneDetail(socket, paneId)
+        : yield* getPaneWithVariables(socket, paneId, input.variables)
     })
 })
 

@@ -26,7 +26,7 @@ const IN_A_AND_B = [
 ]
 
 describe("placements", () => {
-  it("a window linked into two sessions gives its panes two placements, in every pane tool; others one", async () => {
+  it("a window linked into two sessions gives its panes two placements (list_panes, get_pane_info); others one", async () => {
     const w = world()
     linkedWorld(w)
     const layer = w.layer()
@@ -39,17 +39,16 @@ describe("placements", () => {
     // Scoped to session "b", the linked pane is still placed in "a" too.
     const inB = okResult(await runTool(layer, "list_panes", { session_id: "$1", fields: ["placements"] }))
     expect(inB.items.find((pane: any) => pane.pane_id === "%1").placements).toEqual(IN_A_AND_B)
-    expect(okResult(await runTool(layer, "get_pane_info", { pane_id: "%1", fields: "all" }))).toMatchObject({
+    expect(okResult(await runTool(layer, "get_pane_info", { pane_id: "%1" }))).toMatchObject({
       pane_id: "%1",
       placements: IN_A_AND_B,
       placements_complete: true
     })
-    // The default results stay lean.
+    // The default list stays lean.
     expect(okResult(await runTool(layer, "list_panes")).items[1]).not.toHaveProperty("placements")
-    expect(okResult(await runTool(layer, "get_pane_info", { pane_id: "%1" }))).not.toHaveProperty("placements")
     // After an unlink the pane has one placement again.
     w.tmuxOk("unlink-window", "-t", "b:7")
-    expect(okResult(await runTool(layer, "get_pane_info", { pane_id: "%1", fields: ["placements"] })).placements).toEqual([IN_A_AND_B[0]])
+    expect(okResult(await runTool(layer, "get_pane_info", { pane_id: "%1" })).placements).toEqual([IN_A_AND_B[0]])
   })
 
   it("split_window fields \"all\": the seed's pane view, with placements, is_caller, is_attended and the size", async () => {
@@ -86,7 +85,7 @@ describe("placements", () => {
     }
     w.tmuxOk(...more.slice(0, -1))
     const layer = w.layer()
-    const over = okResult(await runTool(layer, "get_pane_info", { pane_id: "%0", fields: ["placements", "placements_complete"] }))
+    const over = okResult(await runTool(layer, "get_pane_info", { pane_id: "%0" }))
     expect(over.placements).toHaveLength(MAX_PLACEMENTS)
     expect(over.placements_complete).toBe(false)
     // The first ones by session id: home's own, then s1…

@@ -27,10 +27,10 @@ export const fieldsArgument = <K extends string>(all: ReadonlyArray<K>, defaults
 
 /**
  * The `fields` of a tool whose items are another tool's (listed before it): the same names and the
- * same defaults, said once, there, unless `defaults` says this tool's.
+ * same defaults, said once, there.
  */
-export const fieldsLike = <K extends string>(all: ReadonlyArray<K>, tool: string, defaults?: string) =>
-  optional(saidElsewhere(all), `As ${tool}${tool.endsWith("s") ? "'" : "'s"}${defaults === undefined ? "" : `; default: ${defaults}`}.`)
+export const fieldsLike = <K extends string>(all: ReadonlyArray<K>, tool: string) =>
+  optional(saidElsewhere(all), `As ${tool}${tool.endsWith("s") ? "'" : "'s"}.`)
 
 /** The fields a call returns: the defaults, every one for "all", or those named; the key always. */
 export const fieldsOf = <K extends string>(
