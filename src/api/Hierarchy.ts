@@ -4,6 +4,7 @@
  */
 export {
   getPane,
+  getPaneDetail,
   getPaneWindow,
   getSession,
   getWindow,
@@ -14,4 +15,5 @@ export {
   type SessionTarget,
   type TreeScope
 } from "../operations/hierarchy/Hierarchy.js"
+export { MAX_PLACEMENT_NAME_CHARS, MAX_PLACEMENTS } from "../operations/hierarchy/Placements.js"
 export { MAX_VARIABLES, readVariables, VARIABLE_NAME } from "../operations/hierarchy/Variables.js"

@@ -45,8 +45,8 @@ Options (each overrides the environment variable in brackets):
   --tmux-config FILE        config file for servers we start, like tmux -f  [LIBTMUX_TMUX_CONFIG]
   --safety LEVEL            readonly | mutating | destructive (default: mutating)  [LIBTMUX_SAFETY]
   --tools LIST              tools to enable: names and groups (context, read, terminal, layout,
-                            buffers, environment, lifecycle), -name leaves one out; within the
-                            safety level (default: all of it)  [LIBTMUX_MCP_TOOLS]
+                            buffers, environment, options, lifecycle), -name leaves one out;
+                            within the safety level (default: all of it)  [LIBTMUX_MCP_TOOLS]
   --transport KIND          socket (tmux's client protocol, no process per call) | exec
                             (one tmux process per call) (default: socket)  [LIBTMUX_MCP_TRANSPORT]
   --allow-server-start[=0|1]  default for tools that may start a server (default 0)  [LIBTMUX_ALLOW_SERVER_START]

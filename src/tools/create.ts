@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { PaneId, SessionId } from "../domain/Ids.js"
-import { Generation, hostField, HostName, Pane, type PaneDetail, Session, Window } from "../domain/Model.js"
+import { Generation, hostField, HostName, PaneDetail, Session, Window } from "../domain/Model.js"
 import { PANE_FIELDS, PANE_KEY, type PaneField, project, projected } from "../operations/hierarchy/Fields.js"
 import { createSession, createWindow, type PaneSplit, respawnPane, splitWindow } from "../operations/lifecycle/Create.js"
 import type { SpawnRequest } from "../operations/lifecycle/Spawn.js"
@@ -92,7 +92,7 @@ const paneSplits = (panes: ReadonlyArray<typeof PaneSplitInput.Type> | undefined
 /** A pane a mutation made or changed, as list_panes shows it: its default fields unless `fields` asks. */
 const paneFieldsArgument = fieldsLike(PANE_FIELDS, "list_panes")
 
-const ListedPane = projected(Pane, PANE_KEY)
+const ListedPane = projected(PaneDetail, PANE_KEY)
 
 const paneProjection = (requested: "all" | ReadonlyArray<PaneField> | undefined) => {
   const fields = fieldsOf(requested, PANE_FIELDS, PANE_KEY, DEFAULT_PANE_FIELDS)

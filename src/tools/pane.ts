@@ -4,10 +4,10 @@ import * as Schema from "effect/Schema"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { InvalidInput } from "../domain/Errors.js"
 import { PaneId, SessionId, WindowId } from "../domain/Ids.js"
-import { Capture, Pane } from "../domain/Model.js"
+import { Capture, Pane, PaneDetail } from "../domain/Model.js"
 import { paginate } from "../operations/bounds/Paging.js"
 import { PANE_FIELDS, PANE_KEY, type PaneField, projected } from "../operations/hierarchy/Fields.js"
-import { getPane, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
+import { getPaneDetail, listPaneFields } from "../operations/hierarchy/Hierarchy.js"
 import { getPaneWithVariables } from "../operations/hierarchy/Variables.js"
 import { capturePane, DEFAULT_CAPTURE_MAX_LINES } from "../operations/watching/Capture.js"
 import { callerPaneId } from "./internal/CallerTarget.js"
@@ -50,7 +50,7 @@ export const listPanesTool = defineTool({
     ...socketArguments,
     ...pageArguments
   }),
-  output: Page(projected(Pane, PANE_KEY)),
+  output: Page(projected(PaneDetail, PANE_KEY)),
   handler: (input) =>
     Effect.gen(function*() {
       if (input.session_id !== undefined && input.window_id !== undefined) {
@@ -85,7 +85,7 @@ export const getPaneInfoTool = defineTool({
     ...socketArguments
   }),
   output: Schema.extend(
-    Pane,
+    PaneDetail,
     Schema.Struct({
       variables: optional(
         Schema.Record({ key: Schema.String, value: Schema.String }),
@@ -97,8 +97,11 @@ export const getPaneInfoTool = defineTool({
     Effect.gen(function*() {
       const socket = yield* resolveSocket(input)
       const paneId = input.pane_id ?? (yield* callerPaneId(socket, "pane_id"))
-      // Variables are read in the pane lookup's own invocation, only when asked.
-      return input.variables === undefined ? yield* getPane(socket, paneId) : yield* getPaneWithVariables(socket, paneId, input.variables)
+      // Every field is the placements too (one command more in the same invocation: tools/list has no
+      // room for a fields argument here); variables are read in it, only when asked.
+      return input.variables === undefined
+        ? yield* getPaneDetail(socket, paneId)
+        : yield* getPaneWithVariables(socket, paneId, input.variables)
     })
 })
 

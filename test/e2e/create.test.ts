@@ -121,7 +121,10 @@ describe("Done when (issue 3), over stdio", () => {
         title: expect.any(String),
         command: expect.any(String),
         is_caller: null,
-        is_attended: false
+        is_attended: false,
+        // Seed 004's pane view: where the pane is reachable (issue 31).
+        placements: [{ session_id: "$0", session_name: "main", window_index: original.window_index }],
+        placements_complete: true
       })
       expect(pane.pane_id).toMatch(/^%\d+$/)
       expect(pane.pane_index).toBeTypeOf("number")
@@ -129,6 +132,15 @@ describe("Done when (issue 3), over stdio", () => {
       expect(pane.height).toBeGreaterThan(0)
     }
     expect(lines(world.tmux(["list-panes", "-t", original.window_id, "-F", "#{pane_id}"]).stdout)).toHaveLength(5)
+    // Linked into a second session, the window's new pane is placed in both.
+    expect(world.tmux(["new-session", "-d", "-s", "other", "sh", ";", "link-window", "-s", original.window_id, "-t", "other:4"]).status)
+      .toBe(0)
+    const { pane: linked } = ok(await server.call("split_window", { pane_id: original.pane_id, fields: "all" }))
+    expect(linked.placements).toEqual([
+      { session_id: "$0", session_name: "main", window_index: original.window_index },
+      { session_id: "$1", session_name: "other", window_index: 4 }
+    ])
+    expect(linked).toMatchObject({ placements_complete: true, is_caller: null, is_attended: false })
   })
 
   it("no string argument makes tmux run a command: names and directories read back exactly", async () => {

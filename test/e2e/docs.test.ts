@@ -77,6 +77,17 @@ describe("docs match the code", () => {
     expect(row).toContain(`groups (${TOOL_GROUPS.map((group) => `\`${group}\``).join(", ")})`)
   })
 
+  it("the README's library table names every namespace src/index.ts exports (it says nothing else is)", () => {
+    const exported = [...read("src/index.ts").matchAll(/^export \* as (\w+) from/gm)].map((m) => m[1]!)
+    const section = readme.split("## As an Effect library")[1]!.split("\n## ")[0]!
+    const tabled = section.split("\n").filter((line) => line.startsWith("| `")).flatMap((line) =>
+      [...line.split(" | ")[0]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)
+    )
+    expect(exported).toContain("Hosts")
+    expect(exported).toContain("Options")
+    expect([...tabled].sort()).toEqual([...exported].sort())
+  })
+
   it("shows doctor's report as doctor prints it for the configuration it names", async () => {
     const block = /## Checking[\s\S]*?```\n([\s\S]*?)\n```/.exec(configurationDoc)?.[1]
     expect(block).toBeDefined()

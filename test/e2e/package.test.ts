@@ -2,9 +2,10 @@
  * The package as a user gets it. The project is copied without dist/ (a fresh clone, never built)
  * and packed with `npm pack`, which must build it first; the tarball is installed into an empty
  * project. Without the optional peer `effect`, that is the bundled server alone: small, and its
- * CLI works through `npx`. With `effect` added, a plain .mjs file runs the README's library example
- * against a private tmux server, `effect-tmux-mcp/testing` gives FakeTmux, internals stay
- * unreachable, and a TypeScript consumer type-checks with `node16` and `bundler` resolution.
+ * CLI works through `npx`, also straight from the tarball as the README says. With `effect` added,
+ * plain .mjs files run the README's library example against a private tmux server and its FakeTmux
+ * example (from `effect-tmux-mcp/testing`) as written, internals stay unreachable, and a TypeScript
+ * consumer type-checks with `node16` and `bundler` resolution.
  * Needs the npm registry (for `effect` and `@types/node`, at the lockfile's versions).
  */
 import { execFile } from "node:child_process"
@@ -69,35 +70,16 @@ const lockedVersion = (name: string): string => {
 }
 const tsc = join(ROOT, "node_modules/typescript/bin/tsc")
 
-/** The README's library example, as written (it is plain JavaScript as much as TypeScript). */
-const readmeExample = (): string => {
-  const section = readFileSync(join(ROOT, "README.md"), "utf8").split("## As an Effect library")[1] ?? ""
-  const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1]
-  if (example === undefined) throw new Error("README.md has no ts example under 'As an Effect library'")
+/**
+ * A README example, as written (plain JavaScript as much as TypeScript): the ts block after its
+ * `<!-- example: NAME -->` marker, so the README and what runs here cannot drift apart.
+ */
+const readmeExample = (name: "library" | "FakeTmux"): string => {
+  const after = readFileSync(join(ROOT, "README.md"), "utf8").split(`<!-- example: ${name} -->\n`)
+  const example = after.length === 2 ? /^```ts\n([\s\S]*?)```/.exec(after[1]!)?.[1] : undefined
+  if (example === undefined) throw new Error(`README.md has no single ts block after <!-- example: ${name} -->`)
   return example
 }
-
-const FAKE_PROGRAM = `
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
-import { Hierarchy, InvocationContext, SocketResolver, TmuxMcpConfig } from "effect-tmux-mcp"
-import { FakeTmux } from "effect-tmux-mcp/testing"
-
-const config = TmuxMcpConfig.loadConfig({ env: {}, flags: {}, uid: 1000 })
-if (Either.isLeft(config)) throw new Error(config.left.message)
-const world = new Map([["/tmp/fake.sock", FakeTmux.server({ sessions: [{ name: "demo", windows: [{ panes: [{ command: "vim" }] }] }] })]])
-const Test = Layer.mergeAll(FakeTmux.layer(world), SocketResolver.layer, InvocationContext.layer).pipe(
-  Layer.provideMerge(TmuxMcpConfig.layer(config.right))
-)
-const program = Effect.gen(function* () {
-  const socket = yield* (yield* SocketResolver.SocketResolver).resolve({ socket_path: "/tmp/fake.sock" })
-  const { items } = yield* Hierarchy.listPanes(socket)
-  return items.map((pane) => \`\${pane.pane_id} \${pane.session_name}:\${pane.window_index} \${pane.command}\`)
-})
-const lines = await Effect.runPromise(Effect.provide(program, Test))
-console.log(lines.join("\\n"))
-`
 
 const INTERNALS_PROGRAM = `
 for (const specifier of ["effect-tmux-mcp/dist/lib/services/Ownership.js", "effect-tmux-mcp/src/index.ts", "effect-tmux-mcp/dist/server.cjs"]) {
@@ -112,7 +94,7 @@ for (const specifier of ["effect-tmux-mcp/dist/lib/services/Ownership.js", "effe
 
 /** A TypeScript consumer: the README example, the fake, a typed error, and a refused deep import. */
 const consumerSource = () =>
-  `${readmeExample()}
+  `${readmeExample("library")}
 import { Errors } from "effect-tmux-mcp"
 import { FakeTmux, RecordingTmux } from "effect-tmux-mcp/testing"
 // @ts-expect-error internals are not exported
@@ -225,6 +207,22 @@ describe("the packed package", () => {
     expect(world.socketFiles()).toEqual([])
   }, 60_000)
 
+  it("runs from the tarball through npx as the README says: file:/abs or ./, not a bare absolute path", async () => {
+    // A cache of its own: npx installs the tarball there, and it has no dependencies (nothing from the registry).
+    const env = { ...world.env, npm_config_cache: join(base, "npx-cache") }
+    const elsewhere = join(base, "elsewhere")
+    mkdirSync(elsewhere)
+    const tarball = join(base, packed.filename)
+    const file = await run("npx", ["-y", `file:${tarball}`, "--version"], { cwd: elsewhere, env })
+    expect([file.status, file.stdout.trim()]).toEqual([0, PACKAGE_VERSION])
+    const relative = await run("npx", ["-y", `./${packed.filename}`, "--version"], { cwd: base, env })
+    expect([relative.status, relative.stdout.trim()]).toEqual([0, PACKAGE_VERSION])
+    // npx runs a path with a slash as a command: the tarball itself, which is no program.
+    const bare = await run("npx", ["-y", tarball, "--version"], { cwd: elsewhere, env })
+    expect(bare.status).not.toBe(0)
+    expect(bare.stderr).toContain("Permission denied")
+  }, 60_000)
+
   describe("with effect added", () => {
     let withPeers: number
 
@@ -240,8 +238,8 @@ describe("the packed package", () => {
         cwd: consumer
       })
       withPeers = sizeOf(join(consumer, "node_modules"))
-      writeFileSync(join(consumer, "example.mjs"), readmeExample())
-      writeFileSync(join(consumer, "fake.mjs"), FAKE_PROGRAM)
+      writeFileSync(join(consumer, "example.mjs"), readmeExample("library"))
+      writeFileSync(join(consumer, "fake.mjs"), readmeExample("FakeTmux"))
       writeFileSync(join(consumer, "internals.mjs"), INTERNALS_PROGRAM)
       writeFileSync(join(consumer, "consumer.ts"), consumerSource())
       writeFileSync(join(consumer, "tsconfig.node16.json"), tsconfig("node16"))
@@ -259,7 +257,7 @@ describe("the packed package", () => {
       expect(example.stdout.trim().split("\n")).toEqual(["%0 demo:0 sleep", "%1 demo:0 sleep"])
     }, 60_000)
 
-    it("gives FakeTmux through effect-tmux-mcp/testing, and keeps the internals unreachable", async () => {
+    it("runs the README's FakeTmux example as written, and keeps the internals unreachable", async () => {
       const fake = await run(process.execPath, ["fake.mjs"], { cwd: consumer })
       expect([fake.status, fake.stderr, fake.stdout.trim()]).toEqual([0, "", "%0 demo:0 vim"])
       const internals = await run(process.execPath, ["internals.mjs"], { cwd: consumer })

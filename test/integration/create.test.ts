@@ -79,6 +79,8 @@ const ALL_PANE_KEYS = [
   "pane_id",
   "pane_index",
   "pid",
+  "placements",
+  "placements_complete",
   "session_id",
   "session_name",
   "title",
@@ -474,7 +476,9 @@ describe("split_window", () => {
         active: false,
         dead: false,
         is_caller: null,
-        is_attended: false
+        is_attended: false,
+        placements: [{ session_id: "$0", session_name: "base", window_index: 0 }],
+        placements_complete: true
       })
       expect(pane.width).toBeGreaterThan(0)
       expect(pane.height).toBeGreaterThan(0)

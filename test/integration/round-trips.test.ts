@@ -107,6 +107,8 @@ const PANES = ["display-message", "list-panes", CLIENTS]
 const PROBE = ["display-message"]
 /** One pane (get_pane_info, run_command's lookup): `list-panes -t %N` filtered to it, the server's identity in the same format, then the clients (no guard: the pane's session exists). */
 const ONE_PANE = ["list-panes", "list-clients"]
+/** One pane with its placements (get_pane_info): ONE_PANE, then the links of linked windows. */
+const PANE_DETAIL = [...ONE_PANE, "list-windows"]
 /** A pane looked up (`list-panes -t %N`) in the same invocation as what is read about it. */
 const PANE_LOOKUP = "list-panes"
 /** A pane's state record and its rows (snapshot_pane, capture_since, each look of wait_for_text). */
@@ -188,14 +190,28 @@ const READS: ReadonlyArray<Case> = [
     args: (t) => ({ where: { right_of: t.pane_id } }),
     names: [[...PANES.slice(0, 2), "display-message", CLIENTS]]
   },
-  { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [ONE_PANE] },
-  { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [ONE_PANE] },
+  // The placements' window links (of linked windows only) in the listing's own invocation, only when asked.
+  {
+    tool: "list_panes",
+    variant: "placements",
+    args: () => ({ fields: ["placements", "placements_complete"] }),
+    names: [[...ALL_PANES, "if-shell"]]
+  },
+  {
+    tool: "list_panes",
+    variant: "window_id placements",
+    args: (t) => ({ window_id: t.window_id, fields: "all" }),
+    names: [[...PANES, "if-shell"]]
+  },
+  // Every field of a pane: its placements' window links (of linked windows only) in the lookup's invocation.
+  { tool: "get_pane_info", variant: "pane_id", args: (t) => ({ pane_id: t.pane_id }), names: [PANE_DETAIL] },
+  { tool: "get_pane_info", variant: "caller's pane", args: () => ({}), caller: true, names: [PANE_DETAIL] },
   // Variables are read in the lookup's own invocation, after the pane (only when asked).
   {
     tool: "get_pane_info",
     variant: "variables",
     args: (t) => ({ pane_id: t.pane_id, variables: ["pane_tty", "session_path"] }),
-    names: [[...ONE_PANE, "display-message"]]
+    names: [[...PANE_DETAIL, "display-message"]]
   },
   { tool: "capture_pane", variant: "screen", args: (t) => ({ pane_id: t.pane_id }), names: [["capture-pane"]] },
   {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { parseArgs, USAGE } from "../../src/cli/Args.js"
 import { loadConfig } from "../../src/context/TmuxMcpConfig.js"
+import { TOOL_GROUPS } from "../../src/tools/Tool.js"
 
 const parsed = (...argv: Array<string>) => {
   const result = parseArgs(argv)
@@ -73,6 +74,11 @@ describe("parseArgs", () => {
     ) {
       expect(USAGE).toContain(flag)
     }
+  })
+
+  it("names every tool group --tools takes (options was missing, issue 31)", () => {
+    const listed = /groups \(([^)]*)\)/.exec(USAGE.replace(/\s+/g, " "))?.[1]?.split(", ")
+    expect(listed).toEqual([...TOOL_GROUPS])
   })
 
   it("gives flags that override the environment when loaded", () => {

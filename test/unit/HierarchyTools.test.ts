@@ -146,10 +146,23 @@ describe("list_panes", () => {
         dead: false,
         in_mode: false,
         is_caller: null,
-        is_attended: false
+        is_attended: false,
+        placements: [{ session_id: "$1", session_name: "alpha", window_index: 0 }],
+        placements_complete: true
       })
-      // A pane of the linked window @0 is listed once, in the first session tmux prints (by name: beta).
-      expect(page.items.find((p: any) => p.pane_id === "%0")).toMatchObject({ window_id: "@0", session_id: "$2", window_index: 4 })
+      // A pane of the linked window @0 is listed once, in the first session tmux prints (by name: beta),
+      // and placed in both sessions, in session-id order.
+      expect(page.items.find((p: any) => p.pane_id === "%0")).toMatchObject({
+        window_id: "@0",
+        session_id: "$2",
+        window_index: 4,
+        placements: [{ session_id: "$0", session_name: "zeta", window_index: 0 }, {
+          session_id: "$2",
+          session_name: "beta",
+          window_index: 4
+        }],
+        placements_complete: true
+      })
     }))
 
   it.effect("scopes to a session or a window, never both", () =>

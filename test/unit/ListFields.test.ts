@@ -29,9 +29,12 @@ const world = (): FakeWorld =>
     ]
   ])
 
-/** Every field the models had before the compact defaults: fields "all" must keep returning each. */
+/**
+ * Every field the models had before the compact defaults: fields "all" must keep returning each
+ * (a pane's, and its placements since issue 31).
+ */
 const PANE_FIELDS_TODAY =
-  "pane_id pane_index window_id window_index window_name session_id session_name active width height left top command cwd pid title dead in_mode is_caller is_attended"
+  "pane_id pane_index window_id window_index window_name session_id session_name active width height left top command cwd pid title dead in_mode is_caller is_attended placements placements_complete"
     .split(" ")
 const WINDOW_FIELDS_TODAY =
   "window_id window_name window_index session_id session_name pane_count active zoomed width height layout active_pane_id".split(" ")
@@ -95,7 +98,21 @@ describe("fields of the list tools", () => {
       const panes = okResult(yield* call(layer, "list_panes", { fields: "all" })).items
       const windows = okResult(yield* call(layer, "list_windows", { fields: "all" })).items
       const sessions = okResult(yield* call(layer, "list_sessions", { fields: "all" })).items
-      expect(panes).toEqual(full.panes)
+      // The library's listPanes has no placements: @0 is linked into "other" too (index 3), @1 is not.
+      expect(panes.map(({ placements: _placements, placements_complete: _complete, ...pane }: any) => pane)).toEqual(full.panes)
+      expect(panes.map((pane: any) => [pane.pane_id, pane.placements, pane.placements_complete])).toEqual([
+        [
+          "%0",
+          [{ session_id: "$0", session_name: "main", window_index: 0 }, { session_id: "$1", session_name: "other", window_index: 3 }],
+          true
+        ],
+        [
+          "%1",
+          [{ session_id: "$0", session_name: "main", window_index: 0 }, { session_id: "$1", session_name: "other", window_index: 3 }],
+          true
+        ],
+        ["%2", [{ session_id: "$0", session_name: "main", window_index: 1 }], true]
+      ])
       expect(windows).toEqual(full.windows)
       expect(sessions).toEqual(full.sessions)
       for (const pane of panes) expect(Object.keys(pane)).toEqual(PANE_FIELDS_TODAY)
@@ -134,8 +151,11 @@ describe("fields of the list tools", () => {
       expect(yield* formatsSent(layer)).not.toContain("#{pane_current_command}")
       okResult(yield* call(layer, "list_windows"))
       expect(yield* formatsSent(layer)).not.toContain("#{window_layout}")
+      // The window links are listed only for the placements, and only those of linked windows.
+      expect(compact).not.toContain("list-windows")
       okResult(yield* call(layer, "list_panes", { fields: "all" }))
       expect(yield* formatsSent(layer)).toContain("#{pane_current_path}")
+      expect(yield* formatsSent(layer)).toMatch(/"list-windows" "-a" "-f" "#{window_linked}"/)
     }))
 
   it.effect("refuse names that are no field, naming the argument", () =>

@@ -5,16 +5,18 @@
  * others at 500 panes, so a listing that does not return it does not ask for it.
  */
 import * as Schema from "effect/Schema"
-import { Pane, Session, Window } from "../../domain/Model.js"
+import { PaneDetail, Session, Window } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { paneFields, sessionFields, windowFields } from "../../tmux/Records.js"
+import { PLACEMENT_FIELDS, PLACEMENT_SOURCES } from "./Placements.js"
 
-export type PaneField = keyof typeof Pane.fields
+/** A pane's fields include its placements, made from a list of window links asked for only with them. */
+export type PaneField = keyof typeof PaneDetail.fields
 export type WindowField = keyof typeof Window.fields
 export type SessionField = keyof typeof Session.fields
 
 /** Every field, in the models' order (the order of a projection's keys). */
-export const PANE_FIELDS = Object.keys(Pane.fields) as ReadonlyArray<PaneField>
+export const PANE_FIELDS = Object.keys(PaneDetail.fields) as ReadonlyArray<PaneField>
 export const WINDOW_FIELDS = Object.keys(Window.fields) as ReadonlyArray<WindowField>
 export const SESSION_FIELDS = Object.keys(Session.fields) as ReadonlyArray<SessionField>
 
@@ -57,16 +59,21 @@ const codecOf = <F extends Format.Fields>(tag: string, table: F, needed: Readonl
 
 /**
  * The pane record for these fields: `is_caller` needs only the id; `is_attended` needs the window,
- * whether the pane is its active one and whether the window is zoomed.
+ * whether the pane is its active one and whether the window is zoomed; the placements need the
+ * pane's own link (and `placementsCommand`'s list).
  */
 export const paneCodec = (fields: ReadonlyArray<PaneField>) => {
   const needed = new Set<string>(["pane_id"])
   for (const field of fields) {
     if (field === "is_attended") { for (const source of ["window_id", "active", "window_zoomed"]) needed.add(source) }
+    else if (PLACEMENT_FIELDS.includes(field)) { for (const source of PLACEMENT_SOURCES) needed.add(source) }
     else if (field !== "is_caller") needed.add(field)
   }
   return codecOf("pan", paneFields, needed)
 }
+
+/** Whether these fields need `placementsCommand`'s list of window links. */
+export const needsPlacements = (fields: ReadonlyArray<PaneField>): boolean => fields.some((field) => PLACEMENT_FIELDS.includes(field))
 
 export const windowCodec = (fields: ReadonlyArray<WindowField>) => codecOf("win", windowFields, new Set([...WINDOW_KEY, ...fields]))
 

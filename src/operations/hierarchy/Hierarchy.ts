@@ -15,6 +15,7 @@ import { decode, decodeServerIdentity, query, type QueryTarget, queryTree, serve
 import { clientRecord, paneIdsRecord, paneRecord, placementRecord, serverRecord, windowRecord } from "../../tmux/Records.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
 import {
+  needsPlacements,
   PANE_FIELDS,
   PANE_KEY,
   paneCodec,
@@ -34,6 +35,7 @@ import {
 import { type ItemFilter, selectItems, textFields, withFilterFields } from "./Filters.js"
 import { type Beside, decodeLayout, layoutCommand, layoutRects, panesBeside } from "./Neighbours.js"
 import { hasNoSessionYet, rereadWhileStarting } from "./PaneStart.js"
+import { linksByWindow, placementsCommand, placementsOf } from "./Placements.js"
 
 /** A list and the server that answered it, read in the same round trip. */
 export interface Listing<A> {
@@ -202,15 +204,16 @@ export const listWindows = (
 export const clientsCommand = (marks: Format.Marks): TmuxCommand => whenSessionsExist(["list-clients", "-F", clientRecord.format(marks)])
 
 /**
- * Turns pane rows (of `paneCodec(fields)`) plus the client list into panes with those fields, that
- * know whether they are the caller or watched, in pane-id order.
+ * Turns pane rows (of `paneCodec(fields)`) plus the client list (and, for placements, the window
+ * links of `placementsCommand`) into panes with those fields, that know whether they are the
+ * caller or watched, in pane-id order.
  */
 export const toPaneFields = (
   socket: ResolvedSocket,
   server: ServerIdentity,
   output: Format.ParsedOutput,
   fields: ReadonlyArray<PaneField>
-): Effect.Effect<Array<Projected<Pane>>, TmuxError, InvocationContext> =>
+): Effect.Effect<Array<Projected<PaneDetail>>, TmuxError, InvocationContext> =>
   Effect.gen(function*() {
     const context = yield* InvocationContext
     const rows = yield* decode(paneCodec(fields), output)
@@ -218,6 +221,7 @@ export const toPaneFields = (
     const people = (yield* decode(clientRecord, output)).filter((client) => !client.flags.includes("control-mode"))
     const watchedWindows = new Set(people.map((client) => client.window_id))
     const returned = withKey(PANE_FIELDS, PANE_KEY, fields)
+    const links = needsPlacements(returned) ? linksByWindow(yield* decode(placementRecord, output)) : undefined
     // Each pane is built once, in its final shape: at 500 panes, spreading and projecting every row cost ~3 ms a call.
     const seen = new Set<string>()
     const panes: Array<Record<string, unknown>> = []
@@ -225,15 +229,20 @@ export const toPaneFields = (
       if (seen.has(row.pane_id)) continue
       seen.add(row.pane_id)
       const pane: Record<string, unknown> = {}
+      // The row has the pane's own link: paneCodec asks for it with the placements.
+      const placed = links === undefined ? undefined : placementsOf(row as Parameters<typeof placementsOf>[0], links)
       for (const field of returned) {
         if (field === "is_caller") pane.is_caller = context.isCallerPane(socket, server.pid, row.pane_id)
         // A person sees every pane of their current window, or only the active one when it is zoomed.
         else if (field === "is_attended") pane.is_attended = watchedWindows.has(row.window_id) && (!row.window_zoomed || row.active)
+        else if (field === "placements" || field === "placements_complete") pane[field] = placed![field]
         else if (field in row) pane[field] = row[field]
       }
       panes.push(pane)
     }
-    return (panes as Array<Projected<Pane>>).sort(byNumericId("pane_id") as (a: Projected<Pane>, b: Projected<Pane>) => number)
+    return (panes as Array<Projected<PaneDetail>>).sort(
+      byNumericId("pane_id") as (a: Projected<PaneDetail>, b: Projected<PaneDetail>) => number
+    )
   })
 
 /** Turns pane rows plus the client list into panes that know whether they are the caller or watched. */
@@ -260,10 +269,12 @@ export const listPaneFields = Effect.fn("Hierarchy.listPanes")((
   scope: TreeScope,
   fields: ReadonlyArray<PaneField>,
   filter: PaneFilter = {}
-): Effect.Effect<Listing<Projected<Pane>>, TmuxError | InvalidInput, Tmux | InvocationContext> =>
+): Effect.Effect<Listing<Projected<PaneDetail>>, TmuxError | InvalidInput, Tmux | InvocationContext> =>
   Effect.gen(function*() {
     const read = withFilterFields(fields, filter)
     const codec = paneCodec(read)
+    // The window links, only for the placements: in the same command list, after the pane rows.
+    const links = (m: Format.Marks): Array<TmuxCommand> => needsPlacements(read) ? [whenSessionsExist(placementsCommand(m))] : []
     const beside = filter.beside
     if (beside !== undefined) {
       // `list-panes -t %N` lists the pane's window and fails when the pane is missing, before the layout is read.
@@ -273,7 +284,8 @@ export const listPaneFields = Effect.fn("Hierarchy.listPanes")((
           serverIdentityCommand(m),
           ["list-panes", "-t", beside.pane_id, "-F", codec.format(m)],
           layoutCommand(beside.pane_id, m),
-          clientsCommand(m)
+          clientsCommand(m),
+          ...links(m)
         ],
         { kind: "pane", id: beside.pane_id }
       )
@@ -284,14 +296,15 @@ export const listPaneFields = Effect.fn("Hierarchy.listPanes")((
     }
     const target = scopeTarget(scope)
     const output = yield* target === undefined
-      ? query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(codec, m), clientsCommand(m)])
+      ? query(socket, (m) => [serverIdentityCommand(m), allPanesCommand(codec, m), clientsCommand(m), ...links(m)])
       : queryTree(
         socket,
         (m) => [
           serverIdentityCommand(m),
           // `list-panes -s -t $N` covers a session, `-t @N` one window.
           ["list-panes", ...(target.kind === "session" ? ["-s"] : []), "-t", target.id, "-F", codec.format(m)],
-          clientsCommand(m)
+          clientsCommand(m),
+          ...links(m)
         ],
         target
       )
@@ -315,20 +328,9 @@ export const listPanes = (
 ): Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext> =>
   listPaneFields(socket, scope, PANE_FIELDS) as Effect.Effect<Listing<Pane>, TmuxError, Tmux | InvocationContext>
 
-/** At most this many placements are returned per pane (a window is rarely linked more often). */
-export const MAX_PLACEMENTS = 32
-
-/** Lists every window link, to compute placements; put it in the same command list as the pane rows. */
-export const placementsCommand = (marks: Format.Marks): TmuxCommand => [
-  "list-windows",
-  "-a",
-  "-F",
-  placementRecord.format(marks)
-]
-
 /**
  * Panes with their placements, from one invocation's output that holds pane rows (from list-panes
- * or a `-P -F` spawn), the clients and the placement list.
+ * or a `-P -F` spawn), the clients and `placementsCommand`'s window links.
  */
 export const toPaneDetails = (
   socket: ResolvedSocket,
@@ -337,40 +339,8 @@ export const toPaneDetails = (
 ): Effect.Effect<Array<PaneDetail>, TmuxError, InvocationContext> =>
   Effect.gen(function*() {
     const panes = yield* toPanes(socket, server, output)
-    const links = yield* decode(placementRecord, output)
-    return panes.map((pane) => {
-      const placements = links
-        .filter((link) => link.window_id === pane.window_id)
-        .map(({ session_id, session_name, window_index }) => ({ session_id, session_name, window_index }))
-        .sort((a, b) => byNumericId("session_id")(a, b) || a.window_index - b.window_index)
-      return {
-        ...pane,
-        placements: placements.slice(0, MAX_PLACEMENTS),
-        placements_complete: placements.length <= MAX_PLACEMENTS
-      }
-    })
-  })
-
-/** One pane with its placements, in one round trip. */
-export const getPaneDetail = (
-  socket: ResolvedSocket,
-  paneId: string
-): Effect.Effect<PaneDetail, TmuxError, Tmux | InvocationContext> =>
-  Effect.gen(function*() {
-    const output = yield* queryTree(
-      socket,
-      (m) => [
-        serverIdentityCommand(m),
-        ["list-panes", "-t", paneId, "-F", paneRecord.format(m)],
-        clientsCommand(m),
-        placementsCommand(m)
-      ],
-      { kind: "pane", id: paneId }
-    )
-    const server = yield* decodeServerIdentity(output)
-    const found = (yield* toPaneDetails(socket, server, output)).find((pane) => pane.pane_id === paneId)
-    if (found === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
-    return found
+    const links = linksByWindow(yield* decode(placementRecord, output))
+    return panes.map((pane) => ({ ...pane, ...placementsOf(pane, links) }))
   })
 
 /**
@@ -527,3 +497,26 @@ export const getPane = Effect.fn("Hierarchy.getPane")((
   socket: ResolvedSocket,
   paneId: string
 ): Effect.Effect<Pane, TmuxError, Tmux | InvocationContext> => Effect.map(lookupStartedPane(socket, paneId), ({ pane }) => pane))
+
+/**
+ * lookupStartedPane with the pane's placements, read in the same invocation (`extra` after the
+ * window links).
+ */
+export const lookupPaneDetail = (
+  socket: ResolvedSocket,
+  paneId: string,
+  extra: (marks: Format.Marks) => ReadonlyArray<TmuxCommand> = () => []
+) =>
+  Effect.gen(function*() {
+    // After the lookup, which fails on a missing pane, the server has a session: no guard needed.
+    const found = yield* lookupStartedPane(socket, paneId, (m) => [placementsCommand(m), ...extra(m)])
+    const links = linksByWindow(yield* decode(placementRecord, found.output))
+    const pane: PaneDetail = { ...found.pane, ...placementsOf(found.pane, links) }
+    return { ...found, pane }
+  })
+
+/** One pane (as getPane) with its placements, in one round trip. */
+export const getPaneDetail = Effect.fn("Hierarchy.getPaneDetail")((
+  socket: ResolvedSocket,
+  paneId: string
+): Effect.Effect<PaneDetail, TmuxError, Tmux | InvocationContext> => Effect.map(lookupPaneDetail(socket, paneId), ({ pane }) => pane))

@@ -9,11 +9,11 @@ import * as Effect from "effect/Effect"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { InvalidInput, type TmuxError } from "../../domain/Errors.js"
-import type { Pane } from "../../domain/Model.js"
+import type { PaneDetail } from "../../domain/Model.js"
 import * as Format from "../../tmux/Format.js"
 import { queryTree } from "../../tmux/Query.js"
 import type { Tmux, TmuxCommand } from "../../tmux/Tmux.js"
-import { lookupStartedPane } from "./Hierarchy.js"
+import { lookupPaneDetail } from "./Hierarchy.js"
 
 /** A format variable's name as `readVariables` takes it: nothing a format could read as a modifier or a job. */
 export const VARIABLE_NAME = /^[a-z][a-z0-9_]*$/
@@ -52,17 +52,17 @@ export const readVariables = Effect.fn("Variables.readVariables")((
   })
 )
 
-/** One pane (as getPane) and the named variables' values, in the pane lookup's own invocation. */
+/** One pane with its placements (as getPaneDetail) and the named variables' values, in the pane lookup's own invocation. */
 export const getPaneWithVariables = Effect.fn("Variables.getPaneWithVariables")((
   socket: ResolvedSocket,
   paneId: string,
   names: ReadonlyArray<string>
-): Effect.Effect<Pane & { readonly variables: Record<string, string> }, TmuxError | InvalidInput, Tmux | InvocationContext> =>
+): Effect.Effect<PaneDetail & { readonly variables: Record<string, string> }, TmuxError | InvalidInput, Tmux | InvocationContext> =>
   Effect.gen(function*() {
     yield* checkNames(names)
     const query = variablesQuery(paneId, names)
     // After the lookup, which fails on a missing pane, so display-message never falls back to another.
-    const { output, pane } = yield* lookupStartedPane(socket, paneId, (marks) => [query.command(marks)])
+    const { output, pane } = yield* lookupPaneDetail(socket, paneId, (marks) => [query.command(marks)])
     return { ...pane, variables: yield* query.decode(output) }
   })
 )

@@ -21,7 +21,7 @@ import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { stripControls } from "../../domain/ControlText.js"
 import { Failed, type InvalidInput, type TmuxError } from "../../domain/Errors.js"
-import { Int, NonNegativeInt, Pane } from "../../domain/Model.js"
+import { Int, NonNegativeInt, PaneDetail } from "../../domain/Model.js"
 import { runInBatches } from "../../tmux/CommandBatches.js"
 import * as Format from "../../tmux/Format.js"
 import { noCurrentTargetIsNotFound } from "../../tmux/Query.js"
@@ -73,7 +73,7 @@ export type SearchMatch = typeof SearchMatch.Type
 
 /** One pane's matching lines, with the pane fields asked for (`pane_id` always) and what was left out. */
 export const PaneMatches = Schema.Struct({
-  ...projected(Pane, PANE_KEY).fields,
+  ...projected(PaneDetail, PANE_KEY).fields,
   match_count: NonNegativeInt.annotations({ description: "Lines of the searched range that matched." }),
   matches: Schema.Array(SearchMatch).annotations({ description: "The first matching lines, oldest first." }),
   matches_truncated: Schema.Boolean.annotations({
@@ -222,7 +222,7 @@ const cut = (text: string, max: number): string => {
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), "utf8")
 
 interface PaneFound {
-  readonly pane: Projected<Pane>
+  readonly pane: Projected<PaneDetail>
   readonly match_count: number
   readonly matches: ReadonlyArray<SearchMatch>
 }
