@@ -78,7 +78,7 @@ const STALE_CONFIRM_MS = 300
 /** How a command's wait ended. */
 export const CommandOutcome = Schema.Literal("completed", "shell_exited", "timed_out", "pane_died", "not_started").annotations({
   description:
-    "completed: the command finished (exit_status is set). shell_exited: the command ended the shell (exit; bash, zsh), with its exit_status. timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the command (its line went into an unfinished quote, a program reading input, or was mangled by text already there); the command was withdrawn and will not run later; output shows the pane's last lines."
+    "completed: the command finished (exit_status is set). shell_exited: it ended the shell (exit; bash, zsh), exit_status is the shell's. timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the line (an unfinished quote, a program reading input, or text already there took it); it was withdrawn and will not run later; output shows the pane's last lines."
 })
 
 /**
