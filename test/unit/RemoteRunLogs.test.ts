@@ -96,7 +96,7 @@ describe("feedSnapshot", () => {
     const output = framed()
     output.feed(log.subarray(0, log.indexOf("two")))
     feedSnapshot(output, whole(log))
-    expect(output.state).toEqual({ started: true, ended: true, exitStatus: 0 })
+    expect(output.state).toEqual({ started: true, ended: true, exitStatus: 0, shellExited: false })
     expect(joinBounded(output.budget.result())).toBe("one\ntwo\nthree")
   })
 
@@ -117,7 +117,7 @@ describe("feedSnapshot", () => {
     }
     const output = framed(6)
     feedSnapshot(output, snapshot)
-    expect(output.state).toEqual({ started: true, ended: true, exitStatus: 0 })
+    expect(output.state).toEqual({ started: true, ended: true, exitStatus: 0, shellExited: false })
     expect(output.cutLines).toBe(1)
     // Cut by the gap, not for its length: a search's note says what was not read, and why (issue 30 item 13).
     expect(output.longLinesCut).toBe(0)
@@ -225,6 +225,11 @@ describe("the commands for a remote pane", () => {
     expect(script).toContain(`tee -a '${log}'`)
     expect(script).toContain(`#{@etm-log-${ID}}`)
     expect(script).toContain(`rm -f '${log}'`)
+    // Its key comes from the run's start in the pane's byte stream: no key buffer, no key in the command.
+    expect(script).toContain(`'ETM_S_${ID} '`)
+    expect(script).not.toContain("etm.key.")
+    expect(script).toContain("grep -q -F -f /dev/fd/3")
+    expect(script).not.toMatch(/[0-9a-f]{32}/)
     const paths = script.match(/'\/[^']*'/g) ?? []
     expect(new Set(paths)).toEqual(new Set([`'${log}'`, "'/remote/tmux-0/default'"]))
   })
