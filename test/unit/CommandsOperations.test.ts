@@ -8,11 +8,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import { appendFileSync, mkdtempSync, rmSync } from "node:fs"
+import { appendFileSync, mkdtempSync, renameSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { layTypedLine } from "../../src/operations/commands/internal/CommandFraming.js"
+import { exitToken, layTypedLine } from "../../src/operations/commands/internal/CommandFraming.js"
 import { runCommand, type RunRequest } from "../../src/operations/commands/RunCommand.js"
 import { type FakePane, type FakeServer, FakeTmux, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { call, callerEnv, fakeOperations, type FakeOptions, socketPathFor } from "../support/fakeWorld.js"
@@ -171,9 +171,9 @@ describe("runCommand's claim and typing", () => {
       expect(paneOf(w, "%0").pipe).not.toContain(key)
       // bash: the exit hook's trap text holds neither the key whole nor the shell's end as such.
       const trap = /trap ('(?:[^']|'\\'')*') EXIT;; esac/.exec(script)![1]!.slice(1, -1).replaceAll("'\\''", "'")
-      expect(trap).toContain(`printf '\\033]etm;ETM_X_%s %s %s%s\\n\\007' ${id}_${end[1]} "$_etm_f" ${end[2]} ${end[3]}`)
+      expect(trap).toContain(`printf '\\033]etm;ETM_X_%s %s\\n\\007' ${id}_${exitToken(end[1]!)} "$_etm_f"`)
       expect(trap).not.toContain(key)
-      expect(trap).not.toContain(`ETM_X_${id}_${end[1]}`)
+      expect(trap).not.toContain(end[1])
       // The prompt ("$ ") ends in column 2: the typed line is erased from its row up, from column 3 on, and the command shown there.
       // (What was typed between the keys that clear the edit line and Enter, see below.)
       const typed = paneOf(w, "%0").input.slice("\x1b[4~\x15".length, -"\r".length)
@@ -259,7 +259,10 @@ const shell = (w: FakeWorld, print: (marks: PlayedMarks, write: (text: string) =
           // The newline inside the string reaches the stream as \r\n, before the BEL that ends it.
           start: `\x1b]etm;ETM_S_${id} ${key}\r\n\x07`,
           // printf joins the key's halves.
-          end: (status, kind = "E") => `\x1b]etm;ETM_${kind}_${id}_${secret} ${status} ${keyHead}${keyTail}\r\n\x07`
+          end: (status, kind = "E") =>
+            kind === "E"
+              ? `\x1b]etm;ETM_E_${id}_${secret} ${status} ${keyHead}${keyTail}\r\n\x07`
+              : `\x1b]etm;ETM_X_${id}_${exitToken(secret!)} ${status}\r\n\x07`
         }
         const played = print(marks, (text) => appendFileSync(join(LOGS, `${id}.log`), text))
         if (Effect.isEffect(played)) yield* played
@@ -361,7 +364,16 @@ describe("runCommand end to end, the test playing the shell", () => {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
       const playing = yield* Effect.fork(
-        shell(w, ({ display, end, start }, write) => write(`${display("echo hello; exit 3")}${start}hello\r\nexit\r\n${end(3, "X")}`))
+        shell(w, ({ display, end, start }, write) => {
+          write(`${display("echo hello; exit 3")}${start}hello\r\nexit\r\n${end(3, "X")}`)
+          // The shell is gone, and its pane with it: the recorder's stream ends.
+          const pane = paneOf(w, "%0")
+          pane.dead = true
+          renameSync(
+            join(LOGS, `${pane.input.match(/etm\.run\.([0-9a-f]{16})/)![1]}.log`),
+            join(LOGS, `${pane.input.match(/etm\.run\.([0-9a-f]{16})/)![1]}.log.ended`)
+          )
+        })
       )
       const result = yield* fake.run((socket) =>
         runCommand(socket, "%0", request("echo hello; exit 3", { timeout: { seconds: 5, clamped: false } }))

@@ -22,7 +22,7 @@
  * strings a terminal shows nothing for (OSC_PREFIX); only a run read back from the pane's history
  * (no recorder) needs them as visible lines.
  */
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import type { LineSink } from "../../bounds/OutputBudget.js"
 import { keepEscapesLine, plainLine } from "./TerminalText.js"
 
@@ -193,25 +193,29 @@ export interface FramingOptions {
 const markerFormat = (style: MarkerStyle, marker: string) =>
   style === "hidden" ? `${OSC_FORMAT}${marker}${OSC_END_FORMAT}` : `${marker}\\n`
 
-/**
- * The printf of an end (E: the command ended; X: it ended the shell) with `status`: the end marker
- * with the secret, then, when hidden, the recorder's key.
- */
-const endPrint = (kind: "E" | "X", marks: RunMarks, status: string, { markers, recorderKey }: FramingOptions) => {
+/** The printf of the end with `status`: the end marker with the secret, then, when hidden, the recorder's key. */
+const endPrint = (marks: RunMarks, status: string, { markers, recorderKey }: FramingOptions) => {
   if (markers !== "hidden" || recorderKey === undefined) {
-    return `printf '${markerFormat(markers, `ETM_${kind}_%s %s`)}' ${marks.id}_${marks.secret} ${status}`
+    return `printf '${markerFormat(markers, "ETM_E_%s %s")}' ${marks.id}_${marks.secret} ${status}`
   }
-  // The key in two halves: a listing of the hook (`trap -p`, `functions`) or a trace of its printf
-  // shows them apart, and so cannot stop the recorder, which watches for the whole key.
+  // The key in two halves, so that the script's text never holds it whole.
   const half = recorderKey.length / 2
-  return `printf '${markerFormat(markers, `ETM_${kind}_%s %s %s%s`)}' ${marks.id}_${marks.secret} ${status} ${
-    recorderKey.slice(0, half)
-  } ${recorderKey.slice(half)}`
+  return `printf '${markerFormat(markers, "ETM_E_%s %s %s%s")}' ${marks.id}_${marks.secret} ${status} ${recorderKey.slice(0, half)} ${
+    recorderKey.slice(half)
+  }`
 }
 
 /**
+ * What an exit hook's marker carries in place of the secret: the hook is the shell's (`trap -p`,
+ * `functions` show it to any command), so it holds a one-way token of the secret, which says
+ * nothing of the secret itself, and no recorder key.
+ */
+export const exitToken = (secret: string): string => createHash("sha256").update(`etm-exit:${secret}`).digest("hex").slice(0, 32)
+
+/**
  * The shell's exit status, when the command ends the shell (`exit 3`, `logout`): a hook the shell
- * runs as it exits prints the ETM_X marker with it. bash keeps it in the EXIT trap, set only when
+ * runs as it exits prints the ETM_X marker with it. That marker ends nothing by itself (a command
+ * can read the hook and print it): it gives the status only once the pane is gone too. bash keeps it in the EXIT trap, set only when
  * the shell has none (or a stale one of ours, left by a C-c), and taken back after the command
  * unless the command set its own; subshells do not run it. zsh has a list of exit hooks, so the
  * user's traps are never touched; its hooks also run as a subshell exits, which they skip. Other
@@ -221,7 +225,8 @@ const endPrint = (kind: "E" | "X", marks: RunMarks, status: string, { markers, r
 const exitCapture = (marks: RunMarks, options: FramingOptions): { readonly set: string; readonly clear: string } | undefined => {
   // The pane is gone after the exit, its history with it: only a recorder can read this end.
   // xtrace is turned off, quietly, first: the shell's own trace of the hook is no output of the command's.
-  const print = (status: string) => `{ set +x; } 2>/dev/null; ${endPrint("X", marks, status, { ...options, markers: "hidden" })}`
+  const print = (status: string) =>
+    `{ set +x; } 2>/dev/null; printf '${markerFormat("hidden", "ETM_X_%s %s")}' ${marks.id}_${exitToken(marks.secret)} ${status}`
   const { shell } = options
   if (shell === "bash") {
     return {
@@ -286,7 +291,7 @@ export const framingScript = (marks: RunMarks, command: string, options: Framing
     `${evaluate} "unset ${FLAGS_VARIABLE}; ${flags}\n"${shellQuote(command)}`,
     `{ ${FLAGS_VARIABLE}="$? $-"; set +x; } 2>/dev/null`,
     ...(onExit === undefined ? [] : [onExit.clear]),
-    endPrint("E", marks, `"\${${FLAGS_VARIABLE}%% *}"`, options),
+    endPrint(marks, `"\${${FLAGS_VARIABLE}%% *}"`, options),
     `case ${flags} in *x*) unset ${FLAGS_VARIABLE}; set -x;; *) unset ${FLAGS_VARIABLE};; esac; } ${LEASE_FD}<${shellQuote(lease)}`
   ].join("; ")
 }
@@ -296,7 +301,10 @@ export interface FrameState {
   readonly started: boolean
   readonly ended: boolean
   readonly exitStatus: number | null
-  /** The end came as the shell exited (the command ended it): exitStatus is the shell's. */
+  /**
+   * The shell's exit hook printed its marker (see exitCapture): exitStatus is the shell's, once
+   * the pane is gone too (a run does not end on this marker alone).
+   */
   readonly shellExited: boolean
 }
 
@@ -378,6 +386,7 @@ export class FramedOutput {
   private current: LineSink
   private before: Array<string> = []
   private readonly endPattern: RegExp
+  private readonly exitPattern: RegExp
 
   constructor(
     private readonly marks: RunMarks,
@@ -390,7 +399,8 @@ export class FramedOutput {
     this.consumed = state.offset
     this.toSkip = state.skipLines ?? 0
     this.current = makeBudget()
-    this.endPattern = new RegExp(`ETM_([EX])_${marks.id}_${marks.secret} (\\d+)`)
+    this.endPattern = new RegExp(`ETM_E_${marks.id}_${marks.secret} (\\d+)`)
+    this.exitPattern = new RegExp(`ETM_X_${marks.id}_${exitToken(marks.secret)} (\\d+)`)
   }
 
   get state(): FrameState {
@@ -473,6 +483,12 @@ export class FramedOutput {
       if (this.endedFlag) break
     }
     this.pending = this.pending.subarray(lineStart)
+    // A marker's BEL waiting alone is taken now, so that an offset handed on (a handle) is past it.
+    if (this.belOpensLine && this.long === undefined && this.pending[0] === 0x07) {
+      this.belOpensLine = false
+      this.pending = this.pending.subarray(1)
+      this.consumed += 1
+    }
     if (!this.endedFlag && this.pending.length > PENDING_LIMIT) this.shorten()
   }
 
@@ -568,15 +584,21 @@ export class FramedOutput {
       // A start scrolled out of a pane's history cannot hide the end.
       this.startedFlag = true
       this.endedFlag = true
-      this.exitedShell = end[1] === "X"
-      this.status = Number(end[2])
-      if (!this.exitedShell) this.settle()
+      this.exitedShell = false
+      this.status = Number(end[1])
+      this.settle()
+      this.outputBefore(raw, end.index, cut, whole)
+      return
+    }
+    const exit = this.startedFlag ? this.exitPattern.exec(raw) : null
+    if (exit !== null) {
+      // The shell's farewell before it is the shell's; what follows, if the shell lives on after
+      // all (a command printed the hook's marker), is output again.
+      this.exitedShell = true
+      this.status = Number(exit[1])
       this.held = undefined
-      // Output without a final newline shares the marker's line: it is output all the same.
-      const rawBefore = raw.slice(0, end.index)
-      const before = rawBefore.endsWith(OSC_PREFIX) ? rawBefore.slice(0, -OSC_PREFIX.length) : rawBefore
-      const text = this.keepEscapes ? before : plainLine(before)
-      if (text !== "" || cut !== undefined) this.output(whole(text, this.keepEscapes), cut)
+      this.outputBefore(raw, exit.index, cut, whole)
+      this.belOpensLine = true
       return
     }
     if (!this.startedFlag) {
@@ -593,6 +615,14 @@ export class FramedOutput {
       return
     }
     this.output(whole(this.keepEscapes ? keepEscapesLine(raw) : plain, this.keepEscapes), cut)
+  }
+
+  /** Output without a final newline shares a marker's line, before it: it is output all the same. */
+  private outputBefore(raw: string, index: number, cut: LongLine | undefined, whole: (text: string, escapes: boolean) => string): void {
+    const rawBefore = raw.slice(0, index)
+    const before = rawBefore.endsWith(OSC_PREFIX) ? rawBefore.slice(0, -OSC_PREFIX.length) : rawBefore
+    const text = this.keepEscapes ? before : plainLine(before)
+    if (text !== "" || cut !== undefined) this.output(whole(text, this.keepEscapes), cut)
   }
 
   /** A line held as a possible farewell is output after all: the shell did not exit after it (or the wait ends here). */

@@ -405,9 +405,9 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     if (ending === "taken_over") stopped = true
     const state = run.framed.state
     const outcome: CommandResult["outcome"] = ending === "ended" && !interruptSent
-      ? state.shellExited ? "shell_exited" : "completed"
+      ? "completed"
       : ending === "died"
-      ? "pane_died"
+      ? state.shellExited ? "shell_exited" : "pane_died"
       : ending === "not_started"
       ? "not_started"
       : "timed_out"
@@ -430,7 +430,7 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     const result: CommandResult = {
       pane_id: run.handle.pane_id,
       outcome,
-      exit_status: state.ended ? state.exitStatus : null,
+      exit_status: state.ended || outcome === "shell_exited" ? state.exitStatus : null,
       output: joinBounded(bounded),
       lines_total: bounded.lines_total,
       elided_lines: bounded.elided_lines,
