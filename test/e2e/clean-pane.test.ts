@@ -95,7 +95,9 @@ describe("run_command on a remote host's fresh pane", () => {
 
   it("shows the two commands, their output and the prompt, nothing of the framing", async () => {
     const panes = ok(await server.call("list_panes", { host: "ci" })).items
-    const { pane } = ok(await server.call("split_window", { host: "ci", pane_id: panes[0].pane_id, command: ["bash", "--norc", "--noprofile"] }))
+    const { pane } = ok(
+      await server.call("split_window", { host: "ci", pane_id: panes[0].pane_id, command: ["bash", "--norc", "--noprofile"] })
+    )
     const first = ok(await server.call("run_command", { host: "ci", pane_id: pane.pane_id, command: "echo one-$((1+1))", timeout: 10 }))
     const second = ok(await server.call("run_command", { host: "ci", pane_id: pane.pane_id, command: "printf 'x\\ny\\n'", timeout: 10 }))
     expect([first.outcome, first.output_source, first.output, second.output]).toEqual(["completed", "pipe", "one-2", "x\ny"])

@@ -111,10 +111,12 @@ describe("run_command on a shell whose rc file takes a while", () => {
     const rc = `${w.tmpdir}/slow-rc`
     execFileSync("sh", ["-c", `printf 'echo welcome-from-rc; sleep 1.5\\n' > '${rc}'`])
     const layer = w.layer()
-    const created = okResult(await runTool(layer, "split_window", {
-      pane_id: "%0",
-      command: ["env", "HISTFILE=/dev/null", "bash", "--rcfile", rc]
-    }))
+    const created = okResult(
+      await runTool(layer, "split_window", {
+        pane_id: "%0",
+        command: ["env", "HISTFILE=/dev/null", "bash", "--rcfile", rc]
+      })
+    )
     const pane = created.pane.pane_id as string
     const result = okResult(await runTool(layer, "run_command", { pane_id: pane, command: "echo after-rc", timeout: 10 }))
     expect([result.outcome, result.output]).toEqual(["completed", "after-rc"])

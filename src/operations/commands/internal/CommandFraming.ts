@@ -166,7 +166,9 @@ export const commandDisplay = (command: string): string => {
     }
     // eslint-disable-next-line no-control-regex
     let text = line.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, caret)
-    if (chars + text.length > DISPLAY_CHARS) text = `${text.slice(0, DISPLAY_CHARS - chars)} … (${text.length - (DISPLAY_CHARS - chars)} more characters)`
+    if (chars + text.length > DISPLAY_CHARS) {
+      text = `${text.slice(0, DISPLAY_CHARS - chars)} … (${text.length - (DISPLAY_CHARS - chars)} more characters)`
+    }
     chars += text.length
     shown.push(index === 0 ? text : `> ${text}`)
   }
@@ -190,8 +192,7 @@ export interface FramingOptions {
 }
 
 /** printf's format for a marker of this style, its arguments apart. */
-const markerFormat = (style: MarkerStyle, marker: string) =>
-  style === "hidden" ? `${OSC_FORMAT}${marker}${OSC_END_FORMAT}` : `${marker}\\n`
+const markerFormat = (style: MarkerStyle, marker: string) => style === "hidden" ? `${OSC_FORMAT}${marker}${OSC_END_FORMAT}` : `${marker}\\n`
 
 /** The printf of the end with `status`: the end marker with the secret, then, when hidden, the recorder's key. */
 const endPrint = (marks: RunMarks, status: string, { markers, recorderKey }: FramingOptions) => {
@@ -230,13 +231,17 @@ const exitCapture = (marks: RunMarks, options: FramingOptions): { readonly set: 
   const { shell } = options
   if (shell === "bash") {
     return {
-      set: `case $(trap -p EXIT) in '' | *ETM_X_*) trap ${shellQuote(`${FLAGS_VARIABLE}=$?; ${print(`"$${FLAGS_VARIABLE}"`)}`)} EXIT;; esac`,
+      set: `case $(trap -p EXIT) in '' | *ETM_X_*) trap ${
+        shellQuote(`${FLAGS_VARIABLE}=$?; ${print(`"$${FLAGS_VARIABLE}"`)}`)
+      } EXIT;; esac`,
       clear: `case $(trap -p EXIT) in *${marks.id}_*) trap - EXIT;; esac`
     }
   }
   if (shell === "zsh") {
     return {
-      set: `_etm_x() { local _etm_s=$?; (( ZSH_SUBSHELL )) || { ${print(`"$_etm_s"`)}; }; }; zshexit_functions=(\${zshexit_functions:#_etm_x} _etm_x)`,
+      set: `_etm_x() { local _etm_s=$?; (( ZSH_SUBSHELL )) || { ${
+        print(`"$_etm_s"`)
+      }; }; }; zshexit_functions=(\${zshexit_functions:#_etm_x} _etm_x)`,
       clear: `zshexit_functions=(\${zshexit_functions:#_etm_x}); unfunction _etm_x`
     }
   }

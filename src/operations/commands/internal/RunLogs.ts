@@ -149,13 +149,17 @@ export const RECORDER_LIMITS: ReadonlyArray<string> = ["trap '' XFSZ", `ulimit -
  */
 export const recordAndWatch = (log: string, id: string, ended: string, stopped: string): string => {
   const start = `${startMarker(id)} `
-  const findKey = `k=; while IFS= read -r l; do case $l in *${shellQuote(start)}*) k=\${l#*${shellQuote(start)}}; k=\${k%%[!0-9a-f]*}; break;; esac; done`
+  const findKey = `k=; while IFS= read -r l; do case $l in *${shellQuote(start)}*) k=\${l#*${
+    shellQuote(start)
+  }}; k=\${k%%[!0-9a-f]*}; break;; esac; done`
   const patterns = `printf '%s\\n' "$k"`
   // grep reads the pattern on descriptor 3 and the rest of the stream (kept on 4) as its input.
   const watch = `${patterns} | (exec 3<&0 <&4 4<&-; ulimit -c 0; ulimit -v ${WATCHER_MEMORY_KIB}; LC_ALL=C exec grep -q -F -f /dev/fd/3)`
   const watchFolded = `${patterns} | { exec 3<&0 <&4 4<&-; LC_ALL=C fold -b -w ${FOLD_WIDTH} | LC_ALL=C grep -q -F -f /dev/fd/3; }`
   // No start (the line never ran): the stream was read to its end, and the recording stopped.
-  return `tee -a ${shellQuote(log)} | { exec 4<&0; ${findKey}; if [ \${#k} -eq 32 ] && { ${watch} || ${watchFolded}; }; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`
+  return `tee -a ${
+    shellQuote(log)
+  } | { exec 4<&0; ${findKey}; if [ \${#k} -eq 32 ] && { ${watch} || ${watchFolded}; }; then ${ended}; else ${stopped}; fi; } >/dev/null 2>&1`
 }
 
 /** tmux expands formats and strftime escapes in a pipe-pane command: its `#` and `%` are doubled to arrive as written. */
