@@ -64,7 +64,9 @@ describe("hostile listeners over stdio", () => {
       }
       expect(files.answers.length).toBeGreaterThanOrEqual(4)
       files.untouched()
-      expect(counting.runs()).toBe(0)
+      // The start-up check of the binary (-V) is the one run: none for the listener.
+      expect(counting.toolRuns()).toBe(0)
+      expect(counting.runs()).toBe(1)
       // The world's own server still answers on the same MCP server.
       expect(ok(await server.call("list_sessions")).items.length).toBe(1)
     })

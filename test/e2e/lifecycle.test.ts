@@ -28,7 +28,8 @@ const eventually = async (check: () => boolean, boundMs = 5_000): Promise<boolea
 const hangingTmux = (world: World): { readonly bin: string; readonly pids: () => Array<number> } => {
   const bin = join(world.dir, "hanging-tmux")
   const pidFile = join(world.dir, "hanging-tmux.pids")
-  writeFileSync(bin, `#!/bin/sh\necho $$ >> '${pidFile}'\nexec sleep 60\n`)
+  // It says it is tmux when asked (the start-up check), and hangs on everything else.
+  writeFileSync(bin, `#!/bin/sh\n[ "$1" = -V ] && { echo 'tmux 3.3a'; exit 0; }\necho $$ >> '${pidFile}'\nexec sleep 60\n`)
   chmodSync(bin, 0o755)
   return {
     bin,

@@ -41,5 +41,11 @@ export const countingTmux = (dir: string) => {
   const bin = join(dir, "counting-tmux")
   writeFileSync(bin, `#!/bin/sh\necho "$*" >> "$0.count"\nexec tmux "$@"\n`)
   chmodSync(bin, 0o755)
-  return { bin, runs: () => (existsSync(`${bin}.count`) ? readFileSync(`${bin}.count`, "utf8").split("\n").filter(Boolean).length : 0) }
+  const calls = () => (existsSync(`${bin}.count`) ? readFileSync(`${bin}.count`, "utf8").split("\n").filter(Boolean) : [])
+  return {
+    bin,
+    runs: () => calls().length,
+    /** Runs other than the server's start-up check of the binary (`-V`, once). */
+    toolRuns: () => calls().filter((args) => args !== "-V").length
+  }
 }
