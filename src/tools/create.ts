@@ -29,7 +29,7 @@ const Cells = Int.pipe(Schema.between(1, MAX_CELLS))
 const SplitSize = Schema.Union(
   Cells,
   Schema.String.pipe(
-    Schema.pattern(/^[1-9][0-9]?%$/, { message: () => "must be a percentage from \"1%\" to \"99%\"" })
+    Schema.pattern(/^[1-9][0-9]?%$/u, { message: () => "must be a percentage from \"1%\" to \"99%\"" })
   )
 ).annotations({ description: "Cells or \"30%\"." })
 

@@ -28,12 +28,12 @@ export const OutputSource = Schema.Literal("pipe", "scrollback").annotations({
 export type OutputSource = typeof OutputSource.Type
 
 const HandleFields = Schema.Struct({
-  id: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{16}$/)),
+  id: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{16}$/u)),
   /** The end marker's secret (see CommandFraming). */
-  secret: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{32}$/)),
+  secret: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{32}$/u)),
   socket: Schema.String,
   generation: Schema.String,
-  pane_id: Schema.String.pipe(Schema.pattern(/^%\d+$/)),
+  pane_id: Schema.String.pipe(Schema.pattern(/^%\d+$/u)),
   pane_pid: Schema.NullOr(Schema.Number),
   shell: Schema.String,
   source: OutputSource,

@@ -31,7 +31,7 @@ export const DEFAULT_SHOW_MAX_BYTES = 65_536
 
 /** A buffer name as callers give it (1-64 of A-Z a-z 0-9 _ . -); tmux holds it as `etm.<name>`. */
 export const BufferName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {
+  Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/u, {
     message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'"
   })
 )

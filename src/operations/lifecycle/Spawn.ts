@@ -30,7 +30,7 @@ export interface SpawnRequest {
   readonly command?: ReadonlyArray<string> | undefined
 }
 
-export const ENVIRONMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+export const ENVIRONMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/u
 
 /**
  * Names and values of a spawn's environment together: they are `-e` flags of one tmux command, and

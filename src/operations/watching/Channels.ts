@@ -28,7 +28,7 @@ import { ensureGeneration, expectServer, type GenerationCheck, probeServer } fro
 
 /** A wait-for channel name: 1-64 of A-Z a-z 0-9 _ . -. */
 export const ChannelName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {
+  Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/u, {
     message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'"
   })
 )
