@@ -8,12 +8,12 @@
  * it, and so does a cancel. (A command read from the pane's history gets an empty log, for that.)
  *
  * The recorder needs no one to stop it. `tee` copies what the pane prints into the log at once (no
- * buffering) and on to `grep`, which watches for a line shaped like the end marker (its id and 32
- * hex digits, see endMarkerShape); when it shows, the recorder closes its own pipe through tmux,
- * with everything up to the end already in the log, and releases the pane's run claim (see
- * PaneClaim). The id is no secret, so a command can show a line shaped like its end (with a made-up
- * secret) and stop the recording early: the wait then reads the rest from the pane's history, and
- * only the real end (with the secret) ends it. A log never grows past LOG_LIMIT_BLOCKS (the
+ * buffering) and on to `grep`, which watches for the run's recorder key (see recordAndWatch: the
+ * start hands it over in the byte stream, the end prints it); when it shows, the recorder closes
+ * its own pipe through tmux, with everything up to the end already in the log, and releases the
+ * pane's run claim (see PaneClaim). Nothing a command can read (the screen, the buffers, the run
+ * id in the pane's options, any argv) stops the recording early, and only the real end (with the
+ * secret) ends a wait. A log never grows past LOG_LIMIT_BLOCKS (the
  * recorder's file-size limit; tee goes on feeding grep), and grep's memory is bounded too
  * (WATCHER_MEMORY_KIB: a line that never ends). When the recorder stops for any reason, it
  * renames the log `<id>.log.ended`; ended logs untouched for an hour, and the empty logs of
