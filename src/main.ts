@@ -9,7 +9,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { parseArgs, USAGE } from "./cli/Args.js"
@@ -47,19 +47,19 @@ const warnWithoutTmux = Effect.flatMap(
 /** The exit code to leave with. */
 const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
   const args = parseArgs(process.argv.slice(2))
-  if (Either.isLeft(args)) return yield* new Stop({ code: 2, message: `${args.left} Run with --help for usage.` })
-  const { command, flags } = args.right
+  if (Result.isFailure(args)) return yield* new Stop({ code: 2, message: `${args.failure} Run with --help for usage.` })
+  const { command, flags } = args.success
   if (command === "help") return yield* Effect.as(print(USAGE), 0)
   if (command === "version") return yield* Effect.as(print(`${VERSION}\n`), 0)
 
   const config = loadConfig({ env: process.env, flags, uid: process.getuid?.() ?? 0 })
-  if (Either.isLeft(config)) return yield* new Stop({ code: 1, message: config.left.message })
-  const badToolSet = toolSelectionError(allTools, config.right)
+  if (Result.isFailure(config)) return yield* new Stop({ code: 1, message: config.failure.message })
+  const badToolSet = toolSelectionError(allTools, config.success)
   if (badToolSet !== undefined) return yield* new Stop({ code: 1, message: badToolSet })
   // Once, before anything is served: a client that passed no TMUX may still run in a pane.
   const configured = yield* withCallerFromProcessTree(
-    config.right,
-    Layer.provide(TmuxLive.layer, TmuxMcpConfig.layer(config.right))
+    config.success,
+    Layer.provide(TmuxLive.layer, TmuxMcpConfig.layer(config.success))
   )
   const live = ServerLive.layer(configured)
 
@@ -67,7 +67,7 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
     const report = yield* Effect.provide(doctor(allTools), live)
     return yield* Effect.as(print(`${report.text}\n`), report.healthy ? 0 : 1)
   }
-  yield* Effect.provide(Effect.zipRight(warnWithoutTmux, serveStdio(allTools)), live)
+  yield* Effect.provide(Effect.andThen(warnWithoutTmux, serveStdio(allTools)), live)
   return 0
 })
 
@@ -80,7 +80,7 @@ NodeRuntime.runMain(
     // Always exits (runMain leaves a clean end to the event loop), so nothing left running can hold the process.
     teardown: (exit) => {
       if (Exit.isSuccess(exit)) process.exit(typeof exit.value === "number" ? exit.value : 0)
-      if (Cause.isInterruptedOnly(exit.cause)) process.exit(0)
+      if (Cause.hasInterruptsOnly(exit.cause)) process.exit(0)
       const error = Cause.squash(exit.cause)
       complain(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       process.exit(1)

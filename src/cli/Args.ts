@@ -1,7 +1,7 @@
 /**
  * Command-line parsing: `effect-tmux-mcp [serve|doctor] [flags]`, `--help`, `--version`.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import type { ConfigFlags } from "../context/TmuxMcpConfig.js"
 
 export type CliCommand = "serve" | "doctor" | "help" | "version"
@@ -58,13 +58,13 @@ Options (each overrides the environment variable in brackets):
   -V, --version             Print the version.
 `
 
-export const parseArgs = (argv: ReadonlyArray<string>): Either.Either<ParsedArgs, string> => {
+export const parseArgs = (argv: ReadonlyArray<string>): Result.Result<ParsedArgs, string> => {
   let command: CliCommand | undefined
   const flags: Record<string, string> = {}
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (arg === "-h" || arg === "--help") return Either.right({ command: "help", flags: {} })
-    if (arg === "-V" || arg === "--version") return Either.right({ command: "version", flags: {} })
+    if (arg === "-h" || arg === "--help") return Result.succeed({ command: "help", flags: {} })
+    if (arg === "-V" || arg === "--version") return Result.succeed({ command: "version", flags: {} })
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=")
       const name = eq === -1 ? arg : arg.slice(0, eq)
@@ -74,13 +74,13 @@ export const parseArgs = (argv: ReadonlyArray<string>): Either.Either<ParsedArgs
       if (valueField !== undefined) {
         const value = inline ?? argv[++i]
         if (value === undefined || (inline === undefined && value.startsWith("--"))) {
-          return Either.left(`${name} needs a value.`)
+          return Result.fail(`${name} needs a value.`)
         }
         flags[valueField] = value
       } else if (switchField !== undefined) {
         flags[switchField] = inline ?? "1"
       } else {
-        return Either.left(`Unknown option ${name}.`)
+        return Result.fail(`Unknown option ${name}.`)
       }
       continue
     }
@@ -88,7 +88,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): Either.Either<ParsedArgs
       command = arg
       continue
     }
-    return Either.left(`Unexpected argument ${JSON.stringify(arg)}.`)
+    return Result.fail(`Unexpected argument ${JSON.stringify(arg)}.`)
   }
-  return Either.right({ command: command ?? "serve", flags: flags as ConfigFlags })
+  return Result.succeed({ command: command ?? "serve", flags: flags as ConfigFlags })
 }

@@ -46,7 +46,7 @@ export const doctor = (
     lines.push(line("socket", socket.label))
     lines.push(line("chosen by", socket.rule))
     if (Option.isSome(version)) {
-      const info = yield* serverInfo(socket).pipe(Effect.either)
+      const info = yield* serverInfo(socket).pipe(Effect.result)
       lines.push(
         line(
           "server",

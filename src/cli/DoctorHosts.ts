@@ -6,7 +6,7 @@
  * refusing the login user. A host that cannot be used is a warning: this machine's tmux still works.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import type { HostSettings } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
@@ -62,11 +62,11 @@ const sshLine = (environment: Readonly<Record<string, string>>): Effect.Effect<s
   )
 
 /** A socket's line: what its probe over the forward says, with `forwardingWorks` when another socket of the host answered. */
-const socketValue = (probe: Either.Either<SurveyProbe, string>, listed: boolean, forwardingWorks: boolean, directory: string): string => {
-  if (Either.isLeft(probe)) return probe.left
-  switch (probe.right._tag) {
+const socketValue = (probe: Result.Result<SurveyProbe, string>, listed: boolean, forwardingWorks: boolean, directory: string): string => {
+  if (Result.isFailure(probe)) return probe.failure
+  switch (probe.success._tag) {
     case "Answered": {
-      const { server, sessionCount } = probe.right.answer
+      const { server, sessionCount } = probe.success.answer
       return `running (pid ${server.pid}, tmux ${server.version}, ${sessionCount} sessions)`
     }
     case "Unresponsive":
@@ -94,17 +94,17 @@ const hostLines = (
   Effect.gen(function*() {
     const { destination, name } = settings
     const label = `host ${name}`
-    const viewed = yield* Effect.either(connections.view(name))
-    if (Either.isLeft(viewed)) {
+    const viewed = yield* Effect.result(connections.view(name))
+    if (Result.isFailure(viewed)) {
       // The host's errors start with "host <name> (ssh <destination>): "; the label says that.
-      const text = failureText(viewed.left)
+      const text = failureText(viewed.failure)
       const prefix = `host ${name} (ssh ${destination}): `
       const words = text.startsWith(prefix) ? text.slice(prefix.length) : text
       const advice = sshAdvice(words)
       const said = advice === "" ? words : `${words.replace(/\.$/, "")}. ${advice}`
       return [reportLine(label, `WARNING unreachable: ssh ${destination}: ${said}`)]
     }
-    const view = viewed.right
+    const view = viewed.success
     const link = connections.link(name)
     const head = reportLine(
       label,
@@ -114,10 +114,10 @@ const hostLines = (
         settings.safety === undefined ? "" : `; safety at most ${settings.safety}`
       }`
     )
-    const listing = yield* Effect.either(connections.sockets(name))
-    if (Either.isLeft(listing)) return [head, reportLine("  sockets", `could not be listed: ${failureText(listing.left)}`)]
+    const listing = yield* Effect.result(connections.sockets(name))
+    if (Result.isFailure(listing)) return [head, reportLine("  sockets", `could not be listed: ${failureText(listing.failure)}`)]
     const allowed = view.allowedSockets
-    const listed = allowed === undefined ? listing.right : listing.right.filter((socket) => allowed.includes(socket))
+    const listed = allowed === undefined ? listing.success : listing.success.filter((socket) => allowed.includes(socket))
     const names = [...listed, ...(allowed ?? []).filter((socket) => !listed.includes(socket))]
     if (names.length === 0) {
       return [head, reportLine("  sockets", `none in ${view.socketDirectory}: no tmux server runs there for this user`)]
@@ -129,11 +129,11 @@ const hostLines = (
         onHost(name)(resolver.resolve({ socket_name: socket })).pipe(
           Effect.flatMap((resolved) => askSocket(resolved, [], true)),
           Effect.mapError(probeFailure),
-          Effect.either
+          Effect.result
         ),
       { concurrency: "unbounded" }
     )
-    const forwardingWorks = probes.some((probe) => Either.isRight(probe) && probe.right._tag === "Answered")
+    const forwardingWorks = probes.some((probe) => Result.isSuccess(probe) && probe.success._tag === "Answered")
     return [
       head,
       ...names.map((socket, index) =>

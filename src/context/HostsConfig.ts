@@ -15,7 +15,7 @@
  * leading byte order mark (editors on Windows write one) is not part of the JSON, and messages
  * quote what the file holds with its controls and any mark escaped: they reach a terminal.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { dirname, isAbsolute, resolve } from "node:path"
 import { escapeControls } from "../domain/ControlText.js"
 import { SAFETY_LEVELS, type SafetyLevel } from "./TmuxMcpConfig.js"
@@ -98,13 +98,13 @@ const printable = (text: string): string => escapeControls(text).replaceAll("\uF
 const quoted = (value: string): string => printable(JSON.stringify(value))
 
 /** The ssh_config path: `~` and `~/…` are HOME's, a relative path is the hosts file directory's. */
-const sshConfigPath = (value: string, file: string, home: string | undefined): Either.Either<string, string> => {
+const sshConfigPath = (value: string, file: string, home: string | undefined): Result.Result<string, string> => {
   if (value !== "~" && !value.startsWith("~/")) {
-    if (value.startsWith("~")) return Either.left(`may start with ~/ (this user's HOME) only, not with another user's ~name.`)
-    return Either.right(isAbsolute(value) ? value : resolve(dirname(file), value))
+    if (value.startsWith("~")) return Result.fail(`may start with ~/ (this user's HOME) only, not with another user's ~name.`)
+    return Result.succeed(isAbsolute(value) ? value : resolve(dirname(file), value))
   }
-  if (home === undefined || !isAbsolute(home)) return Either.left("starts with ~, but HOME is not set.")
-  return Either.right(value === "~" ? home : resolve(home, value.slice(2)))
+  if (home === undefined || !isAbsolute(home)) return Result.fail("starts with ~, but HOME is not set.")
+  return Result.succeed(value === "~" ? home : resolve(home, value.slice(2)))
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
@@ -113,73 +113,73 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
  * The file's text, parsed and validated; `source` names the setting for messages, `home` is what a
  * leading `~` of ssh_config means (the user's HOME).
  */
-export const parseHostsFile = (text: string, file: string, source: string, home?: string): Either.Either<HostsConfig, string> =>
-  Either.gen(function*() {
+export const parseHostsFile = (text: string, file: string, source: string, home?: string): Result.Result<HostsConfig, string> =>
+  Result.gen(function*() {
     const where = `${source} (${file})`
     let parsed: unknown
     try {
       parsed = JSON.parse(text.startsWith("\uFEFF") ? text.slice(1) : text)
     } catch (error) {
       // V8's message quotes the text around the error.
-      return yield* Either.left(`${where} is not JSON: ${printable(error instanceof Error ? error.message : String(error))}`)
+      return yield* Result.fail(`${where} is not JSON: ${printable(error instanceof Error ? error.message : String(error))}`)
     }
-    if (!isRecord(parsed)) return yield* Either.left(`${where} must hold a JSON object with a "hosts" object.`)
+    if (!isRecord(parsed)) return yield* Result.fail(`${where} must hold a JSON object with a "hosts" object.`)
     const unknownTop = Object.keys(parsed).filter((key) => key !== "hosts" && key !== "ssh_config")
     if (unknownTop.length > 0) {
-      return yield* Either.left(
+      return yield* Result.fail(
         `${where} has unknown fields ${unknownTop.map(quoted).join(", ")}; it takes "hosts" and "ssh_config".`
       )
     }
     let sshConfig: string | undefined
     if (parsed.ssh_config !== undefined) {
       if (typeof parsed.ssh_config !== "string" || parsed.ssh_config === "" || parsed.ssh_config.includes("\0")) {
-        return yield* Either.left(`${where}: "ssh_config" must be a path to an ssh_config file.`)
+        return yield* Result.fail(`${where}: "ssh_config" must be a path to an ssh_config file.`)
       }
       const path = sshConfigPath(parsed.ssh_config, file, home)
-      if (Either.isLeft(path)) return yield* Either.left(`${where}: "ssh_config" ${path.left}`)
-      sshConfig = path.right
+      if (Result.isFailure(path)) return yield* Result.fail(`${where}: "ssh_config" ${path.failure}`)
+      sshConfig = path.success
     }
     if (!isRecord(parsed.hosts)) {
-      return yield* Either.left(`${where} must have a "hosts" object: {"<name>": {"ssh": "<alias or user@host>"}}.`)
+      return yield* Result.fail(`${where} must have a "hosts" object: {"<name>": {"ssh": "<alias or user@host>"}}.`)
     }
     const hosts: Array<HostSettings> = []
     for (const [name, entry] of Object.entries(parsed.hosts)) {
       const at = `${where}, host ${quoted(name)}`
       // Any case: "Local" beside "local" in one enum would read as this machine.
       if (name.toLowerCase() === LOCAL_HOST) {
-        return yield* Either.left(`${at}: "local" is reserved for this machine (in any case); give the host another name.`)
+        return yield* Result.fail(`${at}: "local" is reserved for this machine (in any case); give the host another name.`)
       }
       if (!NAME.test(name)) {
-        return yield* Either.left(
+        return yield* Result.fail(
           `${where}: host name ${quoted(name)} must be letters, digits, '.', '_', '-' (63 at most, starting with a letter or digit).`
         )
       }
-      if (!isRecord(entry)) return yield* Either.left(`${at} must be an object with "ssh".`)
+      if (!isRecord(entry)) return yield* Result.fail(`${at} must be an object with "ssh".`)
       const unknown = Object.keys(entry).filter((key) => !HOST_FIELDS.includes(key))
       if (unknown.length > 0) {
-        return yield* Either.left(
+        return yield* Result.fail(
           `${at} has unknown fields ${unknown.map(quoted).join(", ")}; it takes ${HOST_FIELDS.join(", ")}.`
         )
       }
-      if (typeof entry.ssh !== "string") return yield* Either.left(`${at}: "ssh" must be an ssh_config alias or user@host.`)
+      if (typeof entry.ssh !== "string") return yield* Result.fail(`${at}: "ssh" must be an ssh_config alias or user@host.`)
       const problem = destinationProblem(entry.ssh)
-      if (problem !== undefined) return yield* Either.left(`${at}: "ssh" ${problem}.`)
+      if (problem !== undefined) return yield* Result.fail(`${at}: "ssh" ${problem}.`)
       let sockets: Array<string> | undefined
       if (entry.sockets !== undefined) {
         if (!Array.isArray(entry.sockets) || entry.sockets.length === 0 || !entry.sockets.every((s) => typeof s === "string")) {
-          return yield* Either.left(`${at}: "sockets" must be a non-empty list of remote socket names.`)
+          return yield* Result.fail(`${at}: "sockets" must be a non-empty list of remote socket names.`)
         }
         for (const socket of entry.sockets as Array<string>) {
           const bad = socketNameProblem(socket)
-          if (bad !== undefined) return yield* Either.left(`${at}: socket ${quoted(socket)} ${bad}.`)
+          if (bad !== undefined) return yield* Result.fail(`${at}: socket ${quoted(socket)} ${bad}.`)
         }
         sockets = [...new Set(entry.sockets as Array<string>)]
       }
       if (entry.allow_server_start !== undefined && typeof entry.allow_server_start !== "boolean") {
-        return yield* Either.left(`${at}: "allow_server_start" must be true or false.`)
+        return yield* Result.fail(`${at}: "allow_server_start" must be true or false.`)
       }
       if (entry.safety !== undefined && !(SAFETY_LEVELS as ReadonlyArray<unknown>).includes(entry.safety)) {
-        return yield* Either.left(`${at}: "safety" must be one of ${SAFETY_LEVELS.join(", ")}.`)
+        return yield* Result.fail(`${at}: "safety" must be one of ${SAFETY_LEVELS.join(", ")}.`)
       }
       // Absent is the default; null is a value, refused like any other that is not a number.
       const timeout = entry.connect_timeout_s === undefined ? DEFAULT_CONNECT_TIMEOUT_S : entry.connect_timeout_s
@@ -187,7 +187,7 @@ export const parseHostsFile = (text: string, file: string, source: string, home?
         typeof timeout !== "number" || !Number.isInteger(timeout) || timeout < CONNECT_TIMEOUT_BOUNDS[0] ||
         timeout > CONNECT_TIMEOUT_BOUNDS[1]
       ) {
-        return yield* Either.left(`${at}: "connect_timeout_s" must be a whole number of seconds, ${CONNECT_TIMEOUT_BOUNDS.join("..")}.`)
+        return yield* Result.fail(`${at}: "connect_timeout_s" must be a whole number of seconds, ${CONNECT_TIMEOUT_BOUNDS.join("..")}.`)
       }
       hosts.push({
         name,
@@ -198,7 +198,7 @@ export const parseHostsFile = (text: string, file: string, source: string, home?
         connectTimeoutS: timeout
       })
     }
-    if (hosts.length === 0) return yield* Either.left(`${where} names no hosts; remove the setting or add a host.`)
+    if (hosts.length === 0) return yield* Result.fail(`${where} names no hosts; remove the setting or add a host.`)
     return { file, sshConfig, hosts, environment: {} }
   })
 
@@ -208,13 +208,13 @@ export const loadHostsFile = (
   source: string,
   read: (path: string) => Buffer,
   home?: string
-): Either.Either<HostsConfig, string> => {
+): Result.Result<HostsConfig, string> => {
   let bytes: Buffer
   try {
     bytes = read(file)
   } catch (error) {
-    return Either.left(`${source} names ${file}, which cannot be read: ${error instanceof Error ? error.message : String(error)}`)
+    return Result.fail(`${source} names ${file}, which cannot be read: ${error instanceof Error ? error.message : String(error)}`)
   }
-  if (bytes.length > MAX_FILE_BYTES) return Either.left(`${source} names ${file}, which is over 1 MiB: not a hosts file.`)
+  if (bytes.length > MAX_FILE_BYTES) return Result.fail(`${source} names ${file}, which is over 1 MiB: not a hosts file.`)
   return parseHostsFile(bytes.toString("utf8"), file, source, home)
 }

@@ -43,10 +43,10 @@ export interface InvocationContextShape {
 }
 
 /** Where the program runs; `layer` reads the configuration's frozen `TMUX` / `TMUX_PANE`. */
-export class InvocationContext extends Context.Tag("effect-tmux-mcp/InvocationContext")<
+export class InvocationContext extends Context.Service<
   InvocationContext,
   InvocationContextShape
->() {
+>()("effect-tmux-mcp/InvocationContext") {
   static readonly layer: Layer.Layer<InvocationContext, never, TmuxMcpConfig> = Layer.effect(
     InvocationContext,
     Effect.map(TmuxMcpConfig, (config) => makeInvocationContext(config.callerTmux, config.callerPane, config.callerSource))
@@ -59,7 +59,7 @@ export const makeInvocationContext = (
   source: CallerSource = "environment"
 ): InvocationContextShape => {
   const paneId = tmuxPane !== undefined && /^%\d+$/.test(tmuxPane) ? tmuxPane : null
-  const caller: Option.Option<Caller> = Option.fromNullable(tmuxVariable).pipe(
+  const caller: Option.Option<Caller> = Option.fromNullishOr(tmuxVariable).pipe(
     Option.flatMap(parseTmuxVariable),
     Option.map((parsed) => ({ socketPath: parsed.socketPath, serverPid: parsed.serverPid, paneId, source }))
   )

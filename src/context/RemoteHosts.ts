@@ -38,7 +38,7 @@ export interface RemoteHostsShape {
 }
 
 /** The remote hosts of the configuration; absent without a hosts file. */
-export class RemoteHosts extends Context.Tag("effect-tmux-mcp/RemoteHosts")<RemoteHosts, RemoteHostsShape>() {}
+export class RemoteHosts extends Context.Service<RemoteHosts, RemoteHostsShape>()("effect-tmux-mcp/RemoteHosts") {}
 
 /** The host the current call is about: `local` unless a call's `host` (or `onHost`) says otherwise. */
 export const CurrentHost: FiberRef.FiberRef<string> = FiberRef.unsafeMake<string>(LOCAL_HOST)

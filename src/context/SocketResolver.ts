@@ -78,7 +78,7 @@ export interface SocketResolverShape {
 }
 
 /** Resolves per-call socket selectors against the configuration; `layer` needs `TmuxMcpConfig`. */
-export class SocketResolver extends Context.Tag("effect-tmux-mcp/SocketResolver")<SocketResolver, SocketResolverShape>() {
+export class SocketResolver extends Context.Service<SocketResolver, SocketResolverShape>()("effect-tmux-mcp/SocketResolver") {
   static readonly layer: Layer.Layer<SocketResolver, never, TmuxMcpConfig> = Layer.effect(
     SocketResolver,
     Effect.gen(function*() {
@@ -131,7 +131,7 @@ export const makeSocketResolver = (config: TmuxMcpConfigShape, remote?: RemoteHo
     return { ...localHost, name, path, rule, flags: ["-S", path], label: name === null ? path : `${name} (${path})` }
   }
 
-  const caller = Option.fromNullable(config.callerTmux).pipe(Option.flatMap(parseTmuxVariable))
+  const caller = Option.fromNullishOr(config.callerTmux).pipe(Option.flatMap(parseTmuxVariable))
   const fallback: ResolvedSocket = config.socketPath !== undefined
     ? fromPath(config.socketPath, config.socketFromFlag ? "--socket-path" : "LIBTMUX_SOCKET_PATH")
     : config.socketName !== undefined

@@ -6,7 +6,7 @@
  */
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import { readFileSync } from "node:fs"
 import { type HostsConfig, loadHostsFile } from "./HostsConfig.js"
@@ -78,7 +78,7 @@ export interface TmuxMcpConfigShape {
 }
 
 /** The settings every service reads; `layer(config)` provides them. */
-export class TmuxMcpConfig extends Context.Tag("effect-tmux-mcp/TmuxMcpConfig")<TmuxMcpConfig, TmuxMcpConfigShape>() {
+export class TmuxMcpConfig extends Context.Service<TmuxMcpConfig, TmuxMcpConfigShape>()("effect-tmux-mcp/TmuxMcpConfig") {
   static readonly layer = (config: TmuxMcpConfigShape): Layer.Layer<TmuxMcpConfig> => Layer.succeed(TmuxMcpConfig, config)
 }
 
@@ -122,11 +122,11 @@ const nonEmpty = (value: string | undefined): string | undefined => value === un
 const ON_WORDS = ["1", "true", "yes", "on"]
 const OFF_WORDS = ["0", "false", "no", "off"]
 
-const parseBoolean = (value: string, source: string): Either.Either<boolean, ConfigError> => {
+const parseBoolean = (value: string, source: string): Result.Result<boolean, ConfigError> => {
   const normalized = value.trim().toLowerCase()
-  if (ON_WORDS.includes(normalized)) return Either.right(true)
-  if (OFF_WORDS.includes(normalized)) return Either.right(false)
-  return Either.left(
+  if (ON_WORDS.includes(normalized)) return Result.succeed(true)
+  if (OFF_WORDS.includes(normalized)) return Result.succeed(false)
+  return Result.fail(
     new ConfigError({
       message: `${source} must be one of ${ON_WORDS.join(", ")} (on) or ${OFF_WORDS.join(", ")} (off), got ${JSON.stringify(value)}.`
     })
@@ -145,8 +145,8 @@ const pick = (
 }
 
 /** Builds the validated configuration, or says exactly what is wrong and how to fix it. */
-export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigSources): Either.Either<TmuxMcpConfigShape, ConfigError> =>
-  Either.gen(function*() {
+export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigSources): Result.Result<TmuxMcpConfigShape, ConfigError> =>
+  Result.gen(function*() {
     // A socket flag replaces both socket variables: the command line is the more specific choice.
     const fromFlags = flags.socketName !== undefined || flags.socketPath !== undefined
     const socketName = fromFlags
@@ -156,7 +156,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
       ? pick(flags.socketPath, "--socket-path", undefined, "")
       : pick(undefined, "", env.LIBTMUX_SOCKET_PATH, "LIBTMUX_SOCKET_PATH")
     if (socketName !== undefined && socketPath !== undefined) {
-      return yield* Either.left(
+      return yield* Result.fail(
         new ConfigError({
           message:
             `Both a socket name (${socketName.source}) and a socket path (${socketPath.source}) are set; they are exclusive. Keep one of them.`
@@ -164,7 +164,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
       )
     }
     if (socketName !== undefined && socketName.value.includes("/")) {
-      return yield* Either.left(
+      return yield* Result.fail(
         new ConfigError({
           message: `${socketName.source} must be a bare socket name without "/"; use --socket-path / LIBTMUX_SOCKET_PATH for a path.`
         })
@@ -174,7 +174,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
     const safetyRaw = pick(flags.safety, "--safety", env.LIBTMUX_SAFETY, "LIBTMUX_SAFETY")
     const safety = safetyRaw === undefined ? "mutating" : safetyRaw.value.trim().toLowerCase()
     if (!(SAFETY_LEVELS as ReadonlyArray<string>).includes(safety)) {
-      return yield* Either.left(
+      return yield* Result.fail(
         new ConfigError({
           message: `${safetyRaw?.source} is ${JSON.stringify(safetyRaw?.value)}; it must be one of ${SAFETY_LEVELS.join(", ")}.`
         })
@@ -184,7 +184,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
     const toolsRaw = pick(flags.tools, "--tools", env.LIBTMUX_MCP_TOOLS, "LIBTMUX_MCP_TOOLS")
     const toolTerms = toolsRaw?.value.split(",").map((term) => term.trim())
     if (toolsRaw !== undefined && toolTerms!.some((term) => term === "" || term === "-")) {
-      return yield* Either.left(
+      return yield* Result.fail(
         new ConfigError({
           message: `${toolsRaw.source} has an empty entry; give a comma-separated list of tool and group names (-name leaves one out).`
         })
@@ -195,7 +195,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
     // socket by default: no process per call, and the same code path in tmux as every CLI call.
     const transport = transportRaw?.value ?? "socket"
     if (!(TRANSPORTS as ReadonlyArray<string>).includes(transport)) {
-      return yield* Either.left(
+      return yield* Result.fail(
         new ConfigError({
           message: `${transportRaw?.source} must be one of ${TRANSPORTS.join(", ")} (got ${JSON.stringify(transport)}).`
         })
@@ -213,7 +213,7 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
     if (waitRaw !== undefined) {
       const parsed = Number(waitRaw.value)
       if (!Number.isFinite(parsed)) {
-        return yield* Either.left(
+        return yield* Result.fail(
           new ConfigError({ message: `${waitRaw.source} must be a number of seconds (got ${JSON.stringify(waitRaw.value)}).` })
         )
       }
@@ -227,9 +227,9 @@ export const loadConfig = ({ env, flags, readFile = readFileSync, uid }: ConfigS
     let hosts: HostsConfig | undefined
     if (hostsRaw !== undefined) {
       const loaded = loadHostsFile(hostsRaw.value, hostsRaw.source, readFile, env.HOME)
-      if (Either.isLeft(loaded)) return yield* Either.left(new ConfigError({ message: loaded.left }))
+      if (Result.isFailure(loaded)) return yield* Result.fail(new ConfigError({ message: loaded.failure }))
       // ssh finds the user's keys through their agent; nothing else of this environment is passed.
-      hosts = env.SSH_AUTH_SOCK === undefined ? loaded.right : { ...loaded.right, environment: { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } }
+      hosts = env.SSH_AUTH_SOCK === undefined ? loaded.success : { ...loaded.success, environment: { SSH_AUTH_SOCK: env.SSH_AUTH_SOCK } }
     }
 
     const tmuxEnvironment: Record<string, string> = {}

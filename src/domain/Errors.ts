@@ -15,9 +15,9 @@ import { escapeMessageControls } from "./ControlText.js"
 export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
   socket: Schema.String,
   /** On a remote host: its name, and whether the hosts file lets a server be started there. */
-  host: Schema.optionalWith(Schema.String, { exact: true }),
-  startable: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  exitingAfterMs: Schema.optionalWith(Schema.Number, { exact: true })
+  host: Schema.optionalKey(Schema.String),
+  startable: Schema.optionalKey(Schema.Boolean),
+  exitingAfterMs: Schema.optionalKey(Schema.Number)
 }) {
   override get message(): string {
     return escapeMessageControls(
@@ -31,7 +31,7 @@ export class NoServer extends Schema.TaggedError<NoServer>()("NoServer", {
 }
 
 /** The kinds of object a `NotFound` names (`server`: the server restarted since a generation was read). */
-export const ObjectKind = Schema.Literal("session", "window", "pane", "object", "server")
+export const ObjectKind = Schema.Literals(["session", "window", "pane", "object", "server"])
 export type ObjectKind = typeof ObjectKind.Type
 
 /**
@@ -65,7 +65,7 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
  * `server-access` list, tmux >= 3.3), or its remote host could not be reached (`host`: the ssh
  * link is down or refused). `refused` and `access` are wired as `denied`.
  */
-export const FailureReason = Schema.Literal("exit", "timeout", "spawn", "unparseable", "overflow", "refused", "access", "host")
+export const FailureReason = Schema.Literals(["exit", "timeout", "spawn", "unparseable", "overflow", "refused", "access", "host"])
 export type FailureReason = typeof FailureReason.Type
 
 /** An error message is read by an agent: what stays of an overlong one. */
@@ -122,7 +122,7 @@ export class Failed extends Schema.TaggedError<Failed>()("Failed", {
  * Why a call was `Denied`: the safety tier, the caller's own objects (`self`), a pane a person
  * watches, or starting a server.
  */
-export const DenialKind = Schema.Literal("tier", "self", "watched", "server_start", "host_safety")
+export const DenialKind = Schema.Literals(["tier", "self", "watched", "server_start", "host_safety"])
 export type DenialKind = typeof DenialKind.Type
 
 /** Policy said no: the safety tier, a guard protecting the caller's own tmux objects or a pane a person watches, or server start. */
@@ -130,7 +130,7 @@ export class Denied extends Schema.TaggedError<Denied>()("Denied", {
   kind: DenialKind,
   reason: Schema.String,
   /** For `tier` denials: the LIBTMUX_SAFETY level that would allow the call. */
-  requiredTier: Schema.optionalWith(Schema.String, { exact: true })
+  requiredTier: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
     return this.reason
@@ -141,7 +141,7 @@ export class Denied extends Schema.TaggedError<Denied>()("Denied", {
  * The target state that refused a call (`Conflict`): a busy pane, another run_command pending, copy
  * mode, a full-screen program, a dead pane, or a shell run_command cannot frame.
  */
-export const ConflictKind = Schema.Literal("busy", "run_pending", "copy_mode", "full_screen", "dead", "unsupported_shell")
+export const ConflictKind = Schema.Literals(["busy", "run_pending", "copy_mode", "full_screen", "dead", "unsupported_shell"])
 export type ConflictKind = typeof ConflictKind.Type
 
 /**

@@ -6,28 +6,28 @@ import * as Schema from "effect/Schema"
 
 /** A pane id, `%N`. */
 export const PaneId = Schema.String.pipe(
-  Schema.pattern(/^%\d+$/u, {
-    message: () => "must be a pane id such as %3",
+  Schema.check(Schema.isPattern(/^%\d+$/u, {
+    message: "must be a pane id such as %3",
     description: "A tmux pane id such as %3 (from list_panes or where_am_i)."
-  })
+  }))
 )
 export type PaneId = typeof PaneId.Type
 
 /** A window id, `@N`. */
 export const WindowId = Schema.String.pipe(
-  Schema.pattern(/^@\d+$/u, {
-    message: () => "must be a window id such as @2",
+  Schema.check(Schema.isPattern(/^@\d+$/u, {
+    message: "must be a window id such as @2",
     description: "A tmux window id such as @2 (from list_windows)."
-  })
+  }))
 )
 export type WindowId = typeof WindowId.Type
 
 /** A session id, `$N`. */
 export const SessionId = Schema.String.pipe(
-  Schema.pattern(/^\$\d+$/u, {
-    message: () => "must be a session id such as $1",
+  Schema.check(Schema.isPattern(/^\$\d+$/u, {
+    message: "must be a session id such as $1",
     description: "A tmux session id such as $1 (from list_sessions)."
-  })
+  }))
 )
 export type SessionId = typeof SessionId.Type
 

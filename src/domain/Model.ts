@@ -8,15 +8,15 @@ import * as Schema from "effect/Schema"
 import { DisplayText } from "./ControlText.js"
 import { PaneId, SessionId, WindowId } from "./Ids.js"
 
-export const Int = Schema.Number.pipe(Schema.int())
-export const NonNegativeInt = Int.pipe(Schema.nonNegative())
+export const Int = Schema.Number.pipe(Schema.check(Schema.isInt()))
+export const NonNegativeInt = Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
 
 /**
  * Which tmux server instance answered: its pid and start time. A restarted server reuses ids
  * (%0, @0, $0), so comparing generations tells "same object" from "same id, new server".
  */
 export const Generation = Schema.String.pipe(
-  Schema.annotations({ description: "Opaque identity of a tmux server instance (changes when it restarts)." })
+  Schema.annotate({ description: "Opaque identity of a tmux server instance (changes when it restarts)." })
 )
 
 /**
@@ -24,7 +24,7 @@ export const Generation = Schema.String.pipe(
  * hosts file, so that results without one are what they were before hosts existed; tools/list shows
  * these fields only then (ToolList). A socket_path beside it is always the path on that host.
  */
-export const HostName = Schema.String.annotations({ description: "The host the socket is on (`local`: this machine)." })
+export const HostName = Schema.String.annotate({ description: "The host the socket is on (`local`: this machine)." })
 
 /** The result fields that say a host; tools/list leaves them out without a hosts file. */
 export const HOST_FIELDS: ReadonlyArray<string> = ["host", "effective_host", "hosts", "host_errors"]
@@ -36,7 +36,7 @@ export const hostField = (socket: { readonly host?: string | undefined }): { rea
 /** The server that answered a call: pid, start time, version, socket path and generation. */
 export const ServerIdentity = Schema.Struct({
   pid: NonNegativeInt,
-  start_time: NonNegativeInt.annotations({ description: "Server start, Unix seconds." }),
+  start_time: NonNegativeInt.annotate({ description: "Server start, Unix seconds." }),
   version: Schema.String,
   socket_path: Schema.String,
   generation: Generation
@@ -50,11 +50,11 @@ export const Session = Schema.Struct({
   session_id: SessionId,
   session_name: DisplayText,
   window_count: NonNegativeInt,
-  session_attached: NonNegativeInt.annotations({
+  session_attached: NonNegativeInt.annotate({
     description:
       "Clients attached to the session, as tmux counts them, except control-mode clients that take no pane output (such as this server's own connection)."
   }),
-  session_created: NonNegativeInt.annotations({ description: "Creation time, Unix seconds." }),
+  session_created: NonNegativeInt.annotate({ description: "Creation time, Unix seconds." }),
   active_window_id: WindowId,
   active_pane_id: PaneId
 })
@@ -68,7 +68,7 @@ export const Window = Schema.Struct({
   session_id: SessionId,
   session_name: DisplayText,
   pane_count: NonNegativeInt,
-  active: Schema.Boolean.annotations({ description: "The session's current window." }),
+  active: Schema.Boolean.annotate({ description: "The session's current window." }),
   zoomed: Schema.Boolean,
   width: NonNegativeInt,
   height: NonNegativeInt,
@@ -89,21 +89,21 @@ export const Pane = Schema.Struct({
   window_name: DisplayText,
   session_id: SessionId,
   session_name: DisplayText,
-  active: Schema.Boolean.annotations({ description: "The active pane of its window." }),
+  active: Schema.Boolean.annotate({ description: "The active pane of its window." }),
   width: NonNegativeInt,
   height: NonNegativeInt,
   left: NonNegativeInt,
   top: NonNegativeInt,
-  command: DisplayText.annotations({ description: "The pane's current foreground command." }),
-  cwd: DisplayText.annotations({ description: "The pane's current working directory." }),
-  pid: Schema.NullOr(NonNegativeInt).annotations({ description: "The pid of the pane's first process." }),
+  command: DisplayText.annotate({ description: "The pane's current foreground command." }),
+  cwd: DisplayText.annotate({ description: "The pane's current working directory." }),
+  pid: Schema.NullOr(NonNegativeInt).annotate({ description: "The pid of the pane's first process." }),
   title: DisplayText,
   dead: Schema.Boolean,
-  in_mode: Schema.Boolean.annotations({ description: "In copy mode or another tmux mode." }),
-  is_caller: Schema.NullOr(Schema.Boolean).annotations({
+  in_mode: Schema.Boolean.annotate({ description: "In copy mode or another tmux mode." }),
+  is_caller: Schema.NullOr(Schema.Boolean).annotate({
     description: "True only for the pane this MCP server runs in (socket and server confirmed); null when the server runs outside tmux."
   }),
-  is_attended: Schema.Boolean.annotations({
+  is_attended: Schema.Boolean.annotate({
     description: "A person's tmux client shows this pane right now (control-mode clients do not count)."
   })
 })
@@ -122,8 +122,8 @@ export const PaneDetail = Schema.Struct({
   ...Pane.fields,
   // tools/list shows placements as an array (docs/tools.md names its items' fields): their schema
   // would cost 148 B in each of the eight pane results that may hold placements.
-  placements: Schema.Array(PanePlacement).annotations({ jsonSchema: { type: "array" } }),
-  placements_complete: Schema.Boolean.annotations({ description: "False when placements were cut at the limit." })
+  placements: Schema.Array(PanePlacement).annotate({ jsonSchema: { type: "array" } }),
+  placements_complete: Schema.Boolean.annotate({ description: "False when placements were cut at the limit." })
 })
 export type PaneDetail = typeof PaneDetail.Type
 
@@ -133,7 +133,7 @@ export const ServerInfo = Schema.Struct({
   host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String,
-  socket_rule: Schema.String.annotations({ description: "Which configuration rule chose this socket." }),
+  socket_rule: Schema.String.annotate({ description: "Which configuration rule chose this socket." }),
   pid: Schema.NullOr(NonNegativeInt),
   version: Schema.NullOr(Schema.String),
   start_time: Schema.NullOr(NonNegativeInt),
@@ -141,7 +141,7 @@ export const ServerInfo = Schema.Struct({
   session_count: NonNegativeInt,
   window_count: NonNegativeInt,
   pane_count: NonNegativeInt,
-  is_caller_server: Schema.NullOr(Schema.Boolean).annotations({
+  is_caller_server: Schema.NullOr(Schema.Boolean).annotate({
     description: "Whether this MCP server itself runs inside this tmux server; null outside tmux."
   })
 })
@@ -176,54 +176,54 @@ export type HostError = typeof HostError.Type
 /** A remote host's ssh link as where_am_i shows it; cause and retry_in_ms only when it is down. */
 export const HostLink = Schema.Struct({
   host: Schema.String,
-  state: Schema.Literal("idle", "connecting", "up", "down"),
-  cause: Schema.optionalWith(DisplayText, { exact: true }),
-  retry_in_ms: Schema.optionalWith(NonNegativeInt, { exact: true })
+  state: Schema.Literals(["idle", "connecting", "up", "down"]),
+  cause: Schema.optionalKey(DisplayText),
+  retry_in_ms: Schema.optionalKey(NonNegativeInt)
 })
 export type HostLink = typeof HostLink.Type
 
 /** A pane's captured text, bounded: the newest lines are kept and the rest counted. */
 export const Capture = Schema.Struct({
   pane_id: PaneId,
-  content: Schema.String.annotations({ description: "The captured lines joined by newlines, oldest first." }),
-  lines_total: NonNegativeInt.annotations({ description: "Lines in the requested range (trailing blank lines dropped)." }),
+  content: Schema.String.annotate({ description: "The captured lines joined by newlines, oldest first." }),
+  lines_total: NonNegativeInt.annotate({ description: "Lines in the requested range (trailing blank lines dropped)." }),
   lines_returned: NonNegativeInt,
   truncated: Schema.Boolean,
-  truncated_lines: NonNegativeInt.annotations({ description: "Oldest lines left out to stay within max_lines." })
+  truncated_lines: NonNegativeInt.annotate({ description: "Oldest lines left out to stay within max_lines." })
 })
 export type Capture = typeof Capture.Type
 
 /** Whether the caller's pane (from `$TMUX` / `$TMUX_PANE`) still exists. */
-export const CallerStatus = Schema.Literal("outside_tmux", "live", "pane_gone", "server_gone", "uncertain").annotations({
+export const CallerStatus = Schema.Literals(["outside_tmux", "live", "pane_gone", "server_gone", "uncertain"]).annotate({
   description:
     "outside_tmux: no self; live: the caller pane exists now; pane_gone / server_gone: $TMUX names a pane or server that no longer exists; uncertain: $TMUX_PANE without a readable $TMUX, or the caller's server did not answer in time."
 })
 
 /** Where this MCP server runs, which tmux server its tools will query, and what it may do there. */
 export const WhereAmI = Schema.Struct({
-  tmux_problem: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+  tmux_problem: Schema.optionalKey(Schema.String).annotate({
     description: "Only when the tmux binary is missing or not tmux: what is wrong, and the fix."
   }),
   inside_tmux: Schema.Boolean,
   caller_status: CallerStatus,
-  caller_source: Schema.Literal("environment", "process_tree", "none").annotations({
+  caller_source: Schema.Literals(["environment", "process_tree", "none"]).annotate({
     description: "How the caller was found: its $TMUX, an ancestor process's (a client that passed no TMUX), or not."
   }),
   pane_id: Schema.NullOr(PaneId),
-  window_id: Schema.NullOr(WindowId).annotations({ description: "Read live from tmux, not from $TMUX." }),
-  session_id: Schema.NullOr(SessionId).annotations({ description: "Read live from tmux ($TMUX's session goes stale)." }),
-  caller_socket_path: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }).annotations({
+  window_id: Schema.NullOr(WindowId).annotate({ description: "Read live from tmux, not from $TMUX." }),
+  session_id: Schema.NullOr(SessionId).annotate({ description: "Read live from tmux ($TMUX's session goes stale)." }),
+  caller_socket_path: Schema.optionalKey(Schema.NullOr(Schema.String)).annotate({
     description: "null outside tmux; left out when it is effective_socket_path."
   }),
   effective_host: Schema.optional(HostName),
   effective_socket_name: Schema.NullOr(Schema.String),
   effective_socket_path: Schema.String,
-  socket_rule: Schema.String.annotations({ description: "Which configuration rule chose the effective socket." }),
-  targets_caller_server: Schema.NullOr(Schema.Boolean).annotations({
+  socket_rule: Schema.String.annotate({ description: "Which configuration rule chose the effective socket." }),
+  targets_caller_server: Schema.NullOr(Schema.Boolean).annotate({
     description: "Whether the tools' socket is the server the caller runs in; null outside tmux, or when a server did not answer."
   }),
-  server_running: Schema.Boolean.annotations({ description: "A tmux server answered on the effective socket." }),
-  server_unresponsive: Schema.optionalWith(Schema.Literal(true), { exact: true }).annotations({
+  server_running: Schema.Boolean.annotate({ description: "A tmux server answered on the effective socket." }),
+  server_unresponsive: Schema.optionalKey(Schema.Literal(true)).annotate({
     description:
       "Only when true: something holds the effective socket but did not answer within 2 s (a stopped or wedged tmux); server_running is false, calls there time out."
   }),
@@ -231,17 +231,17 @@ export const WhereAmI = Schema.Struct({
   server_version: Schema.NullOr(Schema.String),
   generation: Schema.NullOr(Generation),
   live_server_count: NonNegativeInt,
-  unresponsive_server_count: Schema.optionalWith(NonNegativeInt, { exact: true }).annotations({
+  unresponsive_server_count: Schema.optionalKey(NonNegativeInt).annotate({
     description:
       "Only when some: sockets of the socket directory whose server did not answer within 2 s (list_servers names them); not in live_server_count."
   }),
-  safety_level: Schema.Literal("readonly", "mutating", "destructive"),
+  safety_level: Schema.Literals(["readonly", "mutating", "destructive"]),
   suppress_history: Schema.Boolean,
   allow_server_start: Schema.Boolean,
-  transport: Schema.Literal("socket", "exec").annotations({
+  transport: Schema.Literals(["socket", "exec"]).annotate({
     description: "How calls reach the effective socket's server: exec where a server does not speak the socket protocol."
   }),
-  hosts: Schema.optionalWith(Schema.Array(HostLink), { exact: true }).annotations({
+  hosts: Schema.optionalKey(Schema.Array(HostLink)).annotate({
     description:
       "The hosts file's hosts (the host argument) and their ssh links: idle until first used; down says why and when a call connects again."
   })
@@ -258,28 +258,28 @@ export type ClosedWindow = typeof ClosedWindow.Type
 
 /** What a kill destroyed, read from the server before and after the kill in the same round trip. */
 export const Teardown = Schema.Struct({
-  killed: Schema.Literal("session", "window", "pane"),
-  id: Schema.String.annotations({ description: "The id that was killed ($N, @N or %N)." }),
-  name: Schema.NullOr(DisplayText).annotations({ description: "The session or window name; null for a pane." }),
-  sessions_closed: Schema.Array(ClosedSession).annotations({
+  killed: Schema.Literals(["session", "window", "pane"]),
+  id: Schema.String.annotate({ description: "The id that was killed ($N, @N or %N)." }),
+  name: Schema.NullOr(DisplayText).annotate({ description: "The session or window name; null for a pane." }),
+  sessions_closed: Schema.Array(ClosedSession).annotate({
     description: "Sessions that no longer exist: the killed one, or those whose last window went."
   }),
-  windows_closed: Schema.Array(ClosedWindow).annotations({
+  windows_closed: Schema.Array(ClosedWindow).annotate({
     description: "Windows that no longer exist (a window linked into several sessions counts once)."
   }),
-  pane_ids_closed: Schema.Array(PaneId).annotations({ description: "Panes that no longer exist; their processes got SIGHUP." }),
-  session_count: NonNegativeInt.annotations({ description: "How many sessions closed (sessions_closed may be cut)." }),
-  window_count: NonNegativeInt.annotations({ description: "How many windows closed." }),
-  pane_count: NonNegativeInt.annotations({ description: "How many panes closed." }),
-  windows_kept: Schema.Array(ClosedWindow).annotations({
+  pane_ids_closed: Schema.Array(PaneId).annotate({ description: "Panes that no longer exist; their processes got SIGHUP." }),
+  session_count: NonNegativeInt.annotate({ description: "How many sessions closed (sessions_closed may be cut)." }),
+  window_count: NonNegativeInt.annotate({ description: "How many windows closed." }),
+  pane_count: NonNegativeInt.annotate({ description: "How many panes closed." }),
+  windows_kept: Schema.Array(ClosedWindow).annotate({
     description: "kill_session only: windows of the session that live on because they are linked into other sessions."
   }),
-  truncated: Schema.Boolean.annotations({ description: "Some list above was cut; the counts are complete." }),
-  sessions_remaining: NonNegativeInt.annotations({ description: "Sessions left on the server after the kill." }),
-  server_exited: Schema.Boolean.annotations({
+  truncated: Schema.Boolean.annotate({ description: "Some list above was cut; the counts are complete." }),
+  sessions_remaining: NonNegativeInt.annotate({ description: "Sessions left on the server after the kill." }),
+  server_exited: Schema.Boolean.annotate({
     description:
       "The tmux server is exiting because of this kill (no session left and exit-empty on, or no attached client left and exit-unattached on); its socket no longer answers."
   }),
-  generation: Generation.annotations({ description: "The generation of the server that did the kill." })
+  generation: Generation.annotate({ description: "The generation of the server that did the kill." })
 })
 export type Teardown = typeof Teardown.Type

@@ -6,7 +6,7 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
@@ -61,9 +61,9 @@ export const describeParseError = (error: ParseResult.ParseError): string => {
 }
 
 const decodeArguments = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput> =>
-  Either.match(Schema.decodeUnknownEither(tool.input, { onExcessProperty: "error", errors: "all" })(args ?? {}), {
-    onLeft: (error) => Effect.fail(new InvalidInput({ reason: describeParseError(error) })),
-    onRight: Effect.succeed
+  Result.match(Schema.decodeUnknownResult(tool.input, { onExcessProperty: "error", errors: "all" })(args ?? {}), {
+    onFailure: (error) => Effect.fail(new InvalidInput({ reason: describeParseError(error) })),
+    onSuccess: Effect.succeed
   })
 
 /** The most characters of an error message sent; messages never carry a value whole, and this holds even for one that slipped through. */
@@ -171,10 +171,10 @@ const runHandler = (tool: AnyTool, input: unknown, hosted: Hosted): Effect.Effec
 
 /** tools/call's checks: the safety tier, the host's, then the input's. */
 const checkedInput = (tool: AnyTool, hosted: Hosted): Effect.Effect<unknown, InvalidInput | Denied, Policy | TmuxMcpConfig> =>
-  Effect.zipRight(
+  Effect.andThen(
     Effect.flatMap(Policy, (policy) => policy.check(tool)),
     // A tool that runs others is checked per operation, each on its own host.
-    Effect.zipRight(tool.hints.runsTools === true ? Effect.void : checkHostCap(tool, hosted.host), decodedInput(tool, hosted.args))
+    Effect.andThen(tool.hints.runsTools === true ? Effect.void : checkHostCap(tool, hosted.host), decodedInput(tool, hosted.args))
   )
 
 /**
@@ -260,23 +260,23 @@ export const callTool = (
       // Encoding checks the handler kept its promise (a broken promise is a bug: it throws, a defect).
       return encodeOutput(tool.output, output)
       // run_batch's operations run inside it: one budget for the whole call.
-    }).pipe(withRegexBudget, Effect.either)
-    const result = Either.match(outcome, {
-      onLeft: (error) => errorResult(tool, error),
-      onRight: successResult
+    }).pipe(withRegexBudget, Effect.result)
+    const result = Result.match(outcome, {
+      onFailure: (error) => errorResult(tool, error),
+      onSuccess: successResult
     })
-    const failedOperations = Either.isRight(outcome) && tool.hints.runsTools === true ? operationsNotOk(outcome.right) : 0
+    const failedOperations = Result.isSuccess(outcome) && tool.hints.runsTools === true ? operationsNotOk(outcome.success) : 0
     yield* audit.record({
       tool: tool.name,
-      outcome: Either.isLeft(outcome) ? "error" : failedOperations > 0 ? "partial" : "ok",
-      error_code: Either.isLeft(outcome) ? errorCode(outcome.left) : null,
+      outcome: Result.isFailure(outcome) ? "error" : failedOperations > 0 ? "partial" : "ok",
+      error_code: Result.isFailure(outcome) ? errorCode(outcome.failure) : null,
       ...(failedOperations > 0 ? { failed_operations: failedOperations } : {}),
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       arguments: redactArguments(args, tool.payloadArguments)
     })
     return result
   }).pipe(
-    Effect.catchAllDefect((defect) =>
+    Effect.catchDefect((defect) =>
       Effect.sync(() => {
         process.stderr.write(`effect-tmux-mcp: defect in ${tool.name}: ${Cause.pretty(Cause.die(defect))}\n`)
         return defectResult(tool, defect)

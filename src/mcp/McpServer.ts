@@ -23,7 +23,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
@@ -193,14 +193,14 @@ const serverFor = (
   const templates = resourceTemplatesFor(config.hosts !== undefined)
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...templates] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const outcome = await run(Effect.either(readResource(request.params.uri, tools)), extra.signal)
-    if (Either.isLeft(outcome)) throw resourceError(outcome.left)
-    if (outcome.right === undefined) throw jsonRpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`)
-    return outcome.right
+    const outcome = await run(Effect.result(readResource(request.params.uri, tools)), extra.signal)
+    if (Result.isFailure(outcome)) throw resourceError(outcome.failure)
+    if (outcome.success === undefined) throw jsonRpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`)
+    return outcome.success
   })
   server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-    const outcome = await run(Effect.either(subscriptions.subscribe(request.params.uri)), extra.signal)
-    if (Either.isLeft(outcome)) throw resourceError(outcome.left)
+    const outcome = await run(Effect.result(subscriptions.subscribe(request.params.uri)), extra.signal)
+    if (Result.isFailure(outcome)) throw resourceError(outcome.failure)
     return {}
   })
   server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
@@ -227,7 +227,7 @@ export const serveStdio = (tools: ReadonlyArray<AnyTool>): Effect.Effect<void, n
       const transport = new BoundedStdioServerTransport()
       const server = yield* makeMcpServer(tools, (id) => transport.hadProtoKey(id))
       const gone = yield* Deferred.make<void>()
-      const done = () => Deferred.unsafeDone(gone, Exit.void)
+      const done = () => Deferred.doneUnsafe(gone, Exit.void)
       // The SDK's stdio transport does not watch for EOF; without this a closed client leaves us running.
       // Left in place: the process ends with the server, and an EPIPE must never go unhandled.
       process.stdin.on("end", done)

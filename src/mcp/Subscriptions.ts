@@ -10,7 +10,7 @@
  * server's scope interrupts them when the client goes away. At most MAX_SUBSCRIPTIONS URIs at once.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -87,7 +87,7 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
           return Effect.void
         }
         return Effect.sleep(POLL_INTERVAL_MS).pipe(
-          Effect.zipRight(Effect.suspend(() => pollOnce(socket, wedged))),
+          Effect.andThen(Effect.suspend(() => pollOnce(socket, wedged))),
           Effect.flatMap((nowWedged) => pollServer(socket, nowWedged))
         )
       })
@@ -100,7 +100,7 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
         const paneIds = [...new Set(entries.map(([, subscription]) => subscription.paneId))]
         // Interrupting the read closes its connection: a stopped server keeps none of ours.
         const answer = yield* readScreens(socket, paneIds).pipe(
-          Effect.either,
+          Effect.result,
           Effect.timeoutTo({
             duration: WEDGED_AFTER_MS,
             onSuccess: Option.some,
@@ -124,9 +124,9 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
         }
         const read = answer.value
         // A stopped server ends its subscriptions; any other failure is retried at the next poll.
-        if (Either.isLeft(read) && read.left._tag !== "NoServer") return false
+        if (Result.isFailure(read) && read.failure._tag !== "NoServer") return false
         for (const [uri, subscription] of current) {
-          const screen = Either.isLeft(read) ? undefined : read.right(subscription.paneId)
+          const screen = Result.isFailure(read) ? undefined : read.success(subscription.paneId)
           if (screen === undefined) end(uri)
           else if (screen !== subscription.screen) {
             subscription.screen = screen

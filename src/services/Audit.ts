@@ -29,7 +29,7 @@ export interface AuditShape {
 }
 
 /** The audit log of tool calls: `layer` writes JSON lines to stderr, `silent` drops them. */
-export class Audit extends Context.Tag("effect-tmux-mcp/Audit")<Audit, AuditShape>() {
+export class Audit extends Context.Service<Audit, AuditShape>()("effect-tmux-mcp/Audit") {
   /** Writes to the process's stderr. */
   static readonly layer: Layer.Layer<Audit> = Layer.succeed(Audit, {
     record: (record) =>

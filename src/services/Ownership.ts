@@ -9,7 +9,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -49,9 +49,9 @@ export interface OwnershipShape {
  * The sessions this process created as owned: marked in tmux with this process's token, killed when
  * the layer is released.
  */
-export class Ownership extends Context.Tag("effect-tmux-mcp/Ownership")<Ownership, OwnershipShape>() {
+export class Ownership extends Context.Service<Ownership, OwnershipShape>()("effect-tmux-mcp/Ownership") {
   /** Releases owned sessions when the layer's scope closes (the MCP server shutting down). */
-  static readonly layer: Layer.Layer<Ownership, never, Tmux> = Layer.scoped(
+  static readonly layer: Layer.Layer<Ownership, never, Tmux> = Layer.effect(
     Ownership,
     Effect.gen(function*() {
       const tmux = yield* Tmux
@@ -59,7 +59,7 @@ export class Ownership extends Context.Tag("effect-tmux-mcp/Ownership")<Ownershi
       const connections = yield* Effect.serviceOption(Connections)
       const ownership = makeOwnership(tmux)
       yield* Effect.addFinalizer(() =>
-        Effect.zipRight(
+        Effect.andThen(
           // These are the last calls: a host whose link just dropped is connected again for them.
           Option.match(connections, { onNone: () => Effect.void, onSome: (links) => links.endBackoff }),
           Effect.asVoid(ownership.release)
@@ -70,9 +70,9 @@ export class Ownership extends Context.Tag("effect-tmux-mcp/Ownership")<Ownershi
   )
 }
 
-export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape => {
+export const makeOwnership = (tmux: Context.Service.Shape<typeof Tmux>): OwnershipShape => {
   const token = `${process.pid}-${randomBytes(6).toString("hex")}`
-  const sockets = Ref.unsafeMake(new Map<string, ResolvedSocket>())
+  const sockets = Ref.makeUnsafe(new Map<string, ResolvedSocket>())
 
   const ownedOn = (socket: ResolvedSocket) =>
     query(socket, (m) => [["list-sessions", "-F", ownedRecord.format(m)]]).pipe(
@@ -88,14 +88,14 @@ export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape =
       let mine = listed
       for (let round = 0; round < RELEASE_ROUNDS && mine.length > 0; round++) {
         // Hundreds of sessions do not fit in one tmux invocation: as few as fit, in order.
-        const killed = yield* Effect.either(runInBatches(socket, mine.map((row) => [["kill-session", "-t", row.session_id]])))
-        if (Either.isRight(killed) || killed.left._tag === "NoServer") {
+        const killed = yield* Effect.result(runInBatches(socket, mine.map((row) => [["kill-session", "-t", row.session_id]])))
+        if (Result.isSuccess(killed) || killed.failure._tag === "NoServer") {
           mine = []
-        } else if (killed.left._tag === "NotFound") {
+        } else if (killed.failure._tag === "NotFound") {
           // A session closed by someone else since the listing stops tmux's list there: list again.
           mine = yield* ownedOn(socket)
         } else {
-          return yield* Effect.fail(killed.left)
+          return yield* Effect.fail(killed.failure)
         }
       }
       return listed.length - mine.length
@@ -103,7 +103,7 @@ export const makeOwnership = (tmux: Context.Tag.Service<Tmux>): OwnershipShape =
       Effect.provideService(Tmux, tmux),
       // A server that is gone took its sessions with it (NoServer reads as none left); nothing else
       // must stop the other sockets.
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.sync(() => {
           process.stderr.write(
             `effect-tmux-mcp: the sessions this server owns on ${

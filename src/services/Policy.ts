@@ -20,7 +20,7 @@ export interface PolicyShape {
 }
 
 /** The safety tier: which tools are listed and allowed; `layer` takes the configuration's level. */
-export class Policy extends Context.Tag("effect-tmux-mcp/Policy")<Policy, PolicyShape>() {
+export class Policy extends Context.Service<Policy, PolicyShape>()("effect-tmux-mcp/Policy") {
   static readonly layer: Layer.Layer<Policy, never, TmuxMcpConfig> = Layer.effect(
     Policy,
     Effect.map(TmuxMcpConfig, (config) => makePolicy(config.safety))

@@ -26,13 +26,13 @@ export interface ProgressShape {
  * Where waiting operations report progress, when a program provides it (the MCP bridge turns
  * reports into notifications/progress).
  */
-export class Progress extends Context.Tag("effect-tmux-mcp/Progress")<Progress, ProgressShape>() {}
+export class Progress extends Context.Service<Progress, ProgressShape>()("effect-tmux-mcp/Progress") {}
 
 /** Reports progress when someone listens; never fails and never blocks the wait on a slow client. */
 export const reportProgress = (report: ProgressReport): Effect.Effect<void> =>
   Effect.flatMap(
     Effect.serviceOption(Progress),
-    (progress) => Option.isSome(progress) ? progress.value.report(report).pipe(Effect.catchAllCause(() => Effect.void)) : Effect.void
+    (progress) => Option.isSome(progress) ? progress.value.report(report).pipe(Effect.catchCause(() => Effect.void)) : Effect.void
   )
 
 /**

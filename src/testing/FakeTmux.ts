@@ -65,7 +65,7 @@ export interface FakeTmuxStateShape {
 }
 
 /** The fake's state, for tests that inspect or edit the world or check which commands were sent. */
-export class FakeTmuxState extends Context.Tag("effect-tmux-mcp/FakeTmuxState")<FakeTmuxState, FakeTmuxStateShape>() {}
+export class FakeTmuxState extends Context.Service<FakeTmuxState, FakeTmuxStateShape>()("effect-tmux-mcp/FakeTmuxState") {}
 
 const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonly state: FakeTmuxStateShape } => {
   const state: FakeTmuxStateShape = { world, invocations: [] }
@@ -184,7 +184,7 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
                       command: description,
                       reason: "timeout",
                       exitCode: null,
-                      stderr: `no answer within ${Duration.format(Duration.decode(options.timeout!))}`
+                      stderr: `no answer within ${Duration.format(Duration.fromInputUnsafe(options.timeout!))}`
                     })
                 })
               )

@@ -33,7 +33,7 @@ export interface TmuxRecorderShape {
 }
 
 /** The invocations recorded by the `Tmux` of the same `RecordingTmux.layer`. */
-export class TmuxRecorder extends Context.Tag("effect-tmux-mcp/TmuxRecorder")<TmuxRecorder, TmuxRecorderShape>() {}
+export class TmuxRecorder extends Context.Service<TmuxRecorder, TmuxRecorderShape>()("effect-tmux-mcp/TmuxRecorder") {}
 
 const make = Effect.gen(function*() {
   const inner = yield* Tmux
@@ -48,7 +48,7 @@ const make = Effect.gen(function*() {
           commands: commands.map((command) => command[0] ?? ""),
           startServer: options?.startServer === true
         }
-      ]).pipe(Effect.zipRight(inner.run(socket, commands, options))),
+      ]).pipe(Effect.andThen(inner.run(socket, commands, options))),
     ...(inner.transportFor === undefined ? {} : { transportFor: inner.transportFor })
   })
   const recorder = TmuxRecorder.of({ invocations: Ref.get(recorded), reset: Ref.set(recorded, []) })

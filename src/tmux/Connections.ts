@@ -103,7 +103,7 @@ export interface ConnectionsShape extends RemoteHostsShape {
 }
 
 /** The links to the hosts file's hosts; provided (with RemoteHosts) only when a hosts file is configured. */
-export class Connections extends Context.Tag("effect-tmux-mcp/Connections")<Connections, ConnectionsShape>() {}
+export class Connections extends Context.Service<Connections, ConnectionsShape>()("effect-tmux-mcp/Connections") {}
 
 const FIRST_BACKOFF_MS = 1000
 const MAX_BACKOFF_MS = 30_000
@@ -228,7 +228,7 @@ export const makeConnections = (
         forwards: new Map(),
         forwardSerial: 0,
         releasing: 0,
-        roomMade: Deferred.unsafeMake<void>(undefined as never),
+        roomMade: Deferred.makeUnsafe<void>(undefined as never),
         down: undefined,
         failures: 0,
         stderrTail: ""
@@ -270,7 +270,7 @@ export const makeConnections = (
         return owner === undefined || processAlive(owner.pid) ? [] : [{ kind: owner.kind, path: join(directory, name) }]
       })
       return Effect.forEach(leftovers, ({ kind, path }) =>
-        Effect.zipRight(
+        Effect.andThen(
           kind === "control" ? Effect.ignore(runSsh(exitMasterArgv(path), SWEEP_EXIT_TIMEOUT_MS)) : Effect.void,
           Effect.sync(() => unlinkQuietly(path))
         ), { concurrency: 4, discard: true })
@@ -336,7 +336,7 @@ export const makeConnections = (
           )
         }
         state.master = child
-        const ended = Deferred.unsafeMake<void>(undefined as never)
+        const ended = Deferred.makeUnsafe<void>(undefined as never)
         state.masterEnded = ended
         child.stdout?.resume()
         child.stderr?.on("data", (chunk: Buffer) => {
@@ -351,7 +351,7 @@ export const makeConnections = (
             state.master = undefined
             markDown(state, exited)
           }
-          Deferred.unsafeDone(ended, Exit.void)
+          Deferred.doneUnsafe(ended, Exit.void)
         }
         // "exit" can come before the last of stderr is read: its words are the cause, so the end
         // is taken at "close" (stderr drained), or a moment after "exit" if a process ssh started
@@ -428,11 +428,11 @@ export const makeConnections = (
         if (state.view !== undefined && state.master !== undefined) return Effect.succeed(state.view)
         if (state.down !== undefined && Date.now() < state.down.retryAt) return Effect.fail(downError(state, `connect to host ${host}`))
         if (state.starting === undefined) {
-          const starting = Deferred.unsafeMake<RemoteHostView, Failed>(undefined as never)
+          const starting = Deferred.makeUnsafe<RemoteHostView, Failed>(undefined as never)
           state.starting = starting
           // The start belongs to the layer, not to the first caller: a caller that gives up (its
           // deadline, a cancel) does not end the start the others wait for.
-          return Effect.zipRight(
+          return Effect.andThen(
             Effect.forkIn(Effect.flatMap(Effect.exit(start(state)), (exit) => Deferred.done(starting, exit)), scope),
             Deferred.await(starting)
           )
@@ -455,8 +455,8 @@ export const makeConnections = (
 
     /** Wakes the calls waiting for room on the host: a forward went idle or away. */
     const announceRoom = (state: HostState) => {
-      Deferred.unsafeDone(state.roomMade, Exit.void)
-      state.roomMade = Deferred.unsafeMake<void>(undefined as never)
+      Deferred.doneUnsafe(state.roomMade, Exit.void)
+      state.roomMade = Deferred.makeUnsafe<void>(undefined as never)
     }
 
     /** Forwards `forward.remotePath` to `forward.localPath`: ready with the local path, or removed again. */
@@ -525,7 +525,7 @@ export const makeConnections = (
           const forward: Forward = {
             remotePath,
             localPath: forwardSocketPath(directory, process.pid, instance, state.settings.name, remotePath, ++state.forwardSerial),
-            ready: Deferred.unsafeMake<string, Failed>(undefined as never),
+            ready: Deferred.makeUnsafe<string, Failed>(undefined as never),
             leases: 1,
             lastUsed: Date.now()
           }
@@ -579,7 +579,7 @@ export const makeConnections = (
           (held) =>
             held !== undefined
               ? Deferred.await(held.ready)
-              : Effect.zipRight(room(state, deadline), forwardBy(host, remotePath, deadline))
+              : Effect.andThen(room(state, deadline), forwardBy(host, remotePath, deadline))
         )
       })
 
@@ -587,7 +587,7 @@ export const makeConnections = (
 
     /** Whether something accepts a connection at `path` now (a master's control socket: the master is alive). */
     const accepts = (path: string): Effect.Effect<boolean> =>
-      Effect.async<boolean>((resume) => {
+      Effect.callback<boolean>((resume) => {
         const socket = net.connect(path)
         socket.once("connect", () => {
           socket.destroy()
@@ -653,7 +653,7 @@ export const makeConnections = (
     // In the background: start-up does not wait for masters a killed server left behind.
     yield* Effect.forkIn(sweep, scope)
     const idleCheck = Duration.millis(Math.min(IDLE_CHECK_MS, timing.forwardIdleMs / 4))
-    yield* Effect.forkIn(Effect.forever(Effect.zipRight(Effect.sleep(idleCheck), releaseIdle)), scope)
+    yield* Effect.forkIn(Effect.forever(Effect.andThen(Effect.sleep(idleCheck), releaseIdle)), scope)
 
     // Released after every layer above (their remote sessions are gone by then): end each master,
     // then remove what ssh leaves behind.
@@ -694,11 +694,11 @@ export const makeConnections = (
  * The links of the configured hosts file, as `Connections` and `RemoteHosts`; nothing at all
  * without a hosts file (then no ssh ever runs).
  */
-export const ConnectionsLive: Layer.Layer<never, never, TmuxMcpConfig> = Layer.unwrapEffect(
+export const ConnectionsLive: Layer.Layer<never, never, TmuxMcpConfig> = Layer.unwrap(
   Effect.map(TmuxMcpConfig, (config) =>
     config.hosts === undefined
       ? Layer.empty
-      : Layer.scopedContext(
+      : Layer.effectContext(
         Effect.map(makeConnections(config.hosts), (connections) =>
           Context.make(Connections, connections).pipe(Context.add(RemoteHosts, connections)))
       ).pipe(Layer.provide(TmuxProcesses.layer)) as unknown as Layer.Layer<never>)

@@ -8,7 +8,7 @@
  * forge fields or whole records: the marks carry a random token chosen afresh for every query.
  * A record with the wrong number of fields is an error, never silently misread.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { Failed } from "../domain/Errors.js"
 import { randomHex } from "./internal/RandomHex.js"
 
@@ -49,9 +49,9 @@ export interface RecordCodec<F extends Fields> {
   /** The `-F` / `-p` format that prints one record with these marks. */
   readonly format: (marks: Marks) => string
   /** Reads every record with this tag out of an invocation's output. */
-  readonly decodeAll: (output: ParsedOutput) => Either.Either<Array<Decoded<F>>, Failed>
+  readonly decodeAll: (output: ParsedOutput) => Result.Result<Array<Decoded<F>>, Failed>
   /** The first record with this tag, for a command that always prints one: none is unreadable output. */
-  readonly decodeFirst: (output: ParsedOutput) => Either.Either<Decoded<F>, Failed>
+  readonly decodeFirst: (output: ParsedOutput) => Result.Result<Decoded<F>, Failed>
 }
 
 /** tmux's answer was not what the commands print: a `Failed` the caller can act on, never a defect. */
@@ -113,30 +113,30 @@ export const record = <F extends Fields>(tag: string, fields: F): RecordCodec<F>
 
   const keys = entries.map(([key]) => key)
   const decoders = entries.map(([, field]) => DECODERS[field.type])
-  const decodeAll = (output: ParsedOutput): Either.Either<Array<Decoded<F>>, Failed> => {
+  const decodeAll = (output: ParsedOutput): Result.Result<Array<Decoded<F>>, Failed> => {
     const rows = output.get(tag) ?? []
     const decoded: Array<Decoded<F>> = []
     for (const values of rows) {
       if (values.length !== keys.length) {
-        return Either.left(unparseable(`expected ${keys.length} fields in a ${tag} record, got ${values.length}`))
+        return Result.fail(unparseable(`expected ${keys.length} fields in a ${tag} record, got ${values.length}`))
       }
       const out: Record<string, unknown> = {}
       for (let i = 0; i < keys.length; i++) {
         const value = decoders[i]!(values[i]!)
         if (value === UNREADABLE) {
           const field = entries[i]![1]
-          return Either.left(unparseable(`${field.variable} is ${JSON.stringify(values[i])}, expected ${field.type}`))
+          return Result.fail(unparseable(`${field.variable} is ${JSON.stringify(values[i])}, expected ${field.type}`))
         }
         out[keys[i]!] = value
       }
       decoded.push(out as Decoded<F>)
     }
-    return Either.right(decoded)
+    return Result.succeed(decoded)
   }
-  const decodeFirst = (output: ParsedOutput): Either.Either<Decoded<F>, Failed> =>
-    Either.flatMap(
+  const decodeFirst = (output: ParsedOutput): Result.Result<Decoded<F>, Failed> =>
+    Result.flatMap(
       decodeAll(output),
-      (rows) => rows[0] === undefined ? Either.left(unparseable(`tmux printed no ${tag} record`)) : Either.right(rows[0])
+      (rows) => rows[0] === undefined ? Result.fail(unparseable(`tmux printed no ${tag} record`)) : Result.succeed(rows[0])
     )
   return { tag, format, decodeAll, decodeFirst }
 }

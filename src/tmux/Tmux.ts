@@ -30,7 +30,7 @@ export interface RunOptions {
    */
   readonly oneOff?: boolean
   /** Overrides the configured per-invocation deadline. */
-  readonly timeout?: Duration.DurationInput
+  readonly timeout?: Duration.Input
   /**
    * Text given to the tmux client on its standard input, for `load-buffer -b NAME -`: a payload
    * (text to paste, a command to run) then never appears in any argv or temporary file. A
@@ -71,7 +71,7 @@ export interface TmuxShape {
 }
 
 /** Runs tmux command lists; its layers are TmuxSocket, TmuxExec, TmuxLive (and FakeTmux for tests). */
-export class Tmux extends Context.Tag("effect-tmux-mcp/Tmux")<Tmux, TmuxShape>() {}
+export class Tmux extends Context.Service<Tmux, TmuxShape>()("effect-tmux-mcp/Tmux") {}
 
 /** Past this many parts a description counts commands by name instead of listing them. */
 const MAX_DESCRIBED_PARTS = 8

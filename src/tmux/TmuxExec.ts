@@ -10,7 +10,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import { isRemoteHost } from "../context/RemoteHosts.js"
 import type { ResolvedSocket } from "../context/SocketResolver.js"
@@ -49,8 +49,8 @@ export const makeTmuxExec = Effect.gen(function*() {
   const run: TmuxShape["run"] = (socket, commands, options = {}) => {
     const description = describeCommands(commands)
     const marked = markList(commands, description)
-    if (Either.isLeft(marked)) return Effect.fail(marked.left)
-    const list = marked.right
+    if (Result.isFailure(marked)) return Effect.fail(marked.failure)
+    const list = marked.success
     // This machine's tmux never runs against a remote host's socket: at a forward's path it would
     // start a server here (the socket transport serves remote hosts).
     if (isRemoteHost(socket.host)) {
@@ -68,7 +68,7 @@ export const makeTmuxExec = Effect.gen(function*() {
     const trust = socketTrust(socket.path, config.uid)
     if (trust._tag === "foreign") return Effect.fail(foreignRefused(socket, trust.why, description))
     const addressed = trust._tag === "own" && trust.path !== socket.path ? { ...socket, flags: ["-S", trust.path] } : socket
-    const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     const argv = invocationArgv(config, addressed, list.sent, options.startServer === true)
 
     return runToEnd(config.tmuxBin, argv, {

@@ -32,7 +32,7 @@ const LAYERS: Record<Transport, Layer.Layer<Tmux, never, TmuxMcpConfig>> = {
 }
 
 export const TmuxLive = {
-  layer: Layer.unwrapEffect(
+  layer: Layer.unwrap(
     Effect.map(
       TmuxMcpConfig,
       (config) => config.transport === "exec" && config.hosts !== undefined ? execWithRemoteHosts : LAYERS[config.transport]

@@ -53,8 +53,8 @@ export interface TmuxProcessesShape {
 }
 
 /** The tmux children of one live layer (see the module's comment). */
-export class TmuxProcesses extends Context.Tag("effect-tmux-mcp/TmuxProcesses")<TmuxProcesses, TmuxProcessesShape>() {
-  static readonly layer: Layer.Layer<TmuxProcesses> = Layer.scoped(
+export class TmuxProcesses extends Context.Service<TmuxProcesses, TmuxProcessesShape>()("effect-tmux-mcp/TmuxProcesses") {
+  static readonly layer: Layer.Layer<TmuxProcesses> = Layer.effect(
     TmuxProcesses,
     Effect.gen(function*() {
       const running = new Set<ChildProcess>()
@@ -169,7 +169,7 @@ export const runToEnd = (
   }
 ): Effect.Effect<Finished, SpawnFailed | OutputOverflowed, TmuxProcesses> =>
   Effect.flatMap(TmuxProcesses, (processes) =>
-    Effect.async<Finished, SpawnFailed | OutputOverflowed>((resume) => {
+    Effect.callback<Finished, SpawnFailed | OutputOverflowed>((resume) => {
       let child: ChildProcess
       try {
         child = processes.spawn(bin, argv, { env: options.env, stdin: options.stdin !== undefined })

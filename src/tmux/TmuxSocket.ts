@@ -33,7 +33,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { statSync } from "node:fs"
@@ -190,7 +190,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
     timeoutMs: number,
     waits: boolean
   ) =>
-    Effect.async<Exchanged>((resume) => {
+    Effect.callback<Exchanged>((resume) => {
       const started = performance.now()
       let finished = false
       let timer: ReturnType<typeof setTimeout> | undefined
@@ -231,8 +231,8 @@ export const makeTmuxSocket = Effect.gen(function*() {
     if (options.startServer === true || fallbackFor(socket) !== undefined) return exec.run(socket, commands, options)
     const description = describeCommands(commands)
     const marked = markList(commands, description)
-    if (Either.isLeft(marked)) return Effect.fail(marked.left)
-    const list = marked.right
+    if (Result.isFailure(marked)) return Effect.fail(marked.failure)
+    const list = marked.success
     // Right before connecting: whose socket this is decides whether it may be used, and by whom.
     const trust = socketTrust(socket.path, config.uid)
     if (trust._tag === "foreign" && !mayBeForeign(socket)) return Effect.fail(foreignRefused(socket, trust.why, description))
@@ -257,9 +257,9 @@ export const makeTmuxSocket = Effect.gen(function*() {
       )
     }
     const marked = markList(commands, description)
-    if (Either.isLeft(marked)) return Effect.fail(marked.left)
-    const list = marked.right
-    const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
+    if (Result.isFailure(marked)) return Effect.fail(marked.failure)
+    const list = marked.success
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     if (options.startServer === true) {
       return connections.runStarting(host, socket.path, listArgv(list.sent), { stdin: options.stdin, timeout, description }).pipe(
         Effect.flatMap((result) => readAnswer(result, list, socket.label, description))
@@ -292,7 +292,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
     list: MarkedList,
     description: string
   ): Effect.Effect<string, TmuxError> => {
-    const timeout = Duration.decode(options.timeout ?? Duration.millis(config.commandTimeoutMs))
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.millis(config.commandTimeoutMs))
     const timeoutMs = Duration.toMillis(timeout)
     // A deadline past what one timer holds (about 24.8 days) or none at all: Effect's clock keeps it.
     if (!(timeoutMs <= MAX_TIMER_MS)) {
@@ -381,7 +381,7 @@ export const makeTmuxSocket = Effect.gen(function*() {
               )
             }
             return remember(socket, `the server speaks tmux protocol version ${outcome.version}, this client ${PROTOCOL_VERSION}`).pipe(
-              Effect.zipRight(retryByExec(socket, commands, options, description, timeout, timeoutMs - elapsedMs))
+              Effect.andThen(retryByExec(socket, commands, options, description, timeout, timeoutMs - elapsedMs))
             )
         }
       })

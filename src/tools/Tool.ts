@@ -63,9 +63,9 @@ export interface Tool<I, O> {
   readonly alwaysLoad?: boolean
   // The encoded side differs per tool and no caller reads it: any, not unknown, keeps Tool<I, O> assignable to AnyTool.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly input: Schema.Schema<I, any>
+  readonly input: Schema.Codec<I, any>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly output: Schema.Schema<O, any>
+  readonly output: Schema.Codec<O, any>
   /** Arguments whose values are payloads (text typed, secrets): the audit log keeps only length + hash. */
   readonly payloadArguments?: ReadonlyArray<string>
   /**
@@ -100,9 +100,9 @@ export const visibleTools = (tools: ReadonlyArray<AnyTool>, safety: SafetyLevel)
  * An optional argument that, when given, must have exactly the stated type (no `undefined`).
  * The description sits on the property, so decode errors keep the schema's own precise message.
  */
-export const optional = <S extends Schema.Schema.All>(schema: S, description?: string) => {
-  const property = Schema.optionalWith(schema, { exact: true })
-  return description === undefined ? property : property.annotations({ description })
+export const optional = <S extends Schema.Top>(schema: S, description?: string) => {
+  const property = Schema.optionalKey(schema)
+  return description === undefined ? property : property.annotate({ description })
 }
 
 /**

@@ -33,9 +33,9 @@ export type PreparedOperation = Effect.Effect<OperationOutcome, never, ToolServi
  * server's tool set, the tier, the argument guard, decoding) without running anything. Provided by
  * mcp/CallTool.ts, which owns those checks.
  */
-export class ToolCalls extends Context.Tag("effect-tmux-mcp/ToolCalls")<ToolCalls, {
+export class ToolCalls extends Context.Service<ToolCalls, {
   readonly prepare: (tool: string, args: unknown) => Effect.Effect<PreparedOperation, InvalidInput | Denied>
-}>() {}
+}>()("effect-tmux-mcp/ToolCalls") {}
 
 const OperationError = Schema.Struct({ code: Schema.String, message: Schema.String, hint: Schema.String })
 
@@ -43,7 +43,7 @@ const BatchOperationResult = Schema.Struct({
   tool: Schema.String,
   ok: Schema.Boolean,
   // Every tool answers with an object (its structuredContent).
-  result: optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }), "The tool's own result."),
+  result: optional(Schema.Record(Schema.String, Schema.Unknown), "The tool's own result."),
   error: optional(OperationError),
   skipped: optional(Schema.Boolean, "Not run: an earlier operation failed (stop_on_error)."),
   truncated: optional(Schema.Boolean, "The result was left out: result_bytes is over a bound."),
@@ -52,8 +52,8 @@ const BatchOperationResult = Schema.Struct({
 type BatchOperationResult = typeof BatchOperationResult.Type
 
 const BatchRan = Schema.Struct({
-  ok: Schema.Boolean.annotations({ description: "Every operation ran and succeeded." }),
-  truncated: Schema.Boolean.annotations({ description: "Some result was left out for its size." }),
+  ok: Schema.Boolean.annotate({ description: "Every operation ran and succeeded." }),
+  truncated: Schema.Boolean.annotate({ description: "Some result was left out for its size." }),
   results: Schema.Array(BatchOperationResult)
 })
 
@@ -76,7 +76,7 @@ export const runBatchTool = defineTool({
       // Any value: the operation's own tool decodes it (an object, by its schema), as its tools/call would.
       // Listed as an object of the step's tool's arguments; decoded against that tool's own schema,
       // whose message names the step and the tool.
-      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Unknown.annotations({ jsonSchema: { type: "object" } })) })
+      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Unknown.annotate({ jsonSchema: { type: "object" } })) })
     ),
     // Default true, as send_keys_batch's: docs/tools.md says it, tools/list need not.
     stop_on_error: optional(Schema.Boolean)

@@ -76,7 +76,7 @@ export const showBufferTool = defineTool({
   input: Schema.Struct({
     name: BufferName,
     max_bytes: optional(
-      Int.pipe(Schema.between(1, MAX_BUFFER_BYTES))
+      Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_BUFFER_BYTES })))
     ),
     ...socketArguments
   }),

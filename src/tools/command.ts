@@ -29,7 +29,7 @@ const waitArguments = (described: boolean) => {
     keep_escapes: optional(Schema.Boolean),
     interrupt_on_timeout: optional(Schema.Boolean, said("C-c when the wait runs out.")),
     match: optional(
-      described ? MatchInput : MatchInput.annotations({ jsonSchema: { type: "object" } }),
+      described ? MatchInput : MatchInput.annotate({ jsonSchema: { type: "object" } }),
       said(`Lines to find in the whole output (context: 0-${MAX_MATCH_CONTEXT} lines around).`)
     ),
     tail_lines: optional(TailLines, said(`Only the last lines (default ${DEFAULT_MATCH_TAIL_LINES} with match).`))
@@ -41,10 +41,10 @@ const MatchInput = Schema.Struct({
   patterns: PatternList,
   regex: optional(Schema.Boolean),
   ignore_case: optional(Schema.Boolean),
-  context: optional(Int.pipe(Schema.between(0, MAX_MATCH_CONTEXT))),
-  max_matches: optional(Int.pipe(Schema.between(1, MAX_MATCHES)))
+  context: optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_MATCH_CONTEXT })))),
+  max_matches: optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_MATCHES }))))
 })
-const TailLines = Int.pipe(Schema.between(0, MAX_TAIL_LINES))
+const TailLines = Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_TAIL_LINES })))
 
 type OutputInput = {
   readonly max_lines?: number

@@ -18,10 +18,10 @@ export const toolSetOf = (config: ToolSetConfig): string | undefined =>
 
 /** What where_am_i adds to the invocation context: the tool set and how many tools it enables. */
 const ToolSetFields = {
-  tool_set: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+  tool_set: Schema.optionalKey(Schema.String).annotate({
     description: "Only with a LIBTMUX_MCP_TOOLS / --tools set (capped by safety_level); absent: every tool of safety_level."
   }),
-  tool_count: NonNegativeInt.annotations({ description: "How many tools are enabled (tools/list names them)." })
+  tool_count: NonNegativeInt.annotate({ description: "How many tools are enabled (tools/list names them)." })
 }
 
 /** The where_am_i payload: the invocation context, the tool set and how many of `tools` it enables. */

@@ -24,14 +24,12 @@ import { type AnyTool, defineTool, Int, NonNegativeInt, optional, socketArgument
 /** tmux's own ceiling for a window dimension. */
 const MAX_CELLS = 10_000
 
-const Cells = Int.pipe(Schema.between(1, MAX_CELLS))
+const Cells = Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_CELLS })))
 
-const SplitSize = Schema.Union(
-  Cells,
+const SplitSize = Schema.Union([Cells,
   Schema.String.pipe(
-    Schema.pattern(/^[1-9][0-9]?%$/u, { message: () => "must be a percentage from \"1%\" to \"99%\"" })
-  )
-).annotations({ description: "Cells or \"30%\"." })
+    Schema.check(Schema.isPattern(/^[1-9][0-9]?%$/u, { message: "must be a percentage from \"1%\" to \"99%\"" }))
+  )]).annotate({ description: "Cells or \"30%\"." })
 
 /** The arguments every tool that starts a process shares, and their mapping onto a SpawnRequest. */
 const spawnInputs = {
@@ -56,18 +54,18 @@ const spawnRequest = (input: {
 
 const detachedArgument = (what: string) => optional(Schema.Boolean, `Default true: ${what} stays.`)
 
-const Direction = Schema.Literal("above", "below", "left", "right")
+const Direction = Schema.Literals(["above", "below", "left", "right"])
 
 /** A pane more for a new window: the layout's entries, each splitting the pane made before it. */
 const PaneSplitInput = Schema.Struct({
   direction: Direction,
   // Its form ("30%") is said once, in split_window's size.
-  size: optional(SplitSize.annotations({ jsonSchema: { anyOf: [{ type: "integer" }, { type: "string" }] } })),
+  size: optional(SplitSize.annotate({ jsonSchema: { anyOf: [{ type: "integer" }, { type: "string" }] } })),
   start_directory: optional(Schema.String),
   command: optional(CommandArgv)
 })
 
-const PaneSplits = Schema.Array(PaneSplitInput).pipe(Schema.maxItems(MAX_PANE_SPLITS))
+const PaneSplits = Schema.Array(PaneSplitInput).pipe(Schema.check(Schema.isMaxLength(MAX_PANE_SPLITS)))
 
 const panesArgument = optional(
   PaneSplits,
@@ -76,7 +74,7 @@ const panesArgument = optional(
 
 /** create_window's `panes` are create_session's: tools/list shows their shape once, there; decoding checks them the same. */
 const panesLikeSession = optional(
-  PaneSplits.annotations({ jsonSchema: { type: "array", items: { type: "object" } } }),
+  PaneSplits.annotate({ jsonSchema: { type: "array", items: { type: "object" } } }),
   "As create_session's."
 )
 
@@ -99,18 +97,18 @@ const paneProjection = (requested: "all" | ReadonlyArray<PaneField> | undefined)
   return (pane: PaneDetail) => project(pane, fields)
 }
 
-const ServerGeneration = Generation.annotations({ description: "The server's generation; pass it back to later calls." })
+const ServerGeneration = Generation.annotate({ description: "The server's generation; pass it back to later calls." })
 
 const PaneResult = Schema.Struct({ pane: ListedPane, generation: ServerGeneration })
 
 const CreatedSession = Schema.Struct({
   ...Session.fields,
-  server_started: Schema.Boolean.annotations({
+  server_started: Schema.Boolean.annotate({
     description: "True when this call started the tmux server (none was running); false when it joined a running one."
   }),
-  owned: Schema.Boolean.annotations({ description: "The session is killed when this MCP server exits." }),
+  owned: Schema.Boolean.annotate({ description: "The session is killed when this MCP server exits." }),
   generation: ServerGeneration,
-  panes: Schema.optionalWith(Schema.Array(ListedPane), { exact: true }),
+  panes: Schema.optionalKey(Schema.Array(ListedPane)),
   host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String
@@ -190,8 +188,8 @@ export const createWindowTool = defineTool({
   }),
   output: Schema.Struct({
     window: Window,
-    pane: Schema.optionalWith(ListedPane, { exact: true }).annotations({ description: "Its first pane; in panes when asked for." }),
-    panes: Schema.optionalWith(Schema.Array(ListedPane), { exact: true }),
+    pane: Schema.optionalKey(ListedPane).annotate({ description: "Its first pane; in panes when asked for." }),
+    panes: Schema.optionalKey(Schema.Array(ListedPane)),
     generation: ServerGeneration
   }),
   handler: (input) =>

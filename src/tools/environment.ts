@@ -19,9 +19,9 @@ import { callerPaneId } from "./internal/CallerTarget.js"
 import { defineTool, Int, optional, socketArguments, type ToolServices } from "./Tool.js"
 
 const EnvironmentName = Schema.String.pipe(
-  Schema.pattern(ENVIRONMENT_NAME, {
-    message: () => "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
-  })
+  Schema.check(Schema.isPattern(ENVIRONMENT_NAME, {
+    message: "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"
+  }))
 )
 
 const scopeArguments = {
@@ -127,7 +127,7 @@ export const showEnvironmentTool = defineTool({
     ...scopeArguments,
     name: optional(EnvironmentName),
     max_bytes: optional(
-      Int.pipe(Schema.between(1, 1_048_576))
+      Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 1_048_576 })))
     ),
     ...socketArguments
   }),

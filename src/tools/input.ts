@@ -21,7 +21,7 @@ import { refuseCallerPaneUnlessForced, refuseWatchedPaneUnlessForced } from "./i
 import { checkWaitAfter, waitAfter, waitAfterArgument, waitedFields, waitLikeSendKeysArgument } from "./internal/WaitAfter.js"
 import { defineTool, Int, optional, socketArguments } from "./Tool.js"
 
-const keysArgument = Schema.String.annotations({
+const keysArgument = Schema.String.annotate({
   description: "Text, or a key name such as C-c."
 })
 const literalArgument = optional(Schema.Boolean)
@@ -83,8 +83,8 @@ export const sendKeysBatchTool = defineTool({
       // keys as send_keys' (described there once).
       Schema.Struct({ pane_id: optional(PaneId), keys: Schema.String, literal: literalArgument, enter: enterArgument })
     )
-      .pipe(Schema.minItems(1), Schema.maxItems(MAX_BATCH_OPERATIONS)),
-    delay_ms: optional(Int.pipe(Schema.between(0, MAX_BATCH_DELAY_MS))),
+      .pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(MAX_BATCH_OPERATIONS))),
+    delay_ms: optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_BATCH_DELAY_MS })))),
     stop_on_error: optional(Schema.Boolean, "Default true."),
     force: forceArgument,
     generation: generationArgument,

@@ -51,7 +51,7 @@ export const setOptionTool = defineTool({
   hints: { idempotent: true, destructive: true },
   input: Schema.Struct({
     name: Schema.String,
-    value: optional(Schema.Union(Schema.String, Schema.Number, Schema.Boolean)),
+    value: optional(Schema.Union([Schema.String, Schema.Number, Schema.Boolean])),
     unset: optional(Schema.Boolean),
     target: optional(Target),
     global: optional(Schema.Boolean),

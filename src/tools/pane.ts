@@ -88,7 +88,7 @@ export const getPaneInfoTool = defineTool({
     PaneDetail,
     Schema.Struct({
       variables: optional(
-        Schema.Record({ key: Schema.String, value: Schema.String }),
+        Schema.Record(Schema.String, Schema.String),
         "By name; empty when unset or unknown to this tmux."
       )
     })
@@ -105,7 +105,7 @@ export const getPaneInfoTool = defineTool({
     })
 })
 
-const CaptureLine = Schema.Union(Int, Schema.Literal("-"))
+const CaptureLine = Schema.Union([Int, Schema.Literal("-")])
 
 export const capturePaneTool = defineTool({
   name: "capture_pane",
@@ -119,7 +119,7 @@ export const capturePaneTool = defineTool({
     pane_id: PaneId,
     start: optional(CaptureLine, "0 = top visible line, negative = history, \"-\" = the far end."),
     end: optional(CaptureLine, "As start."),
-    max_lines: optional(Int.pipe(Schema.between(1, 100_000))),
+    max_lines: optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })))),
     join_wrapped: optional(Schema.Boolean),
     escapes: optional(Schema.Boolean),
     ...socketArguments

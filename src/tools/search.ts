@@ -41,20 +41,20 @@ export const searchPanesTool = defineTool({
     session_id: optional(SessionId),
     window_id: optional(WindowId),
     history_lines: optional(
-      Int.pipe(Schema.between(0, MAX_HISTORY_LINES)),
+      Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_HISTORY_LINES }))),
       `Default ${DEFAULT_HISTORY_LINES}.`
     ),
     offset: pageArguments.offset,
     max_panes: optional(
-      Int.pipe(Schema.between(1, MAX_MAX_PANES)),
+      Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_MAX_PANES }))),
       `Default ${DEFAULT_MAX_PANES}.`
     ),
     max_matches_per_pane: optional(
-      Int.pipe(Schema.between(1, MAX_MATCHES_PER_PANE)),
+      Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_MATCHES_PER_PANE }))),
       `Default ${DEFAULT_MAX_MATCHES_PER_PANE}.`
     ),
     max_bytes: optional(
-      Int.pipe(Schema.between(MIN_MAX_BYTES, MAX_MAX_BYTES)),
+      Int.pipe(Schema.check(Schema.isBetween({ minimum: MIN_MAX_BYTES, maximum: MAX_MAX_BYTES }))),
       `Default ${DEFAULT_MAX_BYTES}.`
     ),
     fields: fieldsArgument(PANE_FIELDS, DEFAULT_SEARCH_PANE_FIELDS, "list_panes"),

@@ -12,7 +12,7 @@ import { defineTool, type HostChoice, NonNegativeInt, optional, socketArguments 
 
 const ListServersInput = Schema.Struct({
   extra_socket_paths: optional(
-    Schema.Array(Schema.String).pipe(Schema.maxItems(32))
+    Schema.Array(Schema.String).pipe(Schema.check(Schema.isMaxLength(32)))
   ),
   ...pageArguments
 })
@@ -28,7 +28,7 @@ export const listServersTool = defineTool({
   input: ListServersInput,
   output: Schema.Struct({
     ...Page(LiveServer).fields,
-    unresponsive: Schema.Array(UnresponsiveSocket).annotations({
+    unresponsive: Schema.Array(UnresponsiveSocket).annotate({
       description:
         "Sockets whose server accepted the connection but did not answer within 2 s (a stopped or wedged tmux), not paged and not in total; calls there will time out."
     }),
@@ -63,7 +63,7 @@ export const getServerInfoTool = defineTool({
 })
 
 const ServerStarted = Schema.Struct({
-  started: Schema.Boolean.annotations({ description: "True if this call started the server; false if one was running." }),
+  started: Schema.Boolean.annotate({ description: "True if this call started the server; false if one was running." }),
   host: Schema.optional(HostName),
   socket_name: Schema.NullOr(Schema.String),
   socket_path: Schema.String,

@@ -28,7 +28,7 @@ const changeArguments = { generation: generationArgument, ...socketArguments }
 
 const invalid = (reason: string) => Effect.fail(new InvalidInput({ reason }))
 
-const Cells = Int.pipe(Schema.between(1, 10_000))
+const Cells = Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000 })))
 
 export const renameSessionTool = defineTool({
   name: "rename_session",
@@ -66,7 +66,7 @@ export const selectWindowTool = defineTool({
   input: Schema.Struct({
     window_id: optional(WindowId),
     session_id: optional(SessionId),
-    direction: optional(Schema.Literal("next", "previous", "last")),
+    direction: optional(Schema.Literals(["next", "previous", "last"])),
     ...changeArguments
   }),
   output: Window,
@@ -97,7 +97,7 @@ export const selectPaneTool = defineTool({
     pane_id: optional(PaneId),
     window_id: optional(WindowId),
     direction: optional(
-      Schema.Literal("up", "down", "left", "right", "last", "next", "previous")
+      Schema.Literals(["up", "down", "left", "right", "last", "next", "previous"])
     ),
     ...changeArguments
   }),
@@ -127,7 +127,7 @@ export const selectLayoutTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({
     window_id: WindowId,
-    layout: Schema.String.annotations({ description: "Preset or layout string." }),
+    layout: Schema.String.annotate({ description: "Preset or layout string." }),
     ...changeArguments
   }),
   output: Window,
@@ -209,7 +209,7 @@ export const moveWindowTool = defineTool({
     window_id: WindowId,
     session_id: SessionId,
     index: optional(
-      NonNegativeInt.pipe(Schema.lessThanOrEqualTo(100_000)),
+      NonNegativeInt.pipe(Schema.check(Schema.isLessThanOrEqualTo(100_000))),
       "Default: the first free one."
     ),
     ...changeArguments

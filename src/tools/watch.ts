@@ -11,7 +11,7 @@ import { patternArguments, PatternList, timeoutArgument } from "./internal/Argum
 import { SettleMs } from "./internal/WaitAfter.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
-const maxLinesArgument = (fallback: number) => optional(Int.pipe(Schema.between(1, 100_000)), `The newest; default ${fallback}.`)
+const maxLinesArgument = (fallback: number) => optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100_000 }))), `The newest; default ${fallback}.`)
 
 export const snapshotPaneTool = defineTool({
   name: "snapshot_pane",
@@ -71,7 +71,7 @@ export const waitForTextTool = defineTool({
   hints: { idempotent: true },
   input: Schema.Struct({
     pane_id: PaneId,
-    patterns: Schema.NullOr(PatternList).annotations({
+    patterns: Schema.NullOr(PatternList).annotate({
       description: "null: any new text."
     }),
     stop_patterns: optional(PatternList),

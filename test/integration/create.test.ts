@@ -312,7 +312,7 @@ describe.skipIf(testHost !== undefined)("create_session(allow_server_start) raci
           ? Effect.promise(async () => {
             killed = true
             releaseAfter(await killHoldingExiting(w.socketPath, tmuxOf(w)), 300, defer)
-          }).pipe(Effect.zipRight(run.proceed()))
+          }).pipe(Effect.andThen(run.proceed()))
           : run.proceed()
       )
     )
@@ -776,7 +776,7 @@ describe("a workspace too long for one command list", () => {
       {},
       tappedTmux((run) =>
         run.commands[0]?.[0] === "split-window"
-          ? run.proceed().pipe(Effect.tap(() => Effect.sync(() => splitsSent++)), Effect.zipRight(Effect.never))
+          ? run.proceed().pipe(Effect.tap(() => Effect.sync(() => splitsSent++)), Effect.andThen(Effect.never))
           : run.proceed()
       )
     )
@@ -787,7 +787,7 @@ describe("a workspace too long for one command list", () => {
       ] as const
     ) {
       const outcome = await Effect.runPromise(
-        callTool(toolNamed(name), withTestHost(name, args)).pipe(Effect.timeout("3 seconds"), Effect.either, Effect.provide(layer))
+        callTool(toolNamed(name), withTestHost(name, args)).pipe(Effect.timeout("3 seconds"), Effect.result, Effect.provide(layer))
       )
       expect(outcome._tag, name).toBe("Left")
       expect(state(), name).toEqual(before)

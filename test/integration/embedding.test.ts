@@ -5,7 +5,7 @@
  */
 import { it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import { describe, expect } from "vitest"
 import { Capture, type Errors, Hierarchy, InvocationContext, Servers, SocketResolver, TmuxExec, TmuxMcpConfig } from "../../src/index.js"
@@ -21,9 +21,9 @@ const tmuxLayer = (w: PrivateTmux, socketName = w.socketName) => {
     flags: { tmuxConfigFile: "/dev/null" },
     uid: process.getuid!()
   })
-  if (Either.isLeft(config)) throw new Error(config.left.message)
+  if (Result.isFailure(config)) throw new Error(config.failure.message)
   return Layer.mergeAll(TmuxExec.layer, SocketResolver.layer, InvocationContext.layer).pipe(
-    Layer.provideMerge(TmuxMcpConfig.layer(config.right))
+    Layer.provideMerge(TmuxMcpConfig.layer(config.success))
   )
 }
 

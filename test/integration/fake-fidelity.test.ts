@@ -6,7 +6,7 @@
  * fake stand for tmux. The tmux CLI is run directly (no transport), so the test runs once.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { spawnSync } from "node:child_process"
 import { afterEach, describe, expect, it } from "vitest"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
@@ -55,9 +55,9 @@ const pair = (): Pair => {
     },
     fake: (commands, stdin) => {
       const outcome = Effect.runSync(
-        Effect.either(fake.tmux.run(socket, commands, { startServer: true, ...(stdin === undefined ? {} : { stdin }) }))
+        Effect.result(fake.tmux.run(socket, commands, { startServer: true, ...(stdin === undefined ? {} : { stdin }) }))
       )
-      return Either.isRight(outcome) ? { printed: outcome.right } : { error: outcome.left }
+      return Result.isSuccess(outcome) ? { printed: outcome.success } : { error: outcome.failure }
     }
   }
 }

@@ -151,7 +151,7 @@ describe("send_keys_batch", () => {
       {},
       tappedTmux((run) =>
         run.commands[0]?.[0] === "send-keys"
-          ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.zipRight(run.proceed()))
+          ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.andThen(run.proceed()))
           : run.proceed()
       )
     )

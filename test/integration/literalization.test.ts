@@ -13,7 +13,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
 import { execFile, spawnSync } from "node:child_process"
@@ -130,7 +130,7 @@ const paneField = async (ctx: Ctx, paneId: string, field: string) =>
   (await listed(ctx, "list_panes", { fields: [field] })).find((p) => p.pane_id === paneId)?.[field]
 
 /** Whether the documented name rules (operations/layout/Names.ts) take the text: then the tool must too. */
-const nameRulesTake = (kind: NameKind) => (text: string) => Either.isRight(Effect.runSync(Effect.either(checkName(kind, text, "name"))))
+const nameRulesTake = (kind: NameKind) => (text: string) => Result.isSuccess(Effect.runSync(Effect.result(checkName(kind, text, "name"))))
 
 /** The file a pane program writes, once it is complete (the program writes it, then a ".done" file). */
 const fileReadBack = async (what: string, path: string, text: string) => {

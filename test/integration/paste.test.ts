@@ -121,7 +121,7 @@ describe("paste_text: the buffer and the payload", () => {
       {},
       tappedTmux((run) =>
         run.commands[0]?.[0] === "load-buffer"
-          ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.zipRight(run.proceed()))
+          ? Effect.sync(() => w.tmuxOk("kill-pane", "-t", "%1")).pipe(Effect.andThen(run.proceed()))
           : run.proceed()
       )
     )
@@ -140,7 +140,7 @@ describe("paste_text: the buffer and the payload", () => {
         run.commands[0]?.[0] === "load-buffer"
           ? run.proceed(run.commands.slice(0, 1)).pipe(
             Effect.tap(() => Effect.sync(() => (loaded = true))),
-            Effect.zipRight(Effect.never)
+            Effect.andThen(Effect.never)
           )
           : run.proceed()
       )
@@ -148,7 +148,7 @@ describe("paste_text: the buffer and the payload", () => {
     const outcome = await Effect.runPromise(
       callTool(toolNamed("paste_text"), { pane_id: "%0", text: "interrupted" }).pipe(
         Effect.timeout("1500 millis"),
-        Effect.either,
+        Effect.result,
         Effect.provide(layer)
       )
     )

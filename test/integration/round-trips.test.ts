@@ -6,7 +6,7 @@
  * An extra round trip, a lost one or a new tool without a pinned count fails here.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as SchemaAST from "effect/SchemaAST"
 import { spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -119,7 +119,7 @@ const cursorNow = (w: PrivateTmux, paneId: string): string => {
   const marks = Format.newMarks()
   const raw = tmuxList(w, paneViewCommands(paneId, -CONTEXT_ROWS, false, marks))
   // A cursor of this machine (no host).
-  return encodeCursor(cursorOf(Either.getOrThrow(parsePaneView(raw, marks, -CONTEXT_ROWS))), {})
+  return encodeCursor(cursorOf(Result.getOrThrow(parsePaneView(raw, marks, -CONTEXT_ROWS))), {})
 }
 
 /** A cursor taken before the pane's shell printed "round-trip" (the typed command line does not hold it). */

@@ -213,7 +213,7 @@ describe("no tool makes a server open a file", () => {
       await Effect.runPromise(
         Effect.gen(function*() {
           const socket = yield* (yield* SocketResolver).resolve()
-          return yield* Effect.either((yield* Tmux).run(socket, [["load-buffer", "-b", "etm-x", "/nonexistent-etm/file"]]))
+          return yield* Effect.result((yield* Tmux).run(socket, [["load-buffer", "-b", "etm-x", "/nonexistent-etm/file"]]))
         }).pipe(Effect.provide(layer))
       )
       expect(relay.requests.filter((request) => request.path !== "-")).toEqual([

@@ -207,7 +207,7 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
           // Every turn held by a call the silent server never answers.
           const holders = yield* Effect.forEach(
             Array.from({ length: MAX_CONNECTIONS }),
-            () => Effect.fork(run([["list-sessions"]], { timeout: "20 seconds" }))
+            () => Effect.forkChild(run([["list-sessions"]], { timeout: "20 seconds" }))
           )
           yield* Effect.promise(() => waitFor("every turn to connect", () => fake.connections.length === MAX_CONNECTIONS))
           const started = Date.now()
@@ -219,7 +219,7 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
           yield* Fiber.interrupt(holders[0]!)
           yield* Effect.sleep("300 millis")
           expect(fake.connections.length).toBe(MAX_CONNECTIONS)
-          const next = yield* Effect.fork(run([["list-sessions"]], { timeout: "20 seconds" }))
+          const next = yield* Effect.forkChild(run([["list-sessions"]], { timeout: "20 seconds" }))
           yield* Effect.promise(() => waitFor("the next call to connect", () => fake.connections.length === MAX_CONNECTIONS + 1))
           yield* Fiber.interrupt(next)
           for (const holder of holders) yield* Fiber.interrupt(holder)
@@ -240,7 +240,7 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
         // longer than the default 10 s (205 timed out in a whole-suite run), so it is not what is
         // measured here ("a call waiting for a turn keeps its own deadline" pins that).
         const outcomes = yield* Effect.all(
-          Array.from({ length: 3_000 }, (_, i) => Effect.either(run([["display-message", "-p", `turn ${i}`]], { timeout: "50 seconds" }))),
+          Array.from({ length: 3_000 }, (_, i) => Effect.result(run([["display-message", "-p", `turn ${i}`]], { timeout: "50 seconds" }))),
           { concurrency: "unbounded" }
         )
         clearInterval(watch)
@@ -257,7 +257,7 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
       const w = withSession(world())
       return Effect.gen(function*() {
         const waits = Array.from({ length: 40 }, (_, i) => `etm-turn-${i}`)
-        const fibers = yield* Effect.forEach(waits, (channel) => Effect.fork(run([["wait-for", "--", channel]], { timeout: "20 seconds" })))
+        const fibers = yield* Effect.forEach(waits, (channel) => Effect.forkChild(run([["wait-for", "--", channel]], { timeout: "20 seconds" })))
         yield* Effect.promise(() => waitFor("the waits to connect", () => connectionsTo(w.socketPath) >= waits.length))
         const started = Date.now()
         expect(yield* run([["display-message", "-p", "not held up"]], { timeout: "5 seconds" })).toBe("not held up\n")
@@ -303,7 +303,7 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
     it.live("an interrupted call closes its connection: a real wait-for leaves the server's clients", () => {
       const w = withSession(world())
       return Effect.gen(function*() {
-        const fiber = yield* Effect.fork(run([["wait-for", "never"]], { timeout: "20 seconds" }))
+        const fiber = yield* Effect.forkChild(run([["wait-for", "never"]], { timeout: "20 seconds" }))
         yield* Effect.promise(() => waitFor("the wait to connect", () => connectionsTo(w.socketPath) === 1))
         yield* Fiber.interrupt(fiber)
         yield* Effect.promise(() => waitFor("the connection to close", () => connectionsTo(w.socketPath) === 0, 2_000))

@@ -6,7 +6,7 @@
  * removed). A master's end: a call that meets it before the layer has seen it gets the host's error.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -52,7 +52,7 @@ describe.skipIf(testHost !== undefined)("a host's link", () => {
   })
 
   const config = () =>
-    Either.getOrThrow(loadConfig({
+    Result.getOrThrow(loadConfig({
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, TMUX_TMPDIR: dir, LIBTMUX_MCP_HOSTS: sshd.writeHostsFile("ci") },
       flags: {},
       uid

@@ -83,7 +83,7 @@ describe.runIf(runsTheBinary)("TmuxExec deadlines and cancellation", () => {
     const w = world()
     const hanging = hangingTmux(w)
     return Effect.gen(function*() {
-      const fiber = yield* Effect.fork(run([["list-sessions"]], { timeout: "60 seconds" }))
+      const fiber = yield* Effect.forkChild(run([["list-sessions"]], { timeout: "60 seconds" }))
       const pids = yield* Effect.promise(() => waitFor("the hanging tmux to start", hanging.pids))
       expect(processAlive(pids.shell)).toBe(true)
       yield* Fiber.interrupt(fiber)

@@ -15,7 +15,7 @@
  * path of the other.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -75,10 +75,10 @@ if (requestedTransport !== undefined && !(TRANSPORTS as ReadonlyArray<string>).i
  * integration suite runs once per transport and once per extra tmux version (see vitest.config.ts).
  */
 export const testTransport: Transport = (requestedTransport as Transport | undefined) ??
-  Either.getOrThrow(loadConfig({ env: {}, flags: {}, uid: 0 })).transport
+  Result.getOrThrow(loadConfig({ env: {}, flags: {}, uid: 0 })).transport
 
 /** The layer TmuxLive builds for `testTransport`, whatever transport the world's config names. */
-export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = Layer.unwrapEffect(
+export const defaultTmuxLayer: Layer.Layer<Tmux, never, TmuxMcpConfig> = Layer.unwrap(
   Effect.map(
     TmuxMcpConfig,
     (config) => TmuxLive.layer.pipe(Layer.provide(TmuxMcpConfig.layer({ ...config, transport: testTransport })))
@@ -175,8 +175,8 @@ export const makePrivateTmux = (): PrivateTmux => {
       flags: { socketName, tmuxConfigFile: "/dev/null", ...options.flags },
       uid
     })
-    if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
-    return loaded.right
+    if (Result.isFailure(loaded)) throw new Error(loaded.failure.message)
+    return loaded.success
   }
   return {
     socketName,

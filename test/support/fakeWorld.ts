@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import type * as Layer from "effect/Layer"
 import { join } from "node:path"
 import { type ResolvedSocket, SocketResolver } from "../../src/context/SocketResolver.js"
@@ -37,8 +37,8 @@ export const fakeConfig = (options: FakeOptions = {}): TmuxMcpConfigShape => {
     flags: options.flags ?? {},
     uid: options.uid ?? UID
   })
-  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
-  return loaded.right
+  if (Result.isFailure(loaded)) throw new Error(loaded.failure.message)
+  return loaded.success
 }
 
 export type FakeServices = ServerServices | FakeTmuxState

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { parseArgs, USAGE } from "../../src/cli/Args.js"
 import { loadConfig } from "../../src/context/TmuxMcpConfig.js"
 import { TOOL_GROUPS } from "../../src/tools/Tool.js"
 
 const parsed = (...argv: Array<string>) => {
   const result = parseArgs(argv)
-  if (Either.isLeft(result)) throw new Error(result.left)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(result.failure)
+  return result.success
 }
 const failure = (...argv: Array<string>) => {
   const result = parseArgs(argv)
-  if (Either.isRight(result)) throw new Error(`expected a usage error for ${argv.join(" ")}`)
-  return result.left
+  if (Result.isSuccess(result)) throw new Error(`expected a usage error for ${argv.join(" ")}`)
+  return result.failure
 }
 
 describe("parseArgs", () => {
@@ -84,6 +84,6 @@ describe("parseArgs", () => {
   it("gives flags that override the environment when loaded", () => {
     const { flags } = parsed("--safety", "readonly", "--allow-server-start")
     const config = loadConfig({ env: { LIBTMUX_SAFETY: "destructive", LIBTMUX_ALLOW_SERVER_START: "0" }, flags, uid: 1 })
-    expect(Either.getOrThrow(config)).toMatchObject({ safety: "readonly", allowServerStart: true })
+    expect(Result.getOrThrow(config)).toMatchObject({ safety: "readonly", allowServerStart: true })
   })
 })

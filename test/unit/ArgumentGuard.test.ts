@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { makeSocketResolver } from "../../src/context/SocketResolver.js"
 import { InvalidInput, NotFound } from "../../src/domain/Errors.js"
 import { errorResult } from "../../src/mcp/CallTool.js"
@@ -15,8 +15,8 @@ import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import { call, fakeConfig, fakeLayer, fakeState, socketPathFor } from "../support/fakeWorld.js"
 import { errorMeta, toolNamed } from "../support/runTool.js"
 
-const reason = (outcome: Either.Either<void, InvalidInput>): string =>
-  Either.match(outcome, { onLeft: (error) => error.reason, onRight: () => "accepted" })
+const reason = (outcome: Result.Result<void, InvalidInput>): string =>
+  Result.match(outcome, { onFailure: (error) => error.reason, onSuccess: () => "accepted" })
 
 const nested = (depth: number): unknown => {
   let value: unknown = "leaf"

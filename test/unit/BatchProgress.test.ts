@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { Progress, type ProgressReport } from "../../src/services/Progress.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
 import { call, fakeLayer, socketPathFor } from "../support/fakeWorld.js"
@@ -22,7 +22,7 @@ describe("run_batch progress", () => {
       const wait = { tool: "wait_for_text", arguments: { pane_id: "%0", patterns: ["never-printed"], timeout: 3 } }
       const fiber = yield* call(fakeLayer(live()), "run_batch", { operations: [wait, wait] }).pipe(
         Effect.provideService(Progress, { report: (report) => Effect.sync(() => void reports.push(report)) }),
-        Effect.fork
+        Effect.forkChild
       )
       yield* TestClock.adjust("10 seconds")
       const ran = okResult(yield* Fiber.join(fiber))

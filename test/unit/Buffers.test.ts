@@ -3,13 +3,13 @@
  * show_buffer cuts text, and how a batch of send-keys operations is packed into invocations.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { BufferName, prefixWithin, tmuxBufferName } from "../../src/operations/input/Buffers.js"
 import { batchSteps, type KeysPlan, planKeys, type SendKeysRequest } from "../../src/operations/input/Input.js"
 import { ChannelName } from "../../src/operations/watching/Channels.js"
 
-const accepts = (schema: Schema.Schema<string>, value: string) => Either.isRight(Schema.decodeUnknownEither(schema)(value))
+const accepts = (schema: Schema.Codec<string>, value: string) => Result.isSuccess(Schema.decodeUnknownResult(schema)(value))
 
 describe("buffer and channel names", () => {
   it("accept 1-64 characters of A-Z a-z 0-9 _ . -", () => {
@@ -50,7 +50,7 @@ describe("prefixWithin", () => {
 })
 
 const plans = (requests: ReadonlyArray<SendKeysRequest>): Array<KeysPlan> =>
-  requests.map((request) => Either.getOrThrow(planKeys("%1", request)))
+  requests.map((request) => Result.getOrThrow(planKeys("%1", request)))
 
 describe("batchSteps", () => {
   it("packs short operations into one invocation, in order", () => {
@@ -103,27 +103,27 @@ describe("batchSteps", () => {
 
 describe("planKeys", () => {
   it("says why a request cannot be sent", () => {
-    expect(planKeys("%1", { keys: "", enter: false })).toEqual(Either.left("nothing to send: keys is empty and enter is false."))
-    expect(Either.isLeft(planKeys("%1", { keys: "a\0b" }))).toBe(true)
-    expect(Either.isLeft(planKeys("%1", { keys: "k".repeat(65_537) }))).toBe(true)
+    expect(planKeys("%1", { keys: "", enter: false })).toEqual(Result.fail("nothing to send: keys is empty and enter is false."))
+    expect(Result.isFailure(planKeys("%1", { keys: "a\0b" }))).toBe(true)
+    expect(Result.isFailure(planKeys("%1", { keys: "k".repeat(65_537) }))).toBe(true)
     // A key-like string tmux would not deliver: refused, the same for send_keys and every batch step.
     const refused = planKeys("%1", { keys: "Ctrl+Shift+Banana" })
-    expect(Either.isLeft(refused) && refused.left).toContain("literal: true")
+    expect(Result.isFailure(refused) && refused.failure).toContain("literal: true")
   })
 
   it("sends one key in tmux's spelling (no -l, no Enter) and text with -l", () => {
-    expect(Either.getOrThrow(planKeys("%1", { keys: "Shift+Tab" }))).toMatchObject({
+    expect(Result.getOrThrow(planKeys("%1", { keys: "Shift+Tab" }))).toMatchObject({
       key: "BTab",
       special: true,
       enter: false,
       invocations: [[["send-keys", "-t", "%1", "--", "BTab"]]]
     })
-    expect(Either.getOrThrow(planKeys("%1", { keys: "Enter the code", enter: false }))).toMatchObject({
+    expect(Result.getOrThrow(planKeys("%1", { keys: "Enter the code", enter: false }))).toMatchObject({
       key: null,
       invocations: [[["send-keys", "-t", "%1", "-l", "--", "Enter the code"]]]
     })
     // literal: never read as a key.
-    expect(Either.getOrThrow(planKeys("%1", { keys: "C-Foo", literal: true, enter: false }))).toMatchObject({
+    expect(Result.getOrThrow(planKeys("%1", { keys: "C-Foo", literal: true, enter: false }))).toMatchObject({
       key: null,
       invocations: [[["send-keys", "-t", "%1", "-l", "--", "C-Foo"]]]
     })

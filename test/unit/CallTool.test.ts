@@ -101,7 +101,7 @@ describe("callTool over FakeTmux", () => {
         group: "read",
         hints: { idempotent: true },
         input: Schema.Struct({}),
-        output: Schema.Struct({ count: Schema.Number.pipe(Schema.int()) }),
+        output: Schema.Struct({ count: Schema.Number.pipe(Schema.check(Schema.isInt())) }),
         handler: () => Effect.succeed({ count: 1.5 })
       })
       const result = yield* callTool(broken, {}).pipe(Effect.provide(fakeLayer(live())))

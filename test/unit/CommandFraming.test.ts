@@ -3,7 +3,7 @@
  * from a raw terminal stream, the head+tail budget, escape stripping, and the handle codec.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { basename } from "node:path"
@@ -734,9 +734,9 @@ describe("command handles", () => {
       "cmd1." + Buffer.from(JSON.stringify({ ...handle, id: "../../etc/passwd" })).toString("base64url")
     ]
     for (const text of bad) {
-      const result = await Effect.runPromise(Effect.either(decodeHandle(KEY, text)))
-      expect(Either.isLeft(result)).toBe(true)
-      if (Either.isLeft(result)) expect(result.left.reason).not.toContain("passwd")
+      const result = await Effect.runPromise(Effect.result(decodeHandle(KEY, text)))
+      expect(Result.isFailure(result)).toBe(true)
+      if (Result.isFailure(result)) expect(result.failure.reason).not.toContain("passwd")
     }
   })
 })

@@ -5,7 +5,7 @@
  * recorder command as tmux's pipe-pane will expand it.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -127,7 +127,7 @@ describe("signed handles", () => {
       reencode({ ...payload(good), mac: undefined }),
       encodeHandle(Buffer.alloc(32, 2), handle)
     ]
-    for (const text of refused) expect(Either.isLeft(await Effect.runPromise(Effect.either(decodeHandle(key, text))))).toBe(true)
+    for (const text of refused) expect(Result.isFailure(await Effect.runPromise(Effect.result(decodeHandle(key, text))))).toBe(true)
     expect(await Effect.runPromise(decodeHandle(key, good))).toEqual(handle)
   })
 })

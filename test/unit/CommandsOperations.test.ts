@@ -289,7 +289,7 @@ describe("runCommand end to end, the test playing the shell", () => {
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
-      const playing = yield* Effect.fork(
+      const playing = yield* Effect.forkChild(
         shell(
           w,
           ({ display, end, id, start }, write) =>
@@ -318,7 +318,7 @@ describe("runCommand end to end, the test playing the shell", () => {
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
-      const playing = yield* Effect.fork(shell(w, ({ display, end, start }, write) => write(`${display("true")}${start}${end(0)}$ `)))
+      const playing = yield* Effect.forkChild(shell(w, ({ display, end, start }, write) => write(`${display("true")}${start}${end(0)}$ `)))
       const result = yield* fake.run((socket) => runCommand(socket, "%0", request("true", { timeout: { seconds: 5, clamped: false } })))
       yield* Fiber.join(playing)
       expect(result).toMatchObject({ outcome: "completed", exit_status: 0, started: true, handle: null, output: "", lines_total: 0 })
@@ -328,7 +328,7 @@ describe("runCommand end to end, the test playing the shell", () => {
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
-      const playing = yield* Effect.fork(
+      const playing = yield* Effect.forkChild(
         shell(w, ({ display, end, start }, write) => write(`${display("echo; echo x")}${start}\r\nx\r\n${end(0)}$ `))
       )
       const result = yield* fake.run((socket) =>
@@ -344,7 +344,7 @@ describe("runCommand end to end, the test playing the shell", () => {
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
-      const playing = yield* Effect.fork(
+      const playing = yield* Effect.forkChild(
         shell(w, ({ display, end, start }, write) =>
           Effect.gen(function*() {
             write(`${display("sleep 5; echo done")}${start}`)
@@ -363,7 +363,7 @@ describe("runCommand end to end, the test playing the shell", () => {
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w, OPTIONS)
-      const playing = yield* Effect.fork(
+      const playing = yield* Effect.forkChild(
         shell(w, ({ display, end, start }, write) => {
           write(`${display("echo hello; exit 3")}${start}hello\r\nexit\r\n${end(3, "X")}`)
           // The shell is gone, and its pane with it: the recorder's stream ends.

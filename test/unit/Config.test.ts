@@ -1,17 +1,17 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { type ConfigFlags, DEFAULT_WAIT_MAX_SECONDS, loadConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
 
 const load = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}) => loadConfig({ env, flags, uid: 1000 })
 const ok = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}): TmuxMcpConfigShape => {
   const result = load(env, flags)
-  if (Either.isLeft(result)) throw new Error(`expected a config, got: ${result.left.message}`)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(`expected a config, got: ${result.failure.message}`)
+  return result.success
 }
 const errorOf = (env: Record<string, string | undefined> = {}, flags: ConfigFlags = {}): string => {
   const result = load(env, flags)
-  if (Either.isRight(result)) throw new Error("expected a ConfigError")
-  return result.left.message
+  if (Result.isSuccess(result)) throw new Error("expected a ConfigError")
+  return result.failure.message
 }
 
 describe("loadConfig", () => {
@@ -142,9 +142,9 @@ describe("loadConfig", () => {
 
   it("lets a socket flag replace both socket variables", () => {
     const byName = loadConfig({ env: { LIBTMUX_SOCKET_PATH: "/tmp/env-path" }, flags: { socketName: "cli" }, uid: 1 })
-    expect(Either.getOrThrow(byName)).toMatchObject({ socketName: "cli", socketPath: undefined })
+    expect(Result.getOrThrow(byName)).toMatchObject({ socketName: "cli", socketPath: undefined })
     const byPath = loadConfig({ env: { LIBTMUX_SOCKET: "env-name" }, flags: { socketPath: "/tmp/cli" }, uid: 1 })
-    expect(Either.getOrThrow(byPath)).toMatchObject({ socketName: undefined, socketPath: "/tmp/cli" })
+    expect(Result.getOrThrow(byPath)).toMatchObject({ socketName: undefined, socketPath: "/tmp/cli" })
   })
 
   it("refuses a socket name with a slash", () => {

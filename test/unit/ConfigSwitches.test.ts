@@ -3,7 +3,7 @@
  * accepts 1/true/yes/on and 0/false/no/off, and a value it refuses gets a message that lists
  * exactly those, not "0 or 1".
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import { type ConfigFlags, loadConfig } from "../../src/context/TmuxMcpConfig.js"
 
@@ -48,11 +48,11 @@ describe("on/off settings", () => {
         ] as const
       ) {
         const loaded = load(sources(word))
-        expect(Either.isRight(loaded) && loaded.right[field], `${source}=${word}`).toBe(value)
+        expect(Result.isSuccess(loaded) && loaded.success[field], `${source}=${word}`).toBe(value)
       }
       const refused = load(sources("maybe"))
-      if (Either.isRight(refused)) throw new Error(`${source}=maybe was accepted`)
-      const message = refused.left.message
+      if (Result.isSuccess(refused)) throw new Error(`${source}=maybe was accepted`)
+      const message = refused.failure.message
       expect(message).toContain(source)
       expect(message).toContain("\"maybe\"")
       expect(message).not.toContain("must be 0 or 1")

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { SocketResolver } from "../../src/context/SocketResolver.js"
 import { escapeControls, stripControls } from "../../src/domain/ControlText.js"
 import { listPanes } from "../../src/operations/hierarchy/Hierarchy.js"
@@ -121,10 +121,10 @@ describe("the pane view behind snapshot_pane, capture_since and wait_for_text", 
   it("drops controls from the rows, keeping ESC only when escapes were asked for; state fields stay exact", () => {
     const rows = ["A\u009d52;c;aGk=\u009cB", "\x1b[31mred\x1b[0m\u009b", "tab\t."]
     const marks = Format.newMarks()
-    const plain = Either.getOrThrow(parsePaneView(printed(marks, values, rows, false), marks, 0))
+    const plain = Result.getOrThrow(parsePaneView(printed(marks, values, rows, false), marks, 0))
     expect(plain.rows).toEqual(["A52;c;aGk=B", "[31mred[0m", "tab\t."])
     expect(plain.state).toMatchObject({ pane_current_command: "sl\x1be", pane_current_path: "/d\x07" })
-    const withEscapes = Either.getOrThrow(parsePaneView(printed(marks, values, rows, true), marks, 0, true))
+    const withEscapes = Result.getOrThrow(parsePaneView(printed(marks, values, rows, true), marks, 0, true))
     expect(withEscapes.rows).toEqual(["A52;c;aGk=B", "\x1b[31mred\x1b[0m", "tab\t."])
   })
 })

@@ -22,7 +22,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
@@ -99,7 +99,7 @@ class Expected {
   }
 
   tokens(cursor: string): Set<string> {
-    return Either.getOrThrow(decodeCursor(cursor)).u === true ? this.since : (this.sinceWipe ?? this.since)
+    return Result.getOrThrow(decodeCursor(cursor)).u === true ? this.since : (this.sinceWipe ?? this.since)
   }
 }
 
@@ -109,7 +109,7 @@ class Expected {
  * a token (so it is unique now too), and no clear or resize came between.
  */
 const exactness = (grid: PaneGrid, cursor: string, anchorId: number, expected: Expected, missed: boolean): string | undefined => {
-  const decoded = Either.getOrThrow(decodeCursor(cursor))
+  const decoded = Result.getOrThrow(decodeCursor(cursor))
   const at = grid.rows.findIndex((row) => row.id === anchorId)
   const span = decoded.n ?? decoded.c
   if (!missed || expected.changed || decoded.u !== true || at < span) return undefined

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Format from "../../src/tmux/Format.js"
 
 /** Prints one record the way tmux expands a `-F` format: each `#{variable}` replaced, then a newline. */
@@ -31,7 +31,7 @@ describe("Format", () => {
       .join("")
     const decoded = codec.decodeAll(Format.parseOutput(output, marks))
     expect(decoded).toEqual(
-      Either.right(nasty.map((name, i) => ({ name, count: i, flag: i % 2 === 1, maybe: null })))
+      Result.succeed(nasty.map((name, i) => ({ name, count: i, flag: i % 2 === 1, maybe: null })))
     )
   })
 
@@ -40,7 +40,7 @@ describe("Format", () => {
     expect(other.record).not.toBe(marks.record)
     const forged = `a\x1fb\x1ec${other.record}t${other.field}x${other.field}9${other.field}1${other.field}`
     const decoded = decodeOne({ name_var: forged, count_var: "1", flag_var: "0", maybe_var: "" })
-    expect(decoded).toEqual(Either.right([{ name: forged, count: 1, flag: false, maybe: null }]))
+    expect(decoded).toEqual(Result.succeed([{ name: forged, count: 1, flag: false, maybe: null }]))
   })
 
   it("never gives two queries the same token (5,000 queries), 12 hex digits each", () => {
@@ -61,7 +61,7 @@ describe("Format", () => {
       .join("")
     expect(escaped(output)).not.toContain(marks.record)
     expect(codec.decodeAll(Format.parseOutput(escaped(output), marks))).toEqual(
-      Either.right([{ name: "a", count: 0, flag: true, maybe: null }, { name: "b", count: 1, flag: true, maybe: null }])
+      Result.succeed([{ name: "a", count: 0, flag: true, maybe: null }, { name: "b", count: 1, flag: true, maybe: null }])
     )
   })
 
@@ -69,7 +69,7 @@ describe("Format", () => {
     const lookalike = `x\\036${marks.record.slice(1)}t\\037y`
     const output = printed(codec.format(marks), { name_var: lookalike, count_var: "1", flag_var: "0", maybe_var: "" })
     expect(codec.decodeAll(Format.parseOutput(output, marks))).toEqual(
-      Either.right([{ name: lookalike, count: 1, flag: false, maybe: null }])
+      Result.succeed([{ name: lookalike, count: 1, flag: false, maybe: null }])
     )
   })
 
@@ -79,32 +79,32 @@ describe("Format", () => {
       printed(other.format(marks), { id: "%1" }) +
       printed(other.format(marks), { id: "%2" })
     const parsed = Format.parseOutput(output, marks)
-    expect(other.decodeAll(parsed)).toEqual(Either.right([{ id: "%1" }, { id: "%2" }]))
-    expect(codec.decodeAll(parsed)).toEqual(Either.right([{ name: "x", count: 1, flag: true, maybe: 3 }]))
-    expect(Format.record("absent", { id: Format.string("id") }).decodeAll(parsed)).toEqual(Either.right([]))
+    expect(other.decodeAll(parsed)).toEqual(Result.succeed([{ id: "%1" }, { id: "%2" }]))
+    expect(codec.decodeAll(parsed)).toEqual(Result.succeed([{ name: "x", count: 1, flag: true, maybe: 3 }]))
+    expect(Format.record("absent", { id: Format.string("id") }).decodeAll(parsed)).toEqual(Result.succeed([]))
   })
 
   it("rejects a record with too few or too many fields as unparseable", () => {
     const { record: r, field: f } = marks
     for (const output of [`${r}t${f}a${f}1${f}1\n`, `${r}t${f}a${f}1${f}1${f}2${f}extra\n`]) {
       const result = codec.decodeAll(Format.parseOutput(output, marks))
-      expect(Either.isLeft(result)).toBe(true)
-      if (Either.isLeft(result)) {
-        expect(result.left._tag).toBe("Failed")
-        expect(result.left.reason).toBe("unparseable")
-        expect(result.left.stderr).toMatch(/expected 4 fields in a t record/)
+      expect(Result.isFailure(result)).toBe(true)
+      if (Result.isFailure(result)) {
+        expect(result.failure._tag).toBe("Failed")
+        expect(result.failure.reason).toBe("unparseable")
+        expect(result.failure.stderr).toMatch(/expected 4 fields in a t record/)
       }
     }
   })
 
   it("decodes int, bool and nullableInt strictly", () => {
     const ok = { name_var: "n", count_var: "42", flag_var: "1", maybe_var: "7" }
-    expect(decodeOne(ok)).toEqual(Either.right([{ name: "n", count: 42, flag: true, maybe: 7 }]))
+    expect(decodeOne(ok)).toEqual(Result.succeed([{ name: "n", count: 42, flag: true, maybe: 7 }]))
     expect(decodeOne({ ...ok, flag_var: "0", maybe_var: "" })).toEqual(
-      Either.right([{ name: "n", count: 42, flag: false, maybe: null }])
+      Result.succeed([{ name: "n", count: 42, flag: false, maybe: null }])
     )
     // tmux prints an unset flag as empty.
-    expect(decodeOne({ ...ok, flag_var: "" })).toEqual(Either.right([{ name: "n", count: 42, flag: false, maybe: 7 }]))
+    expect(decodeOne({ ...ok, flag_var: "" })).toEqual(Result.succeed([{ name: "n", count: 42, flag: false, maybe: 7 }]))
     for (
       const bad of [
         { ...ok, count_var: "" },
@@ -116,7 +116,7 @@ describe("Format", () => {
       ]
     ) {
       const result = decodeOne(bad)
-      expect(Either.isLeft(result) && result.left.reason === "unparseable").toBe(true)
+      expect(Result.isFailure(result) && result.failure.reason === "unparseable").toBe(true)
     }
   })
 

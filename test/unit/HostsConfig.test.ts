@@ -4,7 +4,7 @@
  * once it passed these checks: no option, no `%`, no shell text, an alias or a plain user@host.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import {
   DEFAULT_CONNECT_TIMEOUT_S,
   destinationProblem,
@@ -20,13 +20,13 @@ const SOURCE = "LIBTMUX_MCP_HOSTS"
 const parse = (value: unknown) => parseHostsFile(typeof value === "string" ? value : JSON.stringify(value), FILE, SOURCE)
 const ok = (value: unknown): HostsConfig => {
   const parsed = parse(value)
-  if (Either.isLeft(parsed)) throw new Error(`expected a hosts file, got: ${parsed.left}`)
-  return parsed.right
+  if (Result.isFailure(parsed)) throw new Error(`expected a hosts file, got: ${parsed.failure}`)
+  return parsed.success
 }
 const refusal = (value: unknown): string => {
   const parsed = parse(value)
-  if (Either.isRight(parsed)) throw new Error(`expected a refusal of ${JSON.stringify(value)}`)
-  return parsed.left
+  if (Result.isSuccess(parsed)) throw new Error(`expected a refusal of ${JSON.stringify(value)}`)
+  return parsed.failure
 }
 /** A file with one host `h` whose entry is `entry`. */
 const oneHost = (entry: Record<string, unknown>) => ({ hosts: { h: entry } })
@@ -84,28 +84,28 @@ describe("a valid hosts file", () => {
     const withHome = (sshConfig: string, home: string | undefined) =>
       parseHostsFile(JSON.stringify({ ssh_config: sshConfig, hosts: { h: { ssh: "x" } } }), FILE, SOURCE, home)
     expect(withHome("~/.ssh/config-tmux", "/home/me")).toEqual(
-      Either.right(expect.objectContaining({ sshConfig: "/home/me/.ssh/config-tmux" }))
+      Result.succeed(expect.objectContaining({ sshConfig: "/home/me/.ssh/config-tmux" }))
     )
-    expect(withHome("~", "/home/me")).toEqual(Either.right(expect.objectContaining({ sshConfig: "/home/me" })))
+    expect(withHome("~", "/home/me")).toEqual(Result.succeed(expect.objectContaining({ sshConfig: "/home/me" })))
     // What ssh would expand in other places is a file name in -F: passed as it is.
     expect(withHome("~/odd %d ${HOME} ~x/config", "/home/a b")).toEqual(
-      Either.right(expect.objectContaining({ sshConfig: "/home/a b/odd %d ${HOME} ~x/config" }))
+      Result.succeed(expect.objectContaining({ sshConfig: "/home/a b/odd %d ${HOME} ~x/config" }))
     )
     expect(withHome("~/.ssh/config-tmux", undefined)).toEqual(
-      Either.left(`${SOURCE} (${FILE}): "ssh_config" starts with ~, but HOME is not set.`)
+      Result.fail(`${SOURCE} (${FILE}): "ssh_config" starts with ~, but HOME is not set.`)
     )
     expect(withHome("~/.ssh/config-tmux", "relative")).toEqual(
-      Either.left(`${SOURCE} (${FILE}): "ssh_config" starts with ~, but HOME is not set.`)
+      Result.fail(`${SOURCE} (${FILE}): "ssh_config" starts with ~, but HOME is not set.`)
     )
     expect(withHome("~other/.ssh/config", "/home/me")).toEqual(
-      Either.left(`${SOURCE} (${FILE}): "ssh_config" may start with ~/ (this user's HOME) only, not with another user's ~name.`)
+      Result.fail(`${SOURCE} (${FILE}): "ssh_config" may start with ~/ (this user's HOME) only, not with another user's ~name.`)
     )
   })
 
   it("takes a file that starts with a UTF-8 byte order mark", () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ hosts: { build: { ssh: "build-box" } } }))])
     const loaded = loadHostsFile(FILE, SOURCE, () => bytes)
-    expect(Either.isRight(loaded) && loaded.right.hosts.map((host) => host.name)).toEqual(["build"])
+    expect(Result.isSuccess(loaded) && loaded.success.hosts.map((host) => host.name)).toEqual(["build"])
   })
 
   it("takes an alias, user@host with a DNS name, an IPv4 or an IPv6 address", () => {
@@ -283,13 +283,13 @@ describe("reading the hosts file", () => {
       throw Object.assign(new Error("ENOENT: no such file or directory, open '/nowhere/hosts.json'"), { code: "ENOENT" })
     })
     expect(unreadable).toEqual(
-      Either.left("--hosts names /nowhere/hosts.json, which cannot be read: ENOENT: no such file or directory, open '/nowhere/hosts.json'")
+      Result.fail("--hosts names /nowhere/hosts.json, which cannot be read: ENOENT: no such file or directory, open '/nowhere/hosts.json'")
     )
   })
 
   it("refuses a file over 1 MiB without parsing it", () => {
     const big = loadHostsFile(FILE, SOURCE, () => Buffer.alloc(1024 * 1024 + 1, 0x20))
-    expect(big).toEqual(Either.left(`${SOURCE} names ${FILE}, which is over 1 MiB: not a hosts file.`))
+    expect(big).toEqual(Result.fail(`${SOURCE} names ${FILE}, which is over 1 MiB: not a hosts file.`))
   })
 
   it("stops loadConfig with the message, before anything is built", () => {
@@ -300,17 +300,17 @@ describe("reading the hosts file", () => {
       uid: 1000,
       readFile: read(`{"hosts":{"h":{"ssh":"-oProxyCommand=x"}}}`)
     })
-    expect(Either.isLeft(loaded) && loaded.left.message).toBe(
+    expect(Result.isFailure(loaded) && loaded.failure.message).toBe(
       `${SOURCE} (${FILE}), host "h": "ssh" starts with '-', which ssh would read as an option.`
     )
     // The flag wins over the variable and names itself.
     const flagged = loadConfig({ env: { LIBTMUX_MCP_HOSTS: "/other" }, flags: { hosts: FILE }, uid: 1000, readFile: read("[") })
-    expect(Either.isLeft(flagged) && flagged.left.message).toMatch(/^--hosts \(\/etc\/etm\/hosts\.json\) is not JSON/)
+    expect(Result.isFailure(flagged) && flagged.failure.message).toMatch(/^--hosts \(\/etc\/etm\/hosts\.json\) is not JSON/)
   })
 
   it("without the setting there are no hosts; with it, ssh gets the agent's socket and nothing else of the environment", () => {
     const none = loadConfig({ env: { SSH_AUTH_SOCK: "/run/agent" }, flags: {}, uid: 1000, readFile: () => Buffer.from("{}") })
-    expect(Either.isRight(none) && none.right.hosts).toBe(undefined)
+    expect(Result.isSuccess(none) && none.success.hosts).toBe(undefined)
     const file = Buffer.from(`{"hosts":{"h":{"ssh":"x"}}}`)
     const withAgent = loadConfig({
       env: { LIBTMUX_MCP_HOSTS: FILE, SSH_AUTH_SOCK: "/run/agent", SECRET: "s" },
@@ -318,8 +318,8 @@ describe("reading the hosts file", () => {
       uid: 1000,
       readFile: () => file
     })
-    expect(Either.isRight(withAgent) && withAgent.right.hosts?.environment).toEqual({ SSH_AUTH_SOCK: "/run/agent" })
+    expect(Result.isSuccess(withAgent) && withAgent.success.hosts?.environment).toEqual({ SSH_AUTH_SOCK: "/run/agent" })
     const withoutAgent = loadConfig({ env: { LIBTMUX_MCP_HOSTS: FILE }, flags: {}, uid: 1000, readFile: () => file })
-    expect(Either.isRight(withoutAgent) && withoutAgent.right.hosts?.environment).toEqual({})
+    expect(Result.isSuccess(withoutAgent) && withoutAgent.success.hosts?.environment).toEqual({})
   })
 })

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { parseShellEnvironment } from "../../src/operations/environment/Environment.js"
 import { isSpecialKey } from "../../src/operations/input/Input.js"
 import { checkName } from "../../src/operations/layout/Names.js"
@@ -70,7 +70,7 @@ describe("parseShellEnvironment", () => {
     ].join("")
     const parsed = parseShellEnvironment(output)
     expect(parsed).toEqual(
-      Either.right({
+      Result.succeed({
         variables: [
           ["A", "line1\nline2"],
           ["B", "it's \"q\" $x `y` \\ z; export C;"],
@@ -84,15 +84,15 @@ describe("parseShellEnvironment", () => {
 
   it("refuses output that does not follow the format instead of guessing", () => {
     for (const output of ["A=plain\n", "A=\"open; export A;\n", "A=\"x\"; export B;\n", "unset X", "A=\"x\\", "=\"x\"; export ;\n"]) {
-      expect(Either.isLeft(parseShellEnvironment(output)), JSON.stringify(output)).toBe(true)
+      expect(Result.isFailure(parseShellEnvironment(output)), JSON.stringify(output)).toBe(true)
     }
-    expect(parseShellEnvironment("")).toEqual(Either.right({ variables: [], removed: [] }))
+    expect(parseShellEnvironment("")).toEqual(Result.succeed({ variables: [], removed: [] }))
   })
 })
 
 describe("checkName", () => {
   const accepted = (kind: Parameters<typeof checkName>[0], text: string) =>
-    Either.isRight(Effect.runSync(Effect.either(checkName(kind, text, "name"))))
+    Result.isSuccess(Effect.runSync(Effect.result(checkName(kind, text, "name"))))
 
   it("accepts format-like text, ; and unicode, which the operations literalize", () => {
     for (const text of ["#(touch /tmp/x)", "#{pane_pid}", "a;", "ünï 日本 🙂", "a b"]) {

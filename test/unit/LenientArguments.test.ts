@@ -18,11 +18,11 @@ const Example = Schema.Struct({
   count: Schema.optional(Schema.Int),
   flag: Schema.optional(Schema.Boolean),
   name: Schema.optional(Schema.String),
-  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  env: Schema.optional(Schema.Record(Schema.String, Schema.String)),
   list: Schema.optional(Schema.Array(Schema.String)),
   steps: Schema.optional(Schema.Array(Schema.Struct({ keys: Schema.String, enter: Schema.optional(Schema.Boolean) }))),
-  line: Schema.optional(Schema.Union(Schema.Int, Schema.Literal("-"))),
-  size: Schema.optional(Schema.Union(Schema.Int, Schema.String.pipe(Schema.pattern(/^\d+%$/))))
+  line: Schema.optional(Schema.Union([Schema.Int, Schema.Literal("-")])),
+  size: Schema.optional(Schema.Union([Schema.Int, Schema.String.pipe(Schema.check(Schema.isPattern(/^\d+%$/)))]))
 })
 
 describe("lenientArguments", () => {

@@ -44,7 +44,7 @@ const corrupted = (value: unknown, replacement: unknown, pick: number): unknown 
 describe("encodeOutput", () => {
   for (const tool of allTools) {
     it(`${tool.name}: the same result as Schema.encodeSync, valid or corrupted`, () => {
-      const valid = Arbitrary.make(tool.output as Schema.Schema<unknown, unknown, never>)
+      const valid = Arbitrary.make(tool.output as Schema.Codec<unknown, unknown, never>)
       FastCheck.assert(
         FastCheck.property(valid, FastCheck.anything(), FastCheck.nat(), FastCheck.boolean(), (value, junk, pick, corrupt) => {
           const input = corrupt ? corrupted(value, junk, pick) : value

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, paginate } from "../../src/operations/bounds/Paging.js"
 import { pageArguments } from "../../src/tools/internal/Paging.js"
 
 const items = Array.from({ length: 250 }, (_, i) => i)
-const decode = Schema.decodeUnknownEither(Schema.Struct(pageArguments))
+const decode = Schema.decodeUnknownResult(Schema.Struct(pageArguments))
 
 describe("paginate", () => {
   it("returns the first page by default and says more exists", () => {
@@ -28,10 +28,10 @@ describe("paginate", () => {
   })
 
   it("bounds the page arguments", () => {
-    expect(Either.isRight(decode({ limit: MAX_PAGE_LIMIT, offset: 0 }))).toBe(true)
-    expect(Either.isRight(decode({}))).toBe(true)
+    expect(Result.isSuccess(decode({ limit: MAX_PAGE_LIMIT, offset: 0 }))).toBe(true)
+    expect(Result.isSuccess(decode({}))).toBe(true)
     for (const bad of [{ limit: MAX_PAGE_LIMIT + 1 }, { limit: 0 }, { limit: 1.5 }, { offset: -1 }, { offset: "3" }]) {
-      expect(Either.isLeft(decode(bad)), JSON.stringify(bad)).toBe(true)
+      expect(Result.isFailure(decode(bad)), JSON.stringify(bad)).toBe(true)
     }
   })
 })

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { REGEX_BUDGET_MS, withRegexBudget } from "../../src/operations/bounds/RegexBudget.js"
 import { compileMatcher } from "../../src/operations/bounds/TextMatcher.js"
 import { FakeTmux } from "../../src/testing/FakeTmux.js"
@@ -77,9 +77,9 @@ describe("the regex budget of a request", () => {
     const runaway = () => Effect.runPromise(compileMatcher({ patterns: [RUNAWAY], regex: true }))
     const matchers = await Promise.all(Array.from({ length: 8 }, runaway))
     const first = matchers[0]!
-    const allInOneRequest = withRegexBudget(Effect.all(matchers.map((matcher) => Effect.either(matcher.matchLines([HOSTILE_NAME])))))
+    const allInOneRequest = withRegexBudget(Effect.all(matchers.map((matcher) => Effect.result(matcher.matchLines([HOSTILE_NAME])))))
     const all = await loopBlockedDuring(() => Effect.runPromise(allInOneRequest))
-    expect(all.value.every(Either.isLeft)).toBe(true)
+    expect(all.value.every(Result.isFailure)).toBe(true)
     // Eight time boxes before, one budget now.
     expect(all.cpuMs).toBeLessThan(2 * REGEX_BUDGET_MS)
     expect(all.blockedMs).toBeLessThan(5 * REGEX_BUDGET_MS)
@@ -92,7 +92,7 @@ describe("the regex budget of a request", () => {
     const nested = await loopBlockedDuring(() =>
       Effect.runPromise(
         withRegexBudget(
-          Effect.all(matchers.map((matcher) => withRegexBudget(Effect.either(matcher.matchLines([HOSTILE_NAME])))))
+          Effect.all(matchers.map((matcher) => withRegexBudget(Effect.result(matcher.matchLines([HOSTILE_NAME])))))
         )
       )
     )

@@ -4,14 +4,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { type HostsConfig, parseHostsFile } from "../../src/context/HostsConfig.js"
 import { onHost, type RemoteHostsShape, type RemoteHostView } from "../../src/context/RemoteHosts.js"
 import { makeSocketResolver } from "../../src/context/SocketResolver.js"
 import { Failed } from "../../src/domain/Errors.js"
 import { fakeConfig } from "../support/fakeWorld.js"
 
-const hosts: HostsConfig = Either.getOrThrow(
+const hosts: HostsConfig = Result.getOrThrow(
   parseHostsFile(
     JSON.stringify({ hosts: { build: { ssh: "build-box" }, ci: { ssh: "me@ci.example.net", sockets: ["main", "ci"] } } }),
     "/h.json",

@@ -100,7 +100,7 @@ describe("listServers / whereAmI", () => {
     rmSync(TMPDIR, { recursive: true, force: true })
   })
   const socketFile = (name: string) =>
-    Effect.async<string>((resume) => {
+    Effect.callback<string>((resume) => {
       const path = join(directory, name)
       const server = createServer().listen(path, () => resume(Effect.succeed(path)))
       listening.push(server)

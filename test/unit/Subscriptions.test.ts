@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { makeSubscriptions, POLL_INTERVAL_MS, WEDGED_AFTER_MS } from "../../src/mcp/Subscriptions.js"
 import { FakeTmux, FakeTmuxState, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { findPane, printInto } from "../../src/testing/internal/World.js"
@@ -26,9 +26,9 @@ const world = (): FakeWorld =>
   ]])
 
 /** Lets the polling fiber finish a round the clock released. */
-const settle = Effect.repeatN(Effect.yieldNow(), 50)
+const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
 
-const poll = Effect.zipRight(TestClock.adjust(POLL_INTERVAL_MS), settle)
+const poll = Effect.andThen(TestClock.adjust(POLL_INTERVAL_MS), settle)
 
 /** Two more poll periods send nothing to tmux (no subscription is left). */
 const expectNoRoundTrips = (invocations: ReadonlyArray<unknown>) =>

@@ -5,11 +5,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import { loadConfig, TmuxMcpConfig } from "../../src/context/TmuxMcpConfig.js"
 import { compileMatcher, REGEX_TIME_BOX_MS } from "../../src/operations/bounds/TextMatcher.js"
 import { effectiveTimeout, pollUntil } from "../../src/operations/bounds/Waiting.js"
@@ -17,8 +17,8 @@ import { Progress, type ProgressReport } from "../../src/services/Progress.js"
 
 const configWith = (waitMax: string) => {
   const loaded = loadConfig({ env: { LIBTMUX_MCP_WAIT_MAX_SECONDS: waitMax }, flags: {}, uid: 0 })
-  if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
-  return TmuxMcpConfig.layer(loaded.right)
+  if (Result.isFailure(loaded)) throw new Error(loaded.failure.message)
+  return TmuxMcpConfig.layer(loaded.success)
 }
 
 describe("effectiveTimeout", () => {
@@ -39,7 +39,7 @@ describe("pollUntil", () => {
     Effect.gen(function*() {
       let calls = 0
       const check = Effect.sync(() => (++calls === 3 ? Option.some("found") : Option.none()))
-      const fiber = yield* Effect.fork(pollUntil(check, { timeout: { seconds: 5, clamped: false } }))
+      const fiber = yield* Effect.forkChild(pollUntil(check, { timeout: { seconds: 5, clamped: false } }))
       yield* TestClock.adjust("1 second")
       const result = yield* Fiber.join(fiber)
       expect(Option.getOrNull(result.value)).toBe("found")
@@ -55,7 +55,7 @@ describe("pollUntil", () => {
       const progress = Layer.succeed(Progress, { report: (report) => Effect.sync(() => void reports.push(report)) })
       const fiber = yield* pollUntil(check, { timeout: { seconds: 2.2, clamped: false }, message: "m" }).pipe(
         Effect.provide(progress),
-        Effect.fork
+        Effect.forkChild
       )
       yield* TestClock.adjust("3 seconds")
       const result = yield* Fiber.join(fiber)
@@ -70,24 +70,24 @@ describe("pollUntil", () => {
 
 describe("compileMatcher", () => {
   const matcher = (patterns: ReadonlyArray<string>, options: { regex?: boolean; ignoreCase?: boolean } = {}) =>
-    Effect.runPromise(Effect.either(compileMatcher({ patterns, ...options })))
+    Effect.runPromise(Effect.result(compileMatcher({ patterns, ...options })))
 
   it("matches literal text, optionally ignoring case, and names the first pattern that matched each line", async () => {
     const literal = await matcher(["b.c", "ERR"])
-    if (Either.isLeft(literal)) throw literal.left
-    expect(await Effect.runPromise(literal.right.matchLines(["abc", "a b.c", "err", "ERR here"]))).toEqual([
+    if (Result.isFailure(literal)) throw literal.failure
+    expect(await Effect.runPromise(literal.success.matchLines(["abc", "a b.c", "err", "ERR here"]))).toEqual([
       { line: 1, pattern: 0 },
       { line: 3, pattern: 1 }
     ])
     const folded = await matcher(["err"], { ignoreCase: true })
-    if (Either.isLeft(folded)) throw folded.left
-    expect((await Effect.runPromise(folded.right.matchLines(["ERR"]))).length).toBe(1)
+    if (Result.isFailure(folded)) throw folded.failure
+    expect((await Effect.runPromise(folded.success.matchLines(["ERR"]))).length).toBe(1)
   })
 
   it("matches regular expressions", async () => {
     const regex = await matcher(["^exit (\\d+)$"], { regex: true })
-    if (Either.isLeft(regex)) throw regex.left
-    expect(await Effect.runPromise(regex.right.matchLines(["exit 3", "no exit 3"]))).toEqual([{ line: 0, pattern: 0 }])
+    if (Result.isFailure(regex)) throw regex.failure
+    expect(await Effect.runPromise(regex.success.matchLines(["exit 3", "no exit 3"]))).toEqual([{ line: 0, pattern: 0 }])
   })
 
   it("refuses empty, too many and invalid patterns by position, without echoing them", async () => {
@@ -99,21 +99,21 @@ describe("compileMatcher", () => {
     ]
     for (const [patterns, regex, message] of cases) {
       const result = await matcher(patterns, { regex })
-      expect(Either.isLeft(result)).toBe(true)
-      if (Either.isLeft(result)) {
-        expect(result.left.reason).toContain(message)
-        expect(result.left.reason).not.toContain("secret")
+      expect(Result.isFailure(result)).toBe(true)
+      if (Result.isFailure(result)) {
+        expect(result.failure.reason).toContain(message)
+        expect(result.failure.reason).not.toContain("secret")
       }
     }
   })
 
   it("stops a catastrophically backtracking regex at its time box with invalid_input", async () => {
     const hostile = await matcher(["^(a+)+$"], { regex: true })
-    if (Either.isLeft(hostile)) throw hostile.left
+    if (Result.isFailure(hostile)) throw hostile.failure
     const started = performance.now()
-    const outcome = await Effect.runPromise(Effect.either(hostile.right.matchLines([`${"a".repeat(40)}!`])))
-    expect(Either.isLeft(outcome)).toBe(true)
-    if (Either.isLeft(outcome)) expect(outcome.left.reason).toContain("catastrophic backtracking")
+    const outcome = await Effect.runPromise(Effect.result(hostile.success.matchLines([`${"a".repeat(40)}!`])))
+    expect(Result.isFailure(outcome)).toBe(true)
+    if (Result.isFailure(outcome)) expect(outcome.failure.reason).toContain("catastrophic backtracking")
     // Bounded by the time box (a bound, not a timing assertion: the work would take hours).
     expect(performance.now() - started).toBeLessThan(REGEX_TIME_BOX_MS * 20)
   })

@@ -9,7 +9,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as TestClock from "effect/TestClock"
+import * as TestClock from "effect/testing/TestClock"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { pollUntil } from "../../src/operations/bounds/Waiting.js"
 import { waitForText } from "../../src/operations/watching/TextWait.js"
@@ -29,7 +29,7 @@ describe("pollUntil on TestClock", () => {
       const check = Effect.map(Clock.currentTimeMillis, (now) => (looks.push(now), Option.none<string>()))
       const fiber = yield* pollUntil(check, { timeout: { seconds: 3, clamped: false }, message: "waiting" }).pipe(
         Effect.provideService(Progress, recordingProgress(reports)),
-        Effect.fork
+        Effect.forkChild
       )
       yield* TestClock.adjust("3 seconds")
       const result = yield* Fiber.join(fiber)
@@ -48,7 +48,7 @@ describe("pollUntil on TestClock", () => {
   it.effect("ends at the first look that finds the value, and not before the time has passed", () =>
     Effect.gen(function*() {
       const check = Effect.map(Clock.currentTimeMillis, (now) => (now >= 1200 ? Option.some(now) : Option.none()))
-      const fiber = yield* Effect.fork(pollUntil(check, { timeout: { seconds: 10, clamped: false } }))
+      const fiber = yield* Effect.forkChild(pollUntil(check, { timeout: { seconds: 10, clamped: false } }))
       yield* TestClock.adjust("1 second")
       expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
       yield* TestClock.adjust("1 second")
@@ -75,7 +75,7 @@ describe("wait_for_text on TestClock, over a modelled pane", () => {
       const grid = new PaneGrid({ width: 40, height: 5, historyLimit: 100 })
       grid.write("$ make\r\n")
       let looks = 0
-      const fiber = yield* Effect.fork(
+      const fiber = yield* Effect.forkChild(
         waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, () => void looks++)))
       )
       yield* TestClock.adjust("4 seconds")
@@ -104,7 +104,7 @@ describe("wait_for_text on TestClock, over a modelled pane", () => {
           grid.write("BUILD DONE\r\n")
         }
       }
-      const fiber = yield* Effect.fork(waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, printAt2500))))
+      const fiber = yield* Effect.forkChild(waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, printAt2500))))
       yield* TestClock.adjust("5 seconds")
       const result = yield* Fiber.join(fiber)
       expect(result.outcome).toBe("matched")

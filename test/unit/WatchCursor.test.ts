@@ -4,7 +4,7 @@
  * only where tmux can have moved it (test/unit/CursorProperty.test.ts checks the whole read over
  * random histories).
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import {
@@ -88,7 +88,7 @@ describe("cursor encoding", () => {
     const cursor = cursorAt(["a", "b", "$ "], 2, 2)
     const text = encodeCursor(cursor, socketOn())
     expect(text).toMatch(/^cs1\.[A-Za-z0-9_-]+$/)
-    expect(decodeCursor(text)).toEqual(Either.right(cursor))
+    expect(decodeCursor(text)).toEqual(Result.succeed(cursor))
     expect(cursor).toMatchObject({ s: "/tmp/tmux-0/default", g: "100.1700000000", p: "%3", q: 200, r: 2, x: 2, c: 2, a: false })
   })
 
@@ -107,8 +107,8 @@ describe("cursor encoding", () => {
       ]
     ) {
       const decoded = decodeCursor(text)
-      expect(Either.isLeft(decoded)).toBe(true)
-      if (Either.isLeft(decoded)) expect(decoded.left.reason).toContain("capture_since without a cursor")
+      expect(Result.isFailure(decoded)).toBe(true)
+      if (Result.isFailure(decoded)) expect(decoded.failure.reason).toContain("capture_since without a cursor")
     }
   })
 })
@@ -121,13 +121,13 @@ describe("a cursor's host", () => {
   it("is left out on this machine, with or without a hosts file: such a cursor is the string it always was", () => {
     expect(encodeCursor(cursor, socketOn())).toBe(before)
     expect(encodeCursor(cursor, socketOn("local"))).toBe(before)
-    expect(Either.getOrThrow(parseCursorFor(before, "%3", socketOn("local")))).toEqual(cursor)
+    expect(Result.getOrThrow(parseCursorFor(before, "%3", socketOn("local")))).toEqual(cursor)
   })
 
   it("is carried for a remote host, and re-encoding a decoded cursor for its host keeps one copy of it", () => {
     const text = encodeCursor(cursor, socketOn("build"))
     expect(text).not.toBe(before)
-    const decoded = Either.getOrThrow(parseCursorFor(text, "%3", socketOn("build")))
+    const decoded = Result.getOrThrow(parseCursorFor(text, "%3", socketOn("build")))
     expect(decoded).toEqual({ ...cursor, o: "build" })
     expect(encodeCursor(decoded, socketOn("build"))).toBe(text)
     // Read on from it on this machine (a bug elsewhere), it would say so.
@@ -144,15 +144,15 @@ describe("a cursor's host", () => {
       ] as const
     ) {
       const refused = parseCursorFor(text, "%9", socket, "since")
-      expect(Either.isLeft(refused)).toBe(true)
-      if (Either.isLeft(refused)) {
-        expect(refused.left.reason).toContain(`since was taken on host ${taken}, not ${given}`)
-        expect(refused.left.reason).toContain(`host "${taken}"`)
+      expect(Result.isFailure(refused)).toBe(true)
+      if (Result.isFailure(refused)) {
+        expect(refused.failure.reason).toContain(`since was taken on host ${taken}, not ${given}`)
+        expect(refused.failure.reason).toContain(`host "${taken}"`)
       }
     }
     // The same host: then the pane is checked.
     const otherPane = parseCursorFor(remote, "%9", socketOn("build"))
-    expect(Either.isLeft(otherPane) && otherPane.left.reason).toContain("belongs to pane %3")
+    expect(Result.isFailure(otherPane) && otherPane.failure.reason).toContain("belongs to pane %3")
   })
 })
 
@@ -271,10 +271,10 @@ describe("where the anchor can be", () => {
     // Before n, u, w and l: two rows of context, nothing known of the width.
     const { n: _n, u: _u, w: _w, l: _l, ...earlier } = cursorAt(["a", "b", "$ "], 2, 2)
     const decoded = decodeCursor(`cs1.${Buffer.from(JSON.stringify(earlier)).toString("base64url")}`)
-    expect(Either.isRight(decoded)).toBe(true)
-    if (Either.isRight(decoded)) {
-      expect(anchorPlaces(decoded.right, factsOf(["a", "b", "$ "]))).toBe("any")
-      expect(locate(["x", "a", "b", "$ ls"], decoded.right)).toEqual({ index: 3, prefixKept: true })
+    expect(Result.isSuccess(decoded)).toBe(true)
+    if (Result.isSuccess(decoded)) {
+      expect(anchorPlaces(decoded.success, factsOf(["a", "b", "$ "]))).toBe("any")
+      expect(locate(["x", "a", "b", "$ ls"], decoded.success)).toEqual({ index: 3, prefixKept: true })
     }
   })
 

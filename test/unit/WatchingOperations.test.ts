@@ -130,7 +130,7 @@ describe("waitForText", () => {
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
-      const printing = yield* Effect.fork(
+      const printing = yield* Effect.forkChild(
         Effect.delay(Effect.sync(() => FakeTmux.print(paneOf(w, "%0"), "compiling\r\nerror: again\r\n$ ")), "150 millis")
       )
       const result = yield* fake.run((socket) => waitForText(socket, "%0", { patterns: ["error:"], timeout: seconds(5), maxLines: 10 }))
@@ -146,13 +146,13 @@ describe("waitForText", () => {
       const fake = fakeOperations(w)
       expect(yield* fake.run((socket) => waitForText(socket, "%0", { patterns: ["never"], timeout: seconds(0.3), maxLines: 10 })))
         .toMatchObject({ outcome: "timeout", matched_lines: [] })
-      const stopping = yield* Effect.fork(Effect.delay(Effect.sync(() => FakeTmux.print(paneOf(w, "%0"), "FAILED\r\n")), "100 millis"))
+      const stopping = yield* Effect.forkChild(Effect.delay(Effect.sync(() => FakeTmux.print(paneOf(w, "%0"), "FAILED\r\n")), "100 millis"))
       const stopped = yield* fake.run((socket) =>
         waitForText(socket, "%0", { patterns: ["passed"], stopPatterns: ["FAILED"], timeout: seconds(5), maxLines: 10 })
       )
       yield* Fiber.join(stopping)
       expect(stopped).toMatchObject({ outcome: "stopped", matched_lines: [{ text: "FAILED", pattern_index: 0 }] })
-      const dying = yield* Effect.fork(Effect.delay(Effect.sync(() => (paneOf(w, "%0").dead = true)), "100 millis"))
+      const dying = yield* Effect.forkChild(Effect.delay(Effect.sync(() => (paneOf(w, "%0").dead = true)), "100 millis"))
       expect((yield* fake.run((socket) => waitForText(socket, "%0", { patterns: null, timeout: seconds(5), maxLines: 10 }))).outcome).toBe(
         "pane_died"
       )
@@ -221,7 +221,7 @@ describe("wait-for channels", () => {
   it.live("a wait ends with the signal; a timed-out waiter is left behind and takes the next signal", () =>
     Effect.gen(function*() {
       const fake = fakeOperations(world())
-      const waiting = yield* Effect.fork(fake.run((socket) => waitForChannel(socket, "ready", seconds(5))))
+      const waiting = yield* Effect.forkChild(fake.run((socket) => waitForChannel(socket, "ready", seconds(5))))
       yield* Effect.sleep("150 millis")
       yield* fake.run((socket) => signalChannel(socket, "ready"))
       expect((yield* Fiber.join(waiting)).outcome).toBe("signalled")
@@ -235,7 +235,7 @@ describe("wait-for channels", () => {
     Effect.gen(function*() {
       const w = world()
       const fake = fakeOperations(w)
-      const waiting = yield* Effect.fork(fake.run((socket) => waitForChannel(socket, "never", seconds(5))))
+      const waiting = yield* Effect.forkChild(fake.run((socket) => waitForChannel(socket, "never", seconds(5))))
       yield* Effect.sleep("150 millis")
       // tmux releases every waiting client when the server exits, as if signalled.
       yield* fake.run((socket) => Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["kill-server"]])))

@@ -14,7 +14,7 @@
  *
  * The walk is iterative and stops at the first problem, so its cost is bounded by the request size.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { InvalidInput } from "../../domain/Errors.js"
 import type { AnyTool } from "../../tools/Tool.js"
 
@@ -28,7 +28,7 @@ export const pathSegment = (key: string | number): string =>
 const describePath = (path: ReadonlyArray<string | number>): string => path.length === 0 ? "arguments" : path.map(pathSegment).join(".")
 
 const refuse = (path: ReadonlyArray<string | number>, problem: string) =>
-  Either.left(new InvalidInput({ reason: `${describePath(path)}: ${problem}` }))
+  Result.fail(new InvalidInput({ reason: `${describePath(path)}: ${problem}` }))
 
 /**
  * A copy of `args` with an own `__proto__` key again, for a request whose key the SDK's parsing
@@ -40,7 +40,7 @@ export const withProtoKey = (args: unknown): Record<string, unknown> => {
   return copy
 }
 
-export const checkArguments = (tool: AnyTool, args: unknown): Either.Either<void, InvalidInput> => {
+export const checkArguments = (tool: AnyTool, args: unknown): Result.Result<void, InvalidInput> => {
   const text = tool.textArguments ?? {}
   const stack: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string | number> }> = [{ value: args, path: [] }]
   while (stack.length > 0) {
@@ -68,5 +68,5 @@ export const checkArguments = (tool: AnyTool, args: unknown): Either.Either<void
     }
     for (const [key, item] of Object.entries(value)) stack.push({ value: item, path: [...path, key] })
   }
-  return Either.void
+  return Result.succeed(undefined)
 }

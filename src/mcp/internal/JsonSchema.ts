@@ -125,7 +125,7 @@ const clean = (node: unknown, side: Side): unknown => {
  * An object schema as MCP wants it: `type: "object"` at the root, no `$schema`, nothing said twice;
  * `side` says whether it describes a tool's arguments or its result.
  */
-export const toolJsonSchema = (schema: Schema.Schema.Any, side: Side = "input"): { type: "object"; [key: string]: unknown } => {
+export const toolJsonSchema = (schema: Schema.Top, side: Side = "input"): { type: "object"; [key: string]: unknown } => {
   const { additionalProperties: _, ...json } = clean(JSONSchema.make(schema, { target: "jsonSchema2020-12" }), side) as JsonObject
   if (json.type !== "object") throw new Error("tool schemas must be objects")
   return json as { type: "object"; [key: string]: unknown }

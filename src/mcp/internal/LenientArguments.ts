@@ -133,5 +133,5 @@ const coerceObject = (node: SchemaAST.TypeLiteral, value: Record<string, unknown
  * The arguments with the strings that are exactly a wanted value's JSON read as that value; the
  * arguments themselves when nothing changes (and anything that is not an object, as it is).
  */
-export const lenientArguments = (schema: Schema.Schema.Any, args: unknown): unknown =>
+export const lenientArguments = (schema: Schema.Top, args: unknown): unknown =>
   typeof args === "object" && args !== null && !Array.isArray(args) ? coerce(schema.ast, args) : args

@@ -10,7 +10,7 @@
  * nothing is ever encoded differently. A value that does not match is a bug of the handler: the
  * caller gets Effect's own ParseError for it (thrown, a defect).
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -26,7 +26,7 @@ const byEffect = (ast: SchemaAST.AST): Encoder => {
   const encode = ParseResult.encodeUnknownEither(Schema.make(ast))
   return (value) => {
     const result = encode(value)
-    return Either.isRight(result) ? result.right : NO_MATCH
+    return Result.isSuccess(result) ? result.success : NO_MATCH
   }
 }
 
@@ -99,14 +99,14 @@ const transformation = (ast: SchemaAST.Transformation): Encoder => {
   const to = compile(ast.to)
   const from = compile(ast.from)
   // `Schema.compose` joins two schemas without changing the value.
-  const encode = kind._tag === "FinalTransformation" ? kind.encode : (value: unknown) => Either.right(value)
+  const encode = kind._tag === "FinalTransformation" ? kind.encode : (value: unknown) => Result.succeed(value)
   return (value) => {
     const typed = to(value)
     if (typed === NO_MATCH) return NO_MATCH
     const result = encode(typed, SchemaAST.defaultParseOption, ast, value)
     // Tool outputs transform synchronously; an effectful transformation is Effect's to run.
-    if (!Either.isEither(result)) return byEffect(ast)(value)
-    return Either.isRight(result) ? from(result.right) : NO_MATCH
+    if (!Result.isResult(result)) return byEffect(ast)(value)
+    return Result.isSuccess(result) ? from(result.success) : NO_MATCH
   }
 }
 
@@ -149,7 +149,7 @@ const compiled = new WeakMap<SchemaAST.AST, Encoder>()
  * Encodes a handler's output for the wire, as `Schema.encodeSync(schema)` does; throws Effect's
  * ParseError when the value does not match the schema (a broken promise of the handler).
  */
-export const encodeOutput = (schema: Schema.Schema<unknown, unknown, never>, value: unknown): unknown => {
+export const encodeOutput = (schema: Schema.Codec<unknown, unknown, never>, value: unknown): unknown => {
   let encoder = compiled.get(schema.ast)
   if (encoder === undefined) {
     encoder = compile(schema.ast)

@@ -12,13 +12,13 @@ export const DEFAULT_MAX_BYTES = 65_536
 export const MAX_LINE_BYTES = 4096
 
 export const BudgetFields = {
-  lines_total: NonNegativeInt.annotations({ description: "Lines the output had in all." }),
-  elided_lines: NonNegativeInt.annotations({ description: "Lines left out between the head and the tail." }),
-  elided_after_line: Schema.NullOr(NonNegativeInt).annotations({
+  lines_total: NonNegativeInt.annotate({ description: "Lines the output had in all." }),
+  elided_lines: NonNegativeInt.annotate({ description: "Lines left out between the head and the tail." }),
+  elided_after_line: Schema.NullOr(NonNegativeInt).annotate({
     description: "How many head lines come before the elided part (null when nothing was elided)."
   }),
-  truncated: Schema.Boolean.annotations({ description: "Some output was left out or cut (see elided_lines, cut_lines)." }),
-  cut_lines: NonNegativeInt.annotations({ description: `Lines cut at ${MAX_LINE_BYTES} bytes.` })
+  truncated: Schema.Boolean.annotate({ description: "Some output was left out or cut (see elided_lines, cut_lines)." }),
+  cut_lines: NonNegativeInt.annotate({ description: `Lines cut at ${MAX_LINE_BYTES} bytes.` })
 }
 
 export interface Bounded {

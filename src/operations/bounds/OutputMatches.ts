@@ -39,7 +39,7 @@ export interface MatchSpec extends PatternSpec {
 
 /** One matching line of a command's output, with the context lines kept around it. */
 export const OutputMatch = Schema.Struct({
-  line: Int.pipe(Schema.positive()).annotations({ description: "Its 1-based line number in the command's output." }),
+  line: Int.pipe(Schema.check(Schema.isGreaterThan(0))).annotate({ description: "Its 1-based line number in the command's output." }),
   text: Schema.String,
   before: Schema.optional(Schema.Array(Schema.String)),
   after: Schema.optional(Schema.Array(Schema.String))
@@ -47,11 +47,11 @@ export const OutputMatch = Schema.Struct({
 export type OutputMatch = typeof OutputMatch.Type
 
 export const MatchFields = {
-  matches: Schema.optional(Schema.Array(OutputMatch)).annotations({
+  matches: Schema.optional(Schema.Array(OutputMatch)).annotate({
     description: "With match: the matching lines in order, context lines before and after (each line shown once)."
   }),
-  match_count: Schema.optional(NonNegativeInt).annotations({ description: "All matching lines, also those not kept." }),
-  match_missed: Schema.optional(Schema.String).annotations({
+  match_count: Schema.optional(NonNegativeInt).annotate({ description: "All matching lines, also those not kept." }),
+  match_missed: Schema.optional(Schema.String).annotate({
     description: "Present when part of the output was not searched, and why: matches there are missing."
   })
 }

@@ -25,10 +25,10 @@ export const REMOTE_MAX_INTERVAL_MS = 1000
 
 /** The output fields that say how long the wait was allowed to be. */
 export const timeoutFields = {
-  effective_timeout: Schema.Number.annotations({
+  effective_timeout: Schema.Number.annotate({
     description: "Seconds the wait was allowed: the requested timeout clamped to the server's ceiling."
   }),
-  timeout_clamped: Schema.Boolean.annotations({ description: "The requested timeout was above the ceiling and was lowered to it." })
+  timeout_clamped: Schema.Boolean.annotate({ description: "The requested timeout was above the ceiling and was lowered to it." })
 }
 
 /** A wait's timeout in seconds, and whether it was lowered to the configured ceiling. */
@@ -49,9 +49,9 @@ export const effectiveTimeout = (requested: number | undefined): Effect.Effect<E
 export interface PollOptions {
   readonly timeout: EffectiveTimeout
   /** First pause between polls; it grows by half each time up to `maxInterval`. Default 50 ms. */
-  readonly firstInterval?: Duration.DurationInput
+  readonly firstInterval?: Duration.Input
   /** Default 500 ms. */
-  readonly maxInterval?: Duration.DurationInput
+  readonly maxInterval?: Duration.Input
   /** Shown to the client with each progress report, e.g. "waiting for %3". */
   readonly message?: string
   /**

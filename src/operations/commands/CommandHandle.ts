@@ -7,7 +7,7 @@
  * end secret, which is why a handle should stay with the agent and never be typed into a pane.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -21,19 +21,19 @@ import { opaqueToken } from "../internal/OpaqueToken.js"
 
 const PREFIX = "cmd1."
 
-export const OutputSource = Schema.Literal("pipe", "scrollback").annotations({
+export const OutputSource = Schema.Literals(["pipe", "scrollback"]).annotate({
   description:
     "pipe: the command's whole output, recorded by tmux pipe-pane. scrollback: read from the pane's history (the pane already had a pipe-pane of its own, or the recording stopped early), so the start of a long output may have scrolled away."
 })
 export type OutputSource = typeof OutputSource.Type
 
 const HandleFields = Schema.Struct({
-  id: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{16}$/u)),
+  id: Schema.String.pipe(Schema.check(Schema.isPattern(/^[0-9a-f]{16}$/u))),
   /** The end marker's secret (see CommandFraming). */
-  secret: Schema.String.pipe(Schema.pattern(/^[0-9a-f]{32}$/u)),
+  secret: Schema.String.pipe(Schema.check(Schema.isPattern(/^[0-9a-f]{32}$/u))),
   socket: Schema.String,
   generation: Schema.String,
-  pane_id: Schema.String.pipe(Schema.pattern(/^%\d+$/u)),
+  pane_id: Schema.String.pipe(Schema.check(Schema.isPattern(/^%\d+$/u))),
   pane_pid: Schema.NullOr(Schema.Number),
   shell: Schema.String,
   source: OutputSource,
@@ -69,7 +69,7 @@ const notOurs = () =>
   })
 
 export const decodeHandle = (key: Buffer, text: string): Effect.Effect<CommandHandle, InvalidInput> =>
-  Either.match(token.decodeSigned(key, text), { onLeft: () => Effect.fail(notOurs()), onRight: Effect.succeed })
+  Result.match(token.decodeSigned(key, text), { onFailure: () => Effect.fail(notOurs()), onSuccess: Effect.succeed })
 
 /**
  * The socket a handle's command runs on, found again on the handle's host: a remote host's socket

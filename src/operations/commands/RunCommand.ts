@@ -76,7 +76,7 @@ export const MAX_COMMAND_BYTES = 262_144
 const STALE_CONFIRM_MS = 300
 
 /** How a command's wait ended. */
-export const CommandOutcome = Schema.Literal("completed", "shell_exited", "timed_out", "pane_died", "not_started").annotations({
+export const CommandOutcome = Schema.Literals(["completed", "shell_exited", "timed_out", "pane_died", "not_started"]).annotate({
   description:
     "completed: the command finished (exit_status is set). shell_exited: it ended the shell (exit; bash, zsh), exit_status is the shell's. timed_out: the wait ran out; unless interrupt stopped it the command still runs and handle lets wait_for_command carry on. pane_died: the pane closed or its program exited before the command finished. not_started: the shell did not run the line (an unfinished quote, a program reading input, or text already there took it); it was withdrawn and will not run later; output shows the pane's last lines."
 })
@@ -88,28 +88,28 @@ export const CommandOutcome = Schema.Literal("completed", "shell_exited", "timed
 export const CommandResult = Schema.Struct({
   pane_id: PaneId,
   outcome: CommandOutcome,
-  exit_status: Schema.NullOr(Int).annotations({ description: "The command's exit status; null unless completed or shell_exited." }),
-  output: Schema.String.annotations({
+  exit_status: Schema.NullOr(Int).annotate({ description: "The command's exit status; null unless completed or shell_exited." }),
+  output: Schema.String.annotate({
     description:
       "What the command printed (stdout and stderr as the terminal showed them), new since the last call for this command; escapes and other terminal controls stripped unless keep_escapes. With match or tail_lines: its last lines. For not_started: what the pane showed instead."
   }),
   ...BudgetFields,
   ...MatchFields,
-  earlier_lines: NonNegativeInt.annotations({ description: "Output lines returned by earlier calls for the same command." }),
-  started: Schema.Boolean.annotations({
+  earlier_lines: NonNegativeInt.annotate({ description: "Output lines returned by earlier calls for the same command." }),
+  started: Schema.Boolean.annotate({
     description:
       "The shell began running the command. false after a timeout means the shell has not taken the line yet (a not_started answer follows if it does not)."
   }),
-  interrupt_sent: Schema.Boolean.annotations({ description: "C-c was sent because the wait ran out (interrupt_on_timeout)." }),
-  command_stopped: Schema.NullOr(Schema.Boolean).annotations({
+  interrupt_sent: Schema.Boolean.annotate({ description: "C-c was sent because the wait ran out (interrupt_on_timeout)." }),
+  command_stopped: Schema.NullOr(Schema.Boolean).annotate({
     description:
       "After the C-c: whether the command stopped (the shell is back in the foreground). Also true, without a C-c of ours, when another run_command found the command stopped (as after a C-c typed by someone else) and took the pane over. null otherwise."
   }),
-  handle: Schema.NullOr(Schema.String).annotations({
+  handle: Schema.NullOr(Schema.String).annotate({
     description:
       "Pass to wait_for_command to keep waiting for this command; null once it ended. It stays valid while the pane and its tmux server live, until wait_for_command reports the end."
   }),
-  elapsed_ms: NonNegativeInt.annotations({ description: "Milliseconds since the command was typed (across calls)." }),
+  elapsed_ms: NonNegativeInt.annotate({ description: "Milliseconds since the command was typed (across calls)." }),
   shell: Schema.String,
   output_source: OutputSource,
   ...timeoutFields

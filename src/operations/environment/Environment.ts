@@ -9,7 +9,7 @@
  * ambiguity whatever the value holds.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Failed, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
@@ -35,8 +35,8 @@ export const MAX_ENVIRONMENT_VALUE_BYTES = 12_288
 export const DEFAULT_ENVIRONMENT_MAX_BYTES = 65_536
 
 const ScopeFields = {
-  scope: Schema.Literal("global", "session"),
-  session_id: Schema.NullOr(SessionId).annotations({ description: "The session, for session scope; null for global." })
+  scope: Schema.Literals(["global", "session"]),
+  session_id: Schema.NullOr(SessionId).annotate({ description: "The session, for session scope; null for global." })
 }
 
 /** A variable was set (its value is never returned). */
@@ -44,7 +44,7 @@ export const EnvironmentSet = Schema.Struct({
   name: Schema.String,
   status: Schema.Literal("set"),
   ...ScopeFields,
-  value_length: NonNegativeInt.annotations({ description: "Characters in the value that was set (the value itself is never returned)." })
+  value_length: NonNegativeInt.annotate({ description: "Characters in the value that was set (the value itself is never returned)." })
 })
 export type EnvironmentSet = typeof EnvironmentSet.Type
 
@@ -52,7 +52,7 @@ export type EnvironmentSet = typeof EnvironmentSet.Type
 export const EnvironmentUnset = Schema.Struct({
   name: Schema.String,
   ...ScopeFields,
-  mode: Schema.Literal("unset", "removed").annotations({
+  mode: Schema.Literals(["unset", "removed"]).annotate({
     description:
       "unset: the entry is gone (in a session, the global value applies again); removed: new processes in the scope start without the variable."
   })
@@ -62,19 +62,19 @@ export type EnvironmentUnset = typeof EnvironmentUnset.Type
 /** An environment's variables and removed names, bounded by bytes. */
 export const EnvironmentListing = Schema.Struct({
   ...ScopeFields,
-  variables: Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+  variables: Schema.Record(Schema.String, Schema.String).annotate({
     description: "Variables set in this scope, by name."
   }),
-  removed: Schema.Array(Schema.String).annotations({
+  removed: Schema.Array(Schema.String).annotate({
     description: "Names removed in this scope (tmux's -NAME entries): new processes here start without them."
   }),
-  total: NonNegativeInt.annotations({ description: "Entries in the scope (variables and removed names)." }),
+  total: NonNegativeInt.annotate({ description: "Entries in the scope (variables and removed names)." }),
   returned: NonNegativeInt,
-  truncated: Schema.Boolean.annotations({ description: "Some variables were left out to stay within max_bytes." }),
-  omitted_names: Schema.Array(Schema.String).annotations({
+  truncated: Schema.Boolean.annotate({ description: "Some variables were left out to stay within max_bytes." }),
+  omitted_names: Schema.Array(Schema.String).annotate({
     description: "Names of variables left out (ask for one by name to read it), at most 200."
   }),
-  bytes: NonNegativeInt.annotations({ description: "UTF-8 bytes of the names and values returned." })
+  bytes: NonNegativeInt.annotate({ description: "UTF-8 bytes of the names and values returned." })
 })
 export type EnvironmentListing = typeof EnvironmentListing.Type
 
@@ -90,30 +90,30 @@ export interface ParsedEnvironment {
  * Parses `show-environment -s` output. Fails (with a description, never the values) on anything
  * that does not follow the format exactly, rather than guess.
  */
-export const parseShellEnvironment = (output: string): Either.Either<ParsedEnvironment, string> => {
+export const parseShellEnvironment = (output: string): Result.Result<ParsedEnvironment, string> => {
   const variables: Array<readonly [string, string]> = []
   const removed: Array<string> = []
   let at = 0
   while (at < output.length) {
     if (output.startsWith("unset ", at)) {
       const end = output.indexOf(";\n", at)
-      if (end < 0) return Either.left(`an unterminated unset entry at offset ${at}`)
+      if (end < 0) return Result.fail(`an unterminated unset entry at offset ${at}`)
       removed.push(output.slice(at + "unset ".length, end))
       at = end + 2
       continue
     }
     const open = output.indexOf("=\"", at)
     const name = open < 0 ? "" : output.slice(at, open)
-    if (name === "" || name.includes("\n")) return Either.left(`an entry without NAME=" at offset ${at}`)
+    if (name === "" || name.includes("\n")) return Result.fail(`an entry without NAME=" at offset ${at}`)
     const parts: Array<string> = []
     let cursor = open + 2
     for (;;) {
       const quote = output.indexOf("\"", cursor)
       const escape = output.indexOf("\\", cursor)
-      if (quote < 0) return Either.left(`an unterminated value for ${name}`)
+      if (quote < 0) return Result.fail(`an unterminated value for ${name}`)
       if (escape >= 0 && escape < quote) {
         // tmux escapes exactly $ ` " and \ with a backslash; the next character is literal.
-        if (escape + 1 >= output.length) return Either.left(`a dangling escape in the value of ${name}`)
+        if (escape + 1 >= output.length) return Result.fail(`a dangling escape in the value of ${name}`)
         parts.push(output.slice(cursor, escape), output[escape + 1]!)
         cursor = escape + 2
         continue
@@ -123,11 +123,11 @@ export const parseShellEnvironment = (output: string): Either.Either<ParsedEnvir
       break
     }
     const tail = `"; export ${name};\n`
-    if (!output.startsWith(tail, cursor)) return Either.left(`an unexpected ending after the value of ${name}`)
+    if (!output.startsWith(tail, cursor)) return Result.fail(`an unexpected ending after the value of ${name}`)
     variables.push([name, parts.join("")])
     at = cursor + tail.length
   }
-  return Either.right({ variables, removed })
+  return Result.succeed({ variables, removed })
 }
 
 /** A key that JSON objects decoded by Effect Schema cannot carry as data; never set, never listed. */
@@ -348,14 +348,14 @@ export const showEnvironment = Effect.fn("Environment.showEnvironment")((
       )
     )
     const parsed = parseShellEnvironment(text)
-    if (Either.isLeft(parsed)) {
+    if (Result.isFailure(parsed)) {
       return yield* Effect.fail(
-        new Failed({ command: "show-environment", reason: "unparseable", exitCode: null, stderr: parsed.left })
+        new Failed({ command: "show-environment", reason: "unparseable", exitCode: null, stderr: parsed.failure })
       )
     }
     const wanted = (name: string) => options.name === undefined || name === options.name
-    const entries = parsed.right.variables.filter(([name]) => wanted(name))
-    const removedNames = parsed.right.removed.filter(wanted)
+    const entries = parsed.success.variables.filter(([name]) => wanted(name))
+    const removedNames = parsed.success.removed.filter(wanted)
     const budget = options.maxBytes ?? DEFAULT_ENVIRONMENT_MAX_BYTES
     const variables: Array<readonly [string, string]> = []
     const omitted: Array<string> = []

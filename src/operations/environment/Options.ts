@@ -24,14 +24,14 @@ import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { ALLOWED_OPTIONS, normalizeValue, refusalOf } from "./OptionTable.js"
 
 /** Where options live: the server, a session, a window or a pane (a pane inherits from its window, a session or window from the global options). */
-export const OptionScope = Schema.Literal("server", "session", "window", "pane")
+export const OptionScope = Schema.Literals(["server", "session", "window", "pane"])
 export type OptionScope = typeof OptionScope.Type
 
 /** One option (an array option's items one by one, as `name[index]`) and its value. */
 export const OptionEntry = Schema.Struct({
   name: Schema.String,
   value: Schema.String,
-  inherited: Schema.optionalWith(Schema.Literal("global", "window"), { exact: true }).annotations({
+  inherited: Schema.optionalKey(Schema.Literals(["global", "window"])).annotate({
     description: "Not set in this scope: the value comes from the window's options or the global ones."
   })
 })
@@ -41,7 +41,7 @@ export type OptionEntry = typeof OptionEntry.Type
 export const OptionSet = Schema.Struct({
   ...OptionEntry.fields,
   scope: OptionScope,
-  target: Schema.NullOr(Schema.String).annotations({ description: "The object set; null for the server or global options." })
+  target: Schema.NullOr(Schema.String).annotate({ description: "The object set; null for the server or global options." })
 })
 export type OptionSet = typeof OptionSet.Type
 

@@ -40,7 +40,7 @@ export const project = <A extends object>(item: A, fields: ReadonlyArray<string>
 }
 
 /** The model's struct with every field but the key optional: an item of a projected listing. */
-export const projected = <F extends Record<string, Schema.Schema.All>>(
+export const projected = <F extends Record<string, Schema.Top>>(
   model: Schema.Struct<F>,
   key: ReadonlyArray<keyof F>
 ): Schema.Struct<{ [P in keyof F]: Schema.optionalWith<F[P], { exact: true }> }> =>
@@ -48,7 +48,7 @@ export const projected = <F extends Record<string, Schema.Schema.All>>(
     Object.fromEntries(
       Object.entries(model.fields).map(([name, field]) => [
         name,
-        key.includes(name) ? field : Schema.optionalWith(field as Schema.Schema.Any, { exact: true })
+        key.includes(name) ? field : Schema.optionalKey(field as Schema.Top)
       ])
     )
   ) as never

@@ -21,11 +21,11 @@ export interface ItemFilter<K extends string> {
   readonly regex?: boolean | undefined
 }
 
-type Fields = Readonly<Record<string, Schema.Schema.All>>
+type Fields = Readonly<Record<string, Schema.Top>>
 
 /** The fields of a model that take any string: those a string condition matches as text. */
 export const textFields = (fields: Fields): ReadonlySet<string> =>
-  new Set(Object.keys(fields).filter((name) => Schema.is(Schema.typeSchema(fields[name] as Schema.Schema.Any))("")))
+  new Set(Object.keys(fields).filter((name) => Schema.is(Schema.toType(fields[name] as Schema.Top))("")))
 
 /** The fields a filter reads: the listing must ask tmux for them even when it does not return them. */
 export const filterFields = <K extends string>(filter: ItemFilter<K>): ReadonlyArray<K> => Object.keys(filter.where ?? {}) as Array<K>

@@ -31,9 +31,9 @@ export const DEFAULT_SHOW_MAX_BYTES = 65_536
 
 /** A buffer name as callers give it (1-64 of A-Z a-z 0-9 _ . -); tmux holds it as `etm.<name>`. */
 export const BufferName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/u, {
-    message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'"
-  })
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9_.-]{1,64}$/u, {
+    message: "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'"
+  }))
 )
 
 export const tmuxBufferName = (name: string): string => `${BUFFER_PREFIX}${name}`
@@ -78,10 +78,10 @@ const listOurs = (marks: Format.Marks, exact?: string) => [
 /** One of this library's buffers, as `listBuffers` reports it. */
 export const BufferInfo = Schema.Struct({
   // A script may name a buffer of ours anything: names are listed as display text.
-  name: DisplayText.annotations({ description: "The name the tools take." }),
-  tmux_buffer: DisplayText.annotations({ description: "The name tmux knows it by, for scripts: tmux paste-buffer -b <tmux_buffer>." }),
+  name: DisplayText.annotate({ description: "The name the tools take." }),
+  tmux_buffer: DisplayText.annotate({ description: "The name tmux knows it by, for scripts: tmux paste-buffer -b <tmux_buffer>." }),
   bytes: NonNegativeInt,
-  created: NonNegativeInt.annotations({ description: "When it was last loaded, in Unix seconds." })
+  created: NonNegativeInt.annotate({ description: "When it was last loaded, in Unix seconds." })
 })
 export type BufferInfo = typeof BufferInfo.Type
 
@@ -100,7 +100,7 @@ export const BufferLoaded = Schema.Struct({
   name: Schema.String,
   tmux_buffer: Schema.String,
   bytes: NonNegativeInt,
-  replaced: Schema.Boolean.annotations({ description: "A buffer of this name existed and now holds the new text." })
+  replaced: Schema.Boolean.annotate({ description: "A buffer of this name existed and now holds the new text." })
 })
 export type BufferLoaded = typeof BufferLoaded.Type
 
@@ -125,10 +125,10 @@ export const loadBuffer = Effect.fn("Buffers.loadBuffer")((
 export const BufferContent = Schema.Struct({
   name: Schema.String,
   tmux_buffer: Schema.String,
-  content: Schema.String.annotations({ description: "The buffer's text, cut at a character boundary when truncated." }),
-  bytes: NonNegativeInt.annotations({ description: "The whole buffer's size in UTF-8 bytes." }),
+  content: Schema.String.annotate({ description: "The buffer's text, cut at a character boundary when truncated." }),
+  bytes: NonNegativeInt.annotate({ description: "The whole buffer's size in UTF-8 bytes." }),
   returned_bytes: NonNegativeInt,
-  truncated: Schema.Boolean.annotations({ description: "content is only the first returned_bytes of the buffer." })
+  truncated: Schema.Boolean.annotate({ description: "content is only the first returned_bytes of the buffer." })
 })
 export type BufferContent = typeof BufferContent.Type
 
@@ -177,11 +177,11 @@ export const showBuffer = Effect.fn("Buffers.showBuffer")((
 export const BufferPasted = Schema.Struct({
   name: Schema.String,
   pane_id: PaneId,
-  bracketed: Schema.Boolean.annotations({
+  bracketed: Schema.Boolean.annotate({
     description: "Bracketed paste was asked for (tmux adds the brackets only when the pane's program turned that mode on)."
   }),
-  deleted: Schema.Boolean.annotations({ description: "The buffer was deleted after pasting (delete_after)." }),
-  pane_in_mode: Schema.Boolean.annotations({
+  deleted: Schema.Boolean.annotate({ description: "The buffer was deleted after pasting (delete_after)." }),
+  pane_in_mode: Schema.Boolean.annotate({
     description:
       "The pane was in copy mode or another tmux mode: the text went to the program all the same, and the pane is still in the mode."
   })
@@ -293,7 +293,7 @@ export const pasteCommand = (
 /** Whether `deleteBuffer` deleted a buffer. */
 export const BufferDeleted = Schema.Struct({
   name: Schema.String,
-  deleted: Schema.Boolean.annotations({ description: "False when no such buffer existed (nothing to do)." })
+  deleted: Schema.Boolean.annotate({ description: "False when no such buffer existed (nothing to do)." })
 })
 export type BufferDeleted = typeof BufferDeleted.Type
 
@@ -310,7 +310,7 @@ export const deleteBuffer = Effect.fn("Buffers.deleteBuffer")((
   name: string,
   options: GenerationCheck = {}
 ): Effect.Effect<BufferDeleted, TmuxError, Tmux> =>
-  Effect.zipRight(
+  Effect.andThen(
     ensureGeneration(socket, options.generation),
     Effect.map(deleteTmuxBuffer(socket, tmuxBufferName(name)), (deleted) => ({ name, deleted }))
   )

@@ -19,9 +19,9 @@ import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 /** What `clearPane` cleared. */
 export const PaneCleared = Schema.Struct({
   pane_id: PaneId,
-  history_lines_cleared: NonNegativeInt.annotations({ description: "Lines of scrollback there were; history is 0 now." }),
+  history_lines_cleared: NonNegativeInt.annotate({ description: "Lines of scrollback there were; history is 0 now." }),
   screen_cleared: Schema.Boolean,
-  history_size: NonNegativeInt.annotations({ description: "Lines of scrollback after (0 unless the program printed meanwhile)." })
+  history_size: NonNegativeInt.annotate({ description: "Lines of scrollback after (0 unless the program printed meanwhile)." })
 })
 export type PaneCleared = typeof PaneCleared.Type
 

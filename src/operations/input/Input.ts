@@ -9,7 +9,7 @@
  * sent with `-l`, so tmux never reads it as a key name. With `literal` it is always text.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { Conflict, errorCode, InvalidInput, NotFound, type TmuxError } from "../../domain/Errors.js"
@@ -68,18 +68,18 @@ export interface SendKeysRequest {
 export const KeysSent = Schema.Struct({
   pane_id: PaneId,
   literal: Schema.Boolean,
-  special_key: Schema.Boolean.annotations({
+  special_key: Schema.Boolean.annotate({
     description: "The keys were one special key (C-c, Escape, Up, F5, …), which is why Enter defaulted to false."
   }),
-  key: Schema.NullOr(Schema.String).annotations({ description: "The key sent, in tmux's spelling (BTab for Shift+Tab); null for text." }),
+  key: Schema.NullOr(Schema.String).annotate({ description: "The key sent, in tmux's spelling (BTab for Shift+Tab); null for text." }),
   enter_sent: Schema.Boolean,
-  keys_length: NonNegativeInt.annotations({
+  keys_length: NonNegativeInt.annotate({
     description: "Characters sent before the Enter (the keys themselves are not returned)."
   }),
-  pane_in_mode: Schema.Boolean.annotations({
+  pane_in_mode: Schema.Boolean.annotate({
     description: "The pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
   }),
-  left_mode: Schema.Boolean.annotations({ description: "exit_mode took the pane out of copy mode (or another tmux mode) first." })
+  left_mode: Schema.Boolean.annotate({ description: "exit_mode took the pane out of copy mode (or another tmux mode) first." })
 })
 export type KeysSent = typeof KeysSent.Type
 
@@ -150,26 +150,26 @@ export interface KeysPlan {
 }
 
 /** Checks a request and builds its commands; the reason is returned when it cannot be sent. */
-export const planKeys = (paneId: string, request: SendKeysRequest): Either.Either<KeysPlan, string> => {
+export const planKeys = (paneId: string, request: SendKeysRequest): Result.Result<KeysPlan, string> => {
   const { keys } = request
   const literal = request.literal ?? false
   // Node refuses argv with NUL bytes in an exception that quotes the argument.
-  if (keys.includes("\0")) return Either.left("keys must not contain NUL characters.")
+  if (keys.includes("\0")) return Result.fail("keys must not contain NUL characters.")
   const bytes = Buffer.byteLength(keys, "utf8")
-  if (bytes > MAX_KEYS_BYTES) return Either.left(`keys must be at most ${MAX_KEYS_BYTES} bytes.`)
+  if (bytes > MAX_KEYS_BYTES) return Result.fail(`keys must be at most ${MAX_KEYS_BYTES} bytes.`)
   const reading = literal ? undefined : readKeys(keys)
-  if (reading?._tag === "Refused") return Either.left(reading.reason)
+  if (reading?._tag === "Refused") return Result.fail(reading.reason)
   const key = reading?._tag === "Key" ? reading.key : null
   const special = key !== null
   const enter = request.enter ?? !special
-  if (keys === "" && !enter) return Either.left("nothing to send: keys is empty and enter is false.")
+  if (keys === "" && !enter) return Result.fail("nothing to send: keys is empty and enter is false.")
   const invocations: Array<Array<TmuxCommand>> = keys === ""
     ? [[]]
     : key !== null
     ? [[["send-keys", "-t", paneId, "--", key]]]
     : chunksOf(keys, CHUNK_BYTES).map((chunk) => [["send-keys", "-t", paneId, "-l", "--", chunk]])
   if (enter) invocations[invocations.length - 1]!.push(["send-keys", "-t", paneId, "Enter"])
-  return Either.right({ literal, special, key, enter, length: [...keys].length, bytes, invocations })
+  return Result.succeed({ literal, special, key, enter, length: [...keys].length, bytes, invocations })
 }
 
 /** A send_keys request that may first take the pane out of copy mode. */
@@ -237,7 +237,7 @@ export const sendKeysAndLook = Effect.fn("Input.sendKeys")((
     const exitOnly = exitMode && request.keys === "" && request.enter !== true
     const plan = exitOnly
       ? { literal: false, special: false, key: null, enter: false, length: 0, invocations: [] }
-      : yield* Either.mapLeft(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
+      : yield* Result.mapError(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
     const [first = [], ...rest] = plan.invocations
     const look = request.look === true
     const together = exitMode || first.length === 0 ? undefined : whenAlive(paneId, first, look)
@@ -308,19 +308,19 @@ export const batchSteps = (plans: ReadonlyArray<KeysPlan>, packed: boolean): Arr
 export const BatchOperationResult = Schema.Struct({
   index: NonNegativeInt,
   pane_id: PaneId,
-  status: Schema.Literal("sent", "failed", "skipped").annotations({
+  status: Schema.Literals(["sent", "failed", "skipped"]).annotate({
     description:
       "sent; failed (tmux refused the invocation that carried it: it may have been sent in part); skipped (not attempted after an earlier failure, stop_on_error)."
   }),
-  ok: Schema.Boolean.annotations({ description: "status is sent." }),
+  ok: Schema.Boolean.annotate({ description: "status is sent." }),
   literal: Schema.Boolean,
   special_key: Schema.Boolean,
   key: Schema.NullOr(Schema.String),
-  enter_sent: Schema.Boolean.annotations({ description: "An Enter followed this operation's keys (only when sent)." }),
+  enter_sent: Schema.Boolean.annotate({ description: "An Enter followed this operation's keys (only when sent)." }),
   keys_length: NonNegativeInt,
   error: Schema.NullOr(
     Schema.Struct({
-      code: Schema.String.annotations({
+      code: Schema.String.annotate({
         description: "The error code, as a failed call's _meta carries it (not_found, no_server, failed, timeout)."
       }),
       message: Schema.String
@@ -331,15 +331,15 @@ export type BatchOperationResult = typeof BatchOperationResult.Type
 
 /** What `sendKeysBatch` did: per-operation results, counts and the round trips it took. */
 export const KeysBatchSent = Schema.Struct({
-  pane_id: PaneId.annotations({ description: "The batch's own pane; each result names the pane it went to." }),
-  pane_in_mode: Schema.Boolean.annotations({
+  pane_id: PaneId.annotate({ description: "The batch's own pane; each result names the pane it went to." }),
+  pane_in_mode: Schema.Boolean.annotate({
     description: "A pane was in copy mode or another tmux mode: the keys went to that mode, not to the program."
   }),
   operations_total: NonNegativeInt,
   operations_sent: NonNegativeInt,
   operations_failed: NonNegativeInt,
   operations_skipped: NonNegativeInt,
-  invocations: NonNegativeInt.annotations({ description: "tmux round trips the batch took." }),
+  invocations: NonNegativeInt.annotate({ description: "tmux round trips the batch took." }),
   results: Schema.Array(BatchOperationResult)
 })
 export type KeysBatchSent = typeof KeysBatchSent.Type
@@ -378,10 +378,10 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
     const targets = operations.map((operation) => operation.paneId ?? paneId)
     for (const [index, operation] of operations.entries()) {
       const plan = planKeys(targets[index]!, operation)
-      if (Either.isLeft(plan)) {
-        return yield* Effect.fail(new InvalidInput({ reason: `operations[${index}]: ${plan.left} Nothing was sent.` }))
+      if (Result.isFailure(plan)) {
+        return yield* Effect.fail(new InvalidInput({ reason: `operations[${index}]: ${plan.failure} Nothing was sent.` }))
       }
-      plans.push(plan.right)
+      plans.push(plan.success)
     }
     const total = plans.reduce((sum, plan) => sum + plan.bytes, 0)
     if (total > MAX_KEYS_BYTES) {
@@ -406,18 +406,18 @@ export const sendKeysBatch = Effect.fn("Input.sendKeysBatch")((
     let firstError: TmuxError | undefined
     for (const [position, step] of batchSteps(plans, delayMs === 0).entries()) {
       if (position > 0 && delayMs > 0) yield* Effect.sleep(delayMs)
-      const outcome = yield* Effect.either(
-        Effect.forEach(step.invocations, (commands) => Effect.zipRight(Effect.sync(() => invocations++), tmux.run(socket, commands)), {
+      const outcome = yield* Effect.result(
+        Effect.forEach(step.invocations, (commands) => Effect.andThen(Effect.sync(() => invocations++), tmux.run(socket, commands)), {
           discard: true
         })
       )
       for (const index of step.operations) {
-        results[index] = Either.isRight(outcome)
+        results[index] = Result.isSuccess(outcome)
           ? { ...results[index]!, status: "sent", ok: true, enter_sent: plans[index]!.enter }
-          : { ...results[index]!, status: "failed", error: { code: errorCode(outcome.left), message: outcome.left.message } }
+          : { ...results[index]!, status: "failed", error: { code: errorCode(outcome.failure), message: outcome.failure.message } }
       }
-      if (Either.isLeft(outcome)) {
-        firstError ??= outcome.left
+      if (Result.isFailure(outcome)) {
+        firstError ??= outcome.failure
         if (request.stopOnError) break
       }
     }

@@ -24,12 +24,12 @@ import { refusePasteEnd } from "./internal/BracketedPaste.js"
 /** What `pasteText` pasted (the text itself is not returned). */
 export const TextPasted = Schema.Struct({
   pane_id: PaneId,
-  bytes: NonNegativeInt.annotations({ description: "UTF-8 bytes pasted (the text itself is not returned)." }),
-  bracketed: Schema.Boolean.annotations({
+  bytes: NonNegativeInt.annotate({ description: "UTF-8 bytes pasted (the text itself is not returned)." }),
+  bracketed: Schema.Boolean.annotate({
     description: "Bracketed paste was asked for (tmux adds the brackets only when the pane's program turned that mode on)."
   }),
   enter_sent: Schema.Boolean,
-  pane_in_mode: Schema.Boolean.annotations({
+  pane_in_mode: Schema.Boolean.annotate({
     description:
       "The pane was in copy mode or another tmux mode: the text went to the program all the same, and the pane is still in the mode."
   })

@@ -5,32 +5,32 @@
  * choosing, so a changed or made-up token is refused before anything is read; its fields are
  * encoded through the schema first, which gives the JSON the one order a signature needs.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { createHmac, timingSafeEqual } from "node:crypto"
 
 export interface OpaqueToken<A> {
   readonly encode: (value: A) => string
   /** Left (no reason: a token is right or not ours) when the prefix, the JSON or a field is wrong. */
-  readonly decode: (text: string) => Either.Either<A, void>
+  readonly decode: (text: string) => Result.Result<A, void>
   readonly encodeSigned: (key: Buffer, value: A) => string
   /** As `decode`, and Left too when the signature does not match the fields. */
-  readonly decodeSigned: (key: Buffer, text: string) => Either.Either<A, void>
+  readonly decodeSigned: (key: Buffer, text: string) => Result.Result<A, void>
 }
 
-export const opaqueToken = <A extends object, I extends object>(prefix: string, fields: Schema.Schema<A, I>): OpaqueToken<A> => {
+export const opaqueToken = <A extends object, I extends object>(prefix: string, fields: Schema.Codec<A, I>): OpaqueToken<A> => {
   const encodeFields = Schema.encodeSync(fields)
-  const decodeFields = Schema.decodeUnknownEither(fields)
+  const decodeFields = Schema.decodeUnknownResult(fields)
   const sign = (key: Buffer, encoded: I) => createHmac("sha256", key).update(JSON.stringify(encoded)).digest("base64url")
   const wrap = (json: object) => prefix + Buffer.from(JSON.stringify(json), "utf8").toString("base64url")
-  const unwrap = (text: string): Either.Either<unknown, void> => {
-    if (!text.startsWith(prefix)) return Either.left(undefined)
-    return Either.try({
+  const unwrap = (text: string): Result.Result<unknown, void> => {
+    if (!text.startsWith(prefix)) return Result.fail(undefined)
+    return Result.try({
       try: () => JSON.parse(Buffer.from(text.slice(prefix.length), "base64url").toString("utf8")) as unknown,
       catch: () => undefined
     })
   }
-  const decode = (text: string) => Either.flatMap(unwrap(text), (json) => Either.mapLeft(decodeFields(json), () => undefined))
+  const decode = (text: string) => Result.flatMap(unwrap(text), (json) => Result.mapError(decodeFields(json), () => undefined))
 
   return {
     encode: (value) => wrap(value as object),
@@ -40,15 +40,15 @@ export const opaqueToken = <A extends object, I extends object>(prefix: string, 
       return wrap({ ...encoded, mac: sign(key, encoded) })
     },
     decodeSigned: (key, text) =>
-      Either.flatMap(unwrap(text), (json) => {
+      Result.flatMap(unwrap(text), (json) => {
         const mac = typeof json === "object" && json !== null ? (json as { readonly mac?: unknown }).mac : undefined
-        if (typeof mac !== "string") return Either.left(undefined)
-        return Either.flatMap(
-          Either.mapLeft(decodeFields(json), () => undefined),
-          (value): Either.Either<A, void> => {
+        if (typeof mac !== "string") return Result.fail(undefined)
+        return Result.flatMap(
+          Result.mapError(decodeFields(json), () => undefined),
+          (value): Result.Result<A, void> => {
             const expected = Buffer.from(sign(key, encodeFields(value)))
             const given = Buffer.from(mac)
-            return expected.length === given.length && timingSafeEqual(expected, given) ? Either.right(value) : Either.left(undefined)
+            return expected.length === given.length && timingSafeEqual(expected, given) ? Result.succeed(value) : Result.fail(undefined)
           }
         )
       })

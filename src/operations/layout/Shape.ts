@@ -270,7 +270,7 @@ export const selectLayout = Effect.fn("Shape.selectLayout")((
   layout: string,
   options: GenerationCheck = {}
 ): Effect.Effect<Window, TmuxError | InvalidInput, Tmux> =>
-  Effect.zipRight(
+  Effect.andThen(
     ensureGeneration(socket, options.generation),
     isLayout(layout)
       ? changeWindow(socket, windowId, [["select-layout", "-t", windowId, "--", layout]]).pipe(
@@ -301,8 +301,8 @@ export const selectLayout = Effect.fn("Shape.selectLayout")((
 /** A pane after a resize or zoom, and whether the call changed anything. */
 export const ResizedPane = Schema.Struct({
   ...Pane.fields,
-  window_zoomed: Schema.Boolean.annotations({ description: "The pane's window is zoomed (one pane fills it)." }),
-  changed: Schema.Boolean.annotations({ description: "Whether the call changed the pane's size or the window's zoom." })
+  window_zoomed: Schema.Boolean.annotate({ description: "The pane's window is zoomed (one pane fills it)." }),
+  changed: Schema.Boolean.annotate({ description: "Whether the call changed the pane's size or the window's zoom." })
 })
 export type ResizedPane = typeof ResizedPane.Type
 
@@ -429,8 +429,8 @@ export const resizeWindow = Effect.fn("Shape.resizeWindow")((
 
 /** Two panes after swapping places. */
 export const SwappedPanes = Schema.Struct({
-  source: Pane.annotations({ description: "The source pane, now where the target was." }),
-  target: Pane.annotations({ description: "The target pane, now where the source was." })
+  source: Pane.annotate({ description: "The source pane, now where the target was." }),
+  target: Pane.annotate({ description: "The target pane, now where the source was." })
 })
 export type SwappedPanes = typeof SwappedPanes.Type
 
@@ -471,8 +471,8 @@ const Placement = Schema.Struct({
 /** A window after a move: where it is now, where it was, and whether its source session closed. */
 export const MovedWindow = Schema.Struct({
   ...Window.fields,
-  moved_from: Schema.NullOr(Placement).annotations({ description: "Where the window was before the move." }),
-  source_session_closed: Schema.Boolean.annotations({
+  moved_from: Schema.NullOr(Placement).annotate({ description: "Where the window was before the move." }),
+  source_session_closed: Schema.Boolean.annotate({
     description: "The window was the last one of its source session, so tmux closed that session."
   })
 })

@@ -325,7 +325,7 @@ const refuseOverlongPanes = (
   first: { readonly pane: string; readonly command: TmuxCommand },
   splits: ReadonlyArray<TmuxCommand>
 ): Effect.Effect<void, InvalidInput> =>
-  Effect.zipRight(
+  Effect.andThen(
     refuseOverlongSpawn(first.pane, first.command),
     Effect.forEach(splits, (split, index) => refuseOverlongSpawn(`panes[${index}]`, split), { discard: true })
   )
@@ -429,7 +429,7 @@ export const createSession = Effect.fn("Create.createSession")((
         request.allowServerStart !== true || request.generation !== undefined
           ? Effect.fail(gone)
           : refuseOccupiedSocketPath(socket).pipe(
-            Effect.zipRight(startPastExitingServer(send(true))),
+            Effect.andThen(startPastExitingServer(send(true))),
             Effect.tap(() => (serverStarted = true))
           )),
       Effect.onInterrupt(() => building === undefined ? Effect.void : closeBuilding(socket, building)),
@@ -440,10 +440,10 @@ export const createSession = Effect.fn("Create.createSession")((
               `a session with that name already exists on ${socket.label} (tmux: ${error.stderr.trim()}). Pick another session_name; list_sessions shows the names in use.`
           })
         )),
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         error._tag === "InvalidInput" || building === undefined
           ? Effect.fail(error)
-          : Effect.zipRight(closeBuilding(socket, building), layoutRefused("the new session was closed again")(error))
+          : Effect.andThen(closeBuilding(socket, building), layoutRefused("the new session was closed again")(error))
       )
     )
     const sessions = yield* decode(sessionRecord, output)
@@ -554,8 +554,8 @@ export const createWindow = Effect.fn("Create.createWindow")((
               clientsCommand(marks),
               placementsCommand(marks)
             ], { kind: "window", id: window.window_id }).pipe(
-              Effect.catchAll((error) =>
-                error._tag === "NotFound" ? Effect.fail(error) : Effect.zipRight(closeWindow, layoutRefused(undo.said)(error))
+              Effect.catch((error) =>
+                error._tag === "NotFound" ? Effect.fail(error) : Effect.andThen(closeWindow, layoutRefused(undo.said)(error))
               )
             ),
             marks

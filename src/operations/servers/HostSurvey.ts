@@ -11,7 +11,7 @@
  * is only a leftover, as locally.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import { LOCAL_HOST } from "../../context/HostsConfig.js"
 import { isRemoteHost, onHost } from "../../context/RemoteHosts.js"
@@ -92,13 +92,13 @@ export const surveyHost = (
         return allowed === undefined ? listed : listed.filter((name) => allowed.includes(name))
       })
     const errors: Array<string> = []
-    const resolved = yield* Effect.forEach(names, (name) => Effect.either(onHost(host)(resolver.resolve({ socket_name: name }))))
+    const resolved = yield* Effect.forEach(names, (name) => Effect.result(onHost(host)(resolver.resolve({ socket_name: name }))))
 
     // One entry per socket to ask: the listed ones in order, then focus sockets the listing missed.
     const asks: Array<{ socket: ResolvedSocket; counted: boolean; focus: Array<number> }> = []
     resolved.forEach((result, index) => {
-      if (Either.isRight(result)) asks.push({ socket: result.right, counted: true, focus: [] })
-      else errors.push(`socket ${names[index]}: ${failureText(result.left)}`)
+      if (Result.isSuccess(result)) asks.push({ socket: result.success, counted: true, focus: [] })
+      else errors.push(`socket ${names[index]}: ${failureText(result.failure)}`)
     })
     focus.forEach(({ socket }, index) => {
       const ask = asks.find((entry) => socketKey(entry.socket) === socketKey(socket))
@@ -116,7 +116,7 @@ export const surveyHost = (
           focused.length === 0
         )
         // A focus socket's failure is its caller's; a listed socket's is one of the host's errors.
-        return focused.length > 0 ? Effect.map(probe, Either.right) : Effect.either(probe)
+        return focused.length > 0 ? Effect.map(probe, Result.succeed) : Effect.result(probe)
       },
       { concurrency: "unbounded" }
     )
@@ -128,14 +128,14 @@ export const surveyHost = (
       if (!ask.counted) return
       const answer = answers[index]!
       const socket_name = ask.socket.name
-      if (Either.isLeft(answer)) {
-        const text = failureText(answer.left)
+      if (Result.isFailure(answer)) {
+        const text = failureText(answer.failure)
         // A link that went down fails every socket with the same words: said once.
-        const sentence = answer.left._tag === "Failed" && answer.left.reason === "host" ? text : `socket ${socket_name}: ${text}`
+        const sentence = answer.failure._tag === "Failed" && answer.failure.reason === "host" ? text : `socket ${socket_name}: ${text}`
         if (!errors.includes(sentence)) errors.push(sentence)
         return
       }
-      const probe = answer.right
+      const probe = answer.success
       if (probe._tag === "NoServer") closed++
       if (probe._tag === "Unresponsive") unresponsive.push({ host, socket_name, socket_path: ask.socket.path })
       if (probe._tag !== "Answered") return
@@ -158,7 +158,7 @@ export const surveyHost = (
       focus: focus.map((_, index) => {
         const answer = answers[asks.findIndex((ask) => ask.focus.includes(index))]!
         // Focus answers are never Left (see above).
-        return Either.getOrThrow(answer)
+        return Result.getOrThrow(answer)
       }),
       errors
     }

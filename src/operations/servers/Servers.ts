@@ -177,7 +177,7 @@ export const askSocket = (
         Effect.map(([server, sessions]): SurveyProbe => ({ _tag: "Answered", answer: { server, sessionCount: sessions.length, output } }))
       )
     ),
-    Effect.catchAll((error) => {
+    Effect.catch((error) => {
       if (error._tag === "NoServer") return Effect.succeed<SurveyProbe>({ _tag: "NoServer" })
       return isTimeout(error) ? Effect.succeed<SurveyProbe>({ _tag: "Unresponsive" }) : Effect.fail(error)
     })

@@ -28,9 +28,9 @@ import { ensureGeneration, expectServer, type GenerationCheck, probeServer } fro
 
 /** A wait-for channel name: 1-64 of A-Z a-z 0-9 _ . -. */
 export const ChannelName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/u, {
-    message: () => "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'"
-  })
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9_.-]{1,64}$/u, {
+    message: "must be 1-64 characters of A-Z, a-z, 0-9, '_', '.' and '-'"
+  }))
 )
 
 /** The tmux client's own deadline, past ours: the race below ends the wait, not the transport. */
@@ -39,7 +39,7 @@ const CLIENT_GRACE = Duration.seconds(5)
 /** How a wait for a channel ended: signalled, timed out, or the server died, after how long. */
 export const ChannelWaited = Schema.Struct({
   channel: Schema.String,
-  outcome: Schema.Literal("signalled", "timeout", "server_died").annotations({
+  outcome: Schema.Literals(["signalled", "timeout", "server_died"]).annotate({
     description:
       "signalled: someone ran wait-for -S (or had, before the wait: that pending signal is now consumed); timeout: no signal in time; server_died: the tmux server exited or restarted during the wait."
   }),
@@ -72,7 +72,7 @@ export const waitForChannel = Effect.fn("Channels.waitForChannel")((
     const waited = yield* tmux
       .run(socket, [["wait-for", "--", channel]], { timeout: Duration.sum(Duration.seconds(timeout.seconds), CLIENT_GRACE) })
       .pipe(
-        Effect.either,
+        Effect.result,
         Effect.timeoutTo({ duration: Duration.seconds(timeout.seconds), onTimeout: () => Option.none(), onSuccess: Option.some }),
         Effect.raceFirst(ticking)
       )
@@ -95,7 +95,7 @@ export const waitForChannel = Effect.fn("Channels.waitForChannel")((
 /** A channel was signalled. */
 export const ChannelSignalled = Schema.Struct({
   channel: Schema.String,
-  signalled: Schema.Boolean.annotations({
+  signalled: Schema.Boolean.annotate({
     description: "Always true: waiters were woken, or (with none waiting) the signal is kept for the next wait."
   })
 })
@@ -107,7 +107,7 @@ export const signalChannel = Effect.fn("Channels.signalChannel")((
   channel: string,
   options: GenerationCheck = {}
 ): Effect.Effect<ChannelSignalled, TmuxError, Tmux> =>
-  Effect.zipRight(
+  Effect.andThen(
     ensureGeneration(socket, options.generation),
     Effect.flatMap(Tmux, (tmux) => tmux.run(socket, [["wait-for", "-S", "--", channel]])).pipe(Effect.as({ channel, signalled: true }))
   )

@@ -5,7 +5,7 @@
  * stands exactly where the program's answer to the input begins: nothing printed after the input
  * can fall before it, and nothing printed before it counts as new.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { Failed } from "../../domain/Errors.js"
 import * as Format from "../../tmux/Format.js"
 import type { TmuxCommand } from "../../tmux/Tmux.js"
@@ -30,12 +30,12 @@ export interface Looked {
 }
 
 /** Reads the look out of a command list's output (a list that stopped before it ran has none: Failed). */
-export const takeLook = (printed: string, marks: Format.Marks): Either.Either<Looked, Failed> => {
+export const takeLook = (printed: string, marks: Format.Marks): Result.Result<Looked, Failed> => {
   const raw = Format.withRawMarks(printed, marks)
   const open = raw.indexOf(`${openMark(marks)}\n`)
   const close = raw.indexOf(`${closeMark(marks)}\n`)
   if (open < 0 || close < open) {
-    return Either.left(
+    return Result.fail(
       new Failed({
         command: "display-message ; capture-pane",
         reason: "unparseable",
@@ -46,5 +46,5 @@ export const takeLook = (printed: string, marks: Format.Marks): Either.Either<Lo
   }
   const inside = raw.slice(open + openMark(marks).length + 1, close)
   const rest = raw.slice(0, open) + raw.slice(close + closeMark(marks).length + 1)
-  return Either.map(parsePaneView(inside, marks, CURSOR_LOOK_START), (view) => ({ view, rest }))
+  return Result.map(parsePaneView(inside, marks, CURSOR_LOOK_START), (view) => ({ view, rest }))
 }

@@ -40,7 +40,7 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import { LOCAL_HOST } from "../../context/HostsConfig.js"
@@ -90,9 +90,9 @@ const CursorFields = Schema.Struct({
   /** Taken while a full-screen program had the alternate screen. */
   a: Schema.Boolean,
   /** Non-blank rows above the anchor that `k` covers, at most CONTEXT_ROWS (fewer at the top of the pane). */
-  c: Int.pipe(Schema.between(0, CONTEXT_ROWS)),
+  c: Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: CONTEXT_ROWS }))),
   /** How many rows above the anchor `k` covers, blank ones included. */
-  n: Schema.optional(Int.pipe(Schema.between(0, MAX_CONTEXT_SPAN))),
+  n: Schema.optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_CONTEXT_SPAN })))),
   /** Those rows and the text before the column were found nowhere else in the rows read then. */
   u: Schema.optional(Schema.Boolean),
   /** Hash of the rows above the anchor. */
@@ -125,11 +125,11 @@ export const encodeCursor = (cursor: Cursor, socket: Pick<ResolvedSocket, "host"
 
 const startOver = "Call capture_since without a cursor to get a fresh one."
 
-export const decodeCursor = (text: string, argument = "cursor"): Either.Either<Cursor, InvalidInput> => {
+export const decodeCursor = (text: string, argument = "cursor"): Result.Result<Cursor, InvalidInput> => {
   const invalid = new InvalidInput({
     reason: `${argument} is not a cursor returned by capture_since or wait_for_text. ${startOver}`
   })
-  return Either.mapLeft(token.decode(text), () => invalid)
+  return Result.mapError(token.decode(text), () => invalid)
 }
 
 // ---- cells: where the cursor column falls in a row's text ---------------------------------------
@@ -491,10 +491,10 @@ export const keepNewest = (rows: ReadonlyArray<string>, maxLines: number) => {
 
 /** The fields that bound returned text, as capture_pane reports them. */
 export const boundedTextFields = {
-  lines_total: NonNegativeInt.annotations({ description: "Lines there were to return (trailing blank lines dropped)." }),
+  lines_total: NonNegativeInt.annotate({ description: "Lines there were to return (trailing blank lines dropped)." }),
   lines_returned: NonNegativeInt,
   truncated: Schema.Boolean,
-  truncated_lines: NonNegativeInt.annotations({ description: "Oldest lines left out to stay within max_lines." })
+  truncated_lines: NonNegativeInt.annotate({ description: "Oldest lines left out to stay within max_lines." })
 }
 
 /**
@@ -503,22 +503,22 @@ export const boundedTextFields = {
  */
 export const CapturedSince = Schema.Struct({
   pane_id: PaneId,
-  content: Schema.String.annotations({
+  content: Schema.String.annotate({
     description: "The new text, oldest first, lines joined by newlines; empty when nothing is new."
   }),
   ...boundedTextFields,
-  continues_line: Schema.Boolean.annotations({
+  continues_line: Schema.Boolean.annotate({
     description: "The first line is the rest of a line whose beginning was returned before (text written after the old cursor position)."
   }),
-  missed: Schema.Boolean.annotations({
+  missed: Schema.Boolean.annotate({
     description:
       "Output may have been lost: it scrolled past the pane's history-limit, history was cleared (e.g. by `clear`), or the cursor's place can no longer be told for sure (the pane's width changed, or the output repeated); content is then everything the pane still holds."
   }),
-  alternate_on: Schema.Boolean.annotations({
+  alternate_on: Schema.Boolean.annotate({
     description: "A full-screen program holds the screen: content is its current screen, not new lines."
   }),
   pane_dead: Schema.Boolean,
-  cursor: Schema.String.annotations({ description: "Pass to the next capture_since (or wait_for_text's since) to read on from here." })
+  cursor: Schema.String.annotate({ description: "Pass to the next capture_since (or wait_for_text's since) to read on from here." })
 })
 export type CapturedSince = typeof CapturedSince.Type
 
@@ -541,12 +541,12 @@ export const parseCursorFor = (
   paneId: string,
   socket: Pick<ResolvedSocket, "host">,
   argument = "cursor"
-): Either.Either<Cursor, InvalidInput> =>
-  Either.flatMap(decodeCursor(text, argument), (cursor) => {
+): Result.Result<Cursor, InvalidInput> =>
+  Result.flatMap(decodeCursor(text, argument), (cursor) => {
     const taken = hostOf(cursor.o)
     const given = hostOf(socket.host)
     if (taken !== given) {
-      return Either.left(
+      return Result.fail(
         new InvalidInput({
           reason:
             `${argument} was taken on host ${taken}, not ${given}: pass host "${taken}" (and the socket it was taken on) to read on from it, or call capture_since without a cursor for a fresh one.`
@@ -554,8 +554,8 @@ export const parseCursorFor = (
       )
     }
     return cursor.p === paneId
-      ? Either.right(cursor)
-      : Either.left(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` }))
+      ? Result.succeed(cursor)
+      : Result.fail(new InvalidInput({ reason: `${argument} belongs to pane ${cursor.p}, not ${paneId}. ${startOver}` }))
   })
 
 /**

@@ -15,7 +15,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { InvocationContext } from "../../context/InvocationContext.js"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
@@ -57,15 +57,15 @@ const ENVELOPE_BYTES = 512
  * `pattern` only when the search had several patterns.
  */
 export const SearchMatch = Schema.Struct({
-  line: Int.annotations({
+  line: Int.annotate({
     description:
       "capture_pane's line number when searched: 0 is the top visible line, negative numbers are history. Pass it as capture_pane start/end to read around the match (it shifts as the pane prints more)."
   }),
-  text: Schema.String.annotations({ description: `The line, trailing spaces dropped, cut at ${MAX_LINE_CHARS} characters.` }),
-  text_truncated: Schema.optionalWith(Schema.Literal(true), { exact: true }).annotations({
+  text: Schema.String.annotate({ description: `The line, trailing spaces dropped, cut at ${MAX_LINE_CHARS} characters.` }),
+  text_truncated: Schema.optionalKey(Schema.Literal(true)).annotate({
     description: "Present when the line was cut."
   }),
-  pattern: Schema.optionalWith(NonNegativeInt, { exact: true }).annotations({
+  pattern: Schema.optionalKey(NonNegativeInt).annotate({
     description: "With several patterns: the index of the first that matched the line."
   })
 })
@@ -74,9 +74,9 @@ export type SearchMatch = typeof SearchMatch.Type
 /** One pane's matching lines, with the pane fields asked for (`pane_id` always) and what was left out. */
 export const PaneMatches = Schema.Struct({
   ...projected(PaneDetail, PANE_KEY).fields,
-  match_count: NonNegativeInt.annotations({ description: "Lines of the searched range that matched." }),
-  matches: Schema.Array(SearchMatch).annotations({ description: "The first matching lines, oldest first." }),
-  matches_truncated: Schema.Boolean.annotations({
+  match_count: NonNegativeInt.annotate({ description: "Lines of the searched range that matched." }),
+  matches: Schema.Array(SearchMatch).annotate({ description: "The first matching lines, oldest first." }),
+  matches_truncated: Schema.Boolean.annotate({
     description: "match_count exceeds the matches returned (max_matches_per_pane or max_bytes)."
   })
 })
@@ -84,30 +84,30 @@ export type PaneMatches = typeof PaneMatches.Type
 
 /** A page of panes with matches, and counts of what was searched and left out. */
 export const SearchResult = Schema.Struct({
-  panes: Schema.Array(PaneMatches).annotations({ description: "Panes of this page with at least one match, in pane-id order." }),
-  panes_total: NonNegativeInt.annotations({ description: "Panes in the scope, before paging." }),
+  panes: Schema.Array(PaneMatches).annotate({ description: "Panes of this page with at least one match, in pane-id order." }),
+  panes_total: NonNegativeInt.annotate({ description: "Panes in the scope, before paging." }),
   offset: NonNegativeInt,
   max_panes: NonNegativeInt,
-  next_offset: Schema.NullOr(NonNegativeInt).annotations({
+  next_offset: Schema.NullOr(NonNegativeInt).annotate({
     description: "Pass as offset to search the next panes; null when this page was the last."
   }),
-  history_lines: NonNegativeInt.annotations({
+  history_lines: NonNegativeInt.annotate({
     description: "Lines of history searched above each visible screen (fewer where a pane has less)."
   }),
   panes_searched: NonNegativeInt,
   panes_with_matches: NonNegativeInt,
-  panes_omitted: NonNegativeInt.annotations({ description: "Panes with matches left out of panes because max_bytes was reached." }),
-  panes_not_searched: NonNegativeInt.annotations({ description: "Panes of this page not searched because the time box ran out." }),
-  panes_closed: NonNegativeInt.annotations({ description: "Panes of this page that closed before they could be read." }),
-  total_matches: NonNegativeInt.annotations({ description: "Matching lines in all searched panes, returned or not." }),
+  panes_omitted: NonNegativeInt.annotate({ description: "Panes with matches left out of panes because max_bytes was reached." }),
+  panes_not_searched: NonNegativeInt.annotate({ description: "Panes of this page not searched because the time box ran out." }),
+  panes_closed: NonNegativeInt.annotate({ description: "Panes of this page that closed before they could be read." }),
+  total_matches: NonNegativeInt.annotate({ description: "Matching lines in all searched panes, returned or not." }),
   matches_returned: NonNegativeInt,
-  bytes_exhausted: Schema.Boolean.annotations({
+  bytes_exhausted: Schema.Boolean.annotate({
     description: "max_bytes was reached: later matches and panes are counted but not returned."
   }),
-  time_exhausted: Schema.Boolean.annotations({
+  time_exhausted: Schema.Boolean.annotate({
     description: `Matching took longer than ${SEARCH_TIME_BOX_MS} ms in all; the rest of the page is counted in panes_not_searched.`
   }),
-  truncated: Schema.Boolean.annotations({
+  truncated: Schema.Boolean.annotate({
     description: "Something was left out: more panes after this page, matches beyond a cap, or panes not searched."
   })
 })
@@ -197,15 +197,15 @@ export const capturePanes = (
     let remaining = paneIds
     while (remaining.length > 0) {
       const marks = Format.newMarks()
-      const attempt = yield* Effect.either(
+      const attempt = yield* Effect.result(
         runInBatches(socket, captureUnits(remaining, historyLines, marks)).pipe(
           noCurrentTargetIsNotFound(socket, { kind: "pane", id: remaining[0]! })
         )
       )
-      if (Either.isRight(attempt)) {
-        return { texts: yield* parseCaptures(attempt.right, marks, remaining, historyLines), closed: paneIds.length - remaining.length }
+      if (Result.isSuccess(attempt)) {
+        return { texts: yield* parseCaptures(attempt.success, marks, remaining, historyLines), closed: paneIds.length - remaining.length }
       }
-      const error = attempt.left
+      const error = attempt.failure
       if (error._tag !== "NotFound" || error.kind !== "pane" || !remaining.includes(error.target)) return yield* Effect.fail(error)
       remaining = remaining.filter((id) => id !== error.target)
     }

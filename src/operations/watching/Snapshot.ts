@@ -5,7 +5,7 @@
  * capture_since and wait_for_text read rows from it by absolute position.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import { DisplayText, stripControls, withoutCaptureEscapes } from "../../domain/ControlText.js"
@@ -113,9 +113,9 @@ export const paneViewCommands = (
 ]
 
 /** Captured text as rows (controls stripped as `escapes` says); `expected` is how many tmux printed for the range asked. */
-const capturedRows = (text: string, expected: number, escapes: boolean): Either.Either<Array<string>, Failed> => {
+const capturedRows = (text: string, expected: number, escapes: boolean): Result.Result<Array<string>, Failed> => {
   const rows = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").map((line) => stripControls(line, escapes).trimEnd())
-  return rows.length === expected ? Either.right(rows) : Either.left(unreadable(`expected ${expected} captured rows, got ${rows.length}`))
+  return rows.length === expected ? Result.succeed(rows) : Result.fail(unreadable(`expected ${expected} captured rows, got ${rows.length}`))
 }
 
 /** Reads what `paneViewCommands` printed (with the same `escapes` and windows). */
@@ -125,18 +125,18 @@ export const parsePaneView = (
   start: CaptureStart,
   escapes = false,
   windows: ReadonlyArray<WindowRequest> = []
-): Either.Either<PaneView, Failed> =>
-  Either.gen(function*() {
+): Result.Result<PaneView, Failed> =>
+  Result.gen(function*() {
     const raw = Format.withRawMarks(printed, marks)
     const mark = `${textMark(marks)}\n`
     const at = raw.indexOf(mark)
-    if (at < 0) return yield* Either.left(unreadable("no pane record before the captured text"))
+    if (at < 0) return yield* Result.fail(unreadable("no pane record before the captured text"))
     const [row] = yield* paneViewRecord.decodeAll(Format.parseOutput(raw.slice(0, at), marks))
-    if (row === undefined) return yield* Either.left(unreadable("no pane record"))
+    if (row === undefined) return yield* Result.fail(unreadable("no pane record"))
     const state: PaneState = { ...row, generation: generationOf({ pid: row.server_pid, start_time: row.server_start_time }) }
     const [text = "", ...windowTexts] = raw.slice(at + mark.length).split(`${windowMark(marks)}\n`)
     if (windowTexts.length !== windows.length) {
-      return yield* Either.left(unreadable(`expected ${windows.length} row windows, got ${windowTexts.length}`))
+      return yield* Result.fail(unreadable(`expected ${windows.length} row windows, got ${windowTexts.length}`))
     }
     const firstRow = rowOfLine(state, start)
     const rows = yield* capturedRows(text, lastRow(state) - firstRow + 1, escapes)
@@ -177,28 +177,28 @@ export const trimTrailingBlank = (rows: ReadonlyArray<string>): Array<string> =>
 /** A pane's visible text with its cursor, modes, scroll position, size, history, process and title. */
 export const PaneSnapshot = Schema.Struct({
   pane_id: PaneId,
-  content: Schema.String.annotations({
+  content: Schema.String.annotate({
     description: "The visible screen, rows joined by newlines (trailing spaces and the blank rows at the bottom dropped)."
   }),
-  cursor_x: NonNegativeInt.annotations({ description: "Cursor column, 0-based, in terminal cells." }),
-  cursor_y: NonNegativeInt.annotations({ description: "Cursor row on the visible screen, 0-based." }),
-  pane_in_mode: Schema.Boolean.annotations({
+  cursor_x: NonNegativeInt.annotate({ description: "Cursor column, 0-based, in terminal cells." }),
+  cursor_y: NonNegativeInt.annotate({ description: "Cursor row on the visible screen, 0-based." }),
+  pane_in_mode: Schema.Boolean.annotate({
     description: "The pane is in copy mode or another tmux mode (the screen shown to people is that mode's view)."
   }),
-  pane_mode: Schema.NullOr(Schema.String).annotations({ description: "The mode's name, e.g. \"copy-mode\"; null when in no mode." }),
-  scroll_position: Schema.NullOr(NonNegativeInt).annotations({
+  pane_mode: Schema.NullOr(Schema.String).annotate({ description: "The mode's name, e.g. \"copy-mode\"; null when in no mode." }),
+  scroll_position: Schema.NullOr(NonNegativeInt).annotate({
     description: "How many rows copy mode is scrolled up into history (0 at the bottom); null outside copy mode."
   }),
-  alternate_on: Schema.Boolean.annotations({
+  alternate_on: Schema.Boolean.annotate({
     description: "A full-screen program (vim, less, htop) uses the alternate screen: no scrollback while it runs."
   }),
   width: NonNegativeInt,
   height: NonNegativeInt,
-  history_size: NonNegativeInt.annotations({ description: "Rows in the scrollback history above the screen." }),
-  history_limit: NonNegativeInt.annotations({ description: "Most history rows the pane keeps; older rows are dropped." }),
+  history_size: NonNegativeInt.annotate({ description: "Rows in the scrollback history above the screen." }),
+  history_limit: NonNegativeInt.annotate({ description: "Most history rows the pane keeps; older rows are dropped." }),
   pane_current_command: DisplayText,
   pane_current_path: DisplayText,
-  pane_dead: Schema.Boolean.annotations({ description: "The pane's program exited (the pane stays because of remain-on-exit)." }),
+  pane_dead: Schema.Boolean.annotate({ description: "The pane's program exited (the pane stays because of remain-on-exit)." }),
   pane_pid: Schema.NullOr(NonNegativeInt),
   title: DisplayText,
   generation: Generation

@@ -14,7 +14,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
@@ -42,7 +42,7 @@ export const DEFAULT_WAIT_TAIL_LINES = 50
 /** Matching lines reported at most. */
 export const MAX_MATCHED_LINES = 20
 
-export const WaitOutcome = Schema.Literal("matched", "stopped", "settled", "timeout", "pane_died").annotations({
+export const WaitOutcome = Schema.Literals(["matched", "stopped", "settled", "timeout", "pane_died"]).annotate({
   description:
     "matched: a pattern (or, with patterns null and no settle_ms, any text) appeared; stopped: a stop pattern appeared first; settled: the screen did not change for settle_ms (a quiet screen, not a finished job); timeout: none within effective_timeout; pane_died: the pane's program exited, the pane or its server went away, or it was respawned."
 })
@@ -52,7 +52,7 @@ export const MAX_SETTLE_MS = 60_000
 
 export const MatchedLine = Schema.Struct({
   text: Schema.String,
-  pattern_index: Schema.NullOr(NonNegativeInt).annotations({
+  pattern_index: Schema.NullOr(NonNegativeInt).annotate({
     description: "Index into patterns (outcome matched) or stop_patterns (outcome stopped); null when patterns is null."
   })
 })
@@ -64,21 +64,21 @@ export const MatchedLine = Schema.Struct({
 export const TextWaitResult = Schema.Struct({
   outcome: WaitOutcome,
   pane_id: PaneId,
-  matched_lines: Schema.Array(MatchedLine).annotations({
+  matched_lines: Schema.Array(MatchedLine).annotate({
     description: `The new lines that ended the wait, at most ${MAX_MATCHED_LINES}; empty on settled, timeout and pane_died.`
   }),
-  tail: Schema.String.annotations({
+  tail: Schema.String.annotate({
     description:
       "The newest lines of everything new the wait saw, oldest first; with settle_ms, when settled or timed out, the screen as last seen."
   }),
   ...boundedTextFields,
-  missed: Schema.Boolean.annotations({
+  missed: Schema.Boolean.annotate({
     description:
       "Output may have been lost after since or between two looks, as capture_since's missed says; the tail then holds everything the pane held at that look."
   }),
   elapsed_ms: NonNegativeInt,
   ...timeoutFields,
-  cursor: Schema.String.annotations({ description: "A capture_since cursor at the pane's cursor at the last look: read on from there." })
+  cursor: Schema.String.annotate({ description: "A capture_since cursor at the pane's cursor at the last look: read on from there." })
 })
 export type TextWaitResult = typeof TextWaitResult.Type
 
@@ -252,7 +252,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
         return view.state.pane_dead ? Option.some({ outcome: "pane_died" as const }) : Option.none()
       }
       const since = yield* readSince(socket, paneId, anchor, lastView?.state.history_size).pipe(
-        Effect.map(Either.right),
+        Effect.map(Result.succeed),
         Effect.catchTags({
           // A pane that exists at the start and is gone later died (with its server, perhaps).
           CursorMismatch: (e) =>
@@ -260,13 +260,13 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
               ? Effect.fail(
                 new InvalidInput({ reason: `since does not fit: ${e.reason} Call capture_since without a cursor to get a fresh one.` })
               )
-              : Effect.succeed(Either.left("pane_died" as const)),
-          NotFound: (e) => (first ? Effect.fail(e) : Effect.succeed(Either.left("pane_died" as const))),
-          NoServer: (e) => (first ? Effect.fail(e) : Effect.succeed(Either.left("pane_died" as const)))
+              : Effect.succeed(Result.fail("pane_died" as const)),
+          NotFound: (e) => (first ? Effect.fail(e) : Effect.succeed(Result.fail("pane_died" as const))),
+          NoServer: (e) => (first ? Effect.fail(e) : Effect.succeed(Result.fail("pane_died" as const)))
         })
       )
-      if (Either.isLeft(since)) return Option.some({ outcome: "pane_died" as const })
-      const { view } = since.right
+      if (Result.isFailure(since)) return Option.some({ outcome: "pane_died" as const })
+      const { view } = since.success
       const visible = screenRows(view)
       let rows: ReadonlyArray<string>
       if (view.state.alternate_on) {
@@ -274,14 +274,14 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
         rows = visible.filter((row, index) => row !== "" && row !== screen[index])
         pending = rows
       } else {
-        missed ||= since.right.missed
+        missed ||= since.success.missed
         const cursorRow = view.state.history_size + view.state.cursor_y
-        const split = Math.max(0, Math.min(since.right.rows.length, cursorRow - since.right.fromRow))
-        rows = since.right.rows
+        const split = Math.max(0, Math.min(since.success.rows.length, cursorRow - since.success.fromRow))
+        rows = since.success.rows
         settle(rows.slice(0, split))
         pending = rows.slice(split)
         // Read on from the start of the cursor's row; on the anchor's own row, from the anchor's column.
-        const sameRow = since.right.anchor?.prefixKept === true && cursorRow === since.right.fromRow
+        const sameRow = since.success.anchor?.prefixKept === true && cursorRow === since.success.fromRow
         anchor = sameRow ? cursorOf(view, anchor.x) : cursorOf(view, 0)
       }
       lastView = view

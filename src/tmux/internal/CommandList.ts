@@ -14,7 +14,7 @@
  *   exist, fails with "no buffer <token>" on stderr, which only a list that ran to its end prints.
  * - `kill-server`: nothing after it is read, and the server may be gone before a mark is printed.
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { Failed, type TmuxError } from "../../domain/Errors.js"
 import { classifyFailure, refusedAccess } from "../Classify.js"
 import { commandListBytes, TMUX_ARGV_LIMIT } from "../CommandBatches.js"
@@ -58,23 +58,23 @@ export interface MarkedList {
  * program argument, and no NUL-terminated argument of tmux's command message, can hold one; Node
  * would throw quoting the argument, maybe a secret), or more argv than one client message holds.
  */
-export const markList = (commands: ReadonlyArray<TmuxCommand>, description: string): Either.Either<MarkedList, Failed> => {
+export const markList = (commands: ReadonlyArray<TmuxCommand>, description: string): Result.Result<MarkedList, Failed> => {
   const failed = (reason: Failed["reason"], stderr: string) => new Failed({ command: description, reason, exitCode: null, stderr })
   if (commands.some((args) => args.some((arg) => arg.includes("\0")))) {
-    return Either.left(failed("spawn", "an argument holds a NUL character, which no program argument can carry; remove it"))
+    return Result.fail(failed("spawn", "an argument holds a NUL character, which no program argument can carry; remove it"))
   }
   const mark = endMarkFor(commands)
   const sent = mark === undefined ? commands : [...commands, mark.command]
   const bytes = commandListBytes(sent)
   if (bytes > TMUX_ARGV_LIMIT) {
-    return Either.left(
+    return Result.fail(
       failed(
         "exit",
         `the command list takes ${bytes} bytes, more than the ${TMUX_ARGV_LIMIT} one tmux invocation carries; send less at once`
       )
     )
   }
-  return Either.right({ sent, mark })
+  return Result.succeed({ sent, mark })
 }
 
 /** The `;`-joined argv of a command list, each argument protected from tmux's separator parsing. */
@@ -93,13 +93,13 @@ export const readAnswer = (
   list: MarkedList,
   socketLabel: string,
   description: string
-): Either.Either<string, TmuxError> => {
+): Result.Result<string, TmuxError> => {
   const failure = () => classifyFailure({ ...result, socketLabel, command: description })
-  if (list.mark === undefined) return result.exitCode === 0 ? Either.right(result.stdout) : Either.left(failure())
+  if (list.mark === undefined) return result.exitCode === 0 ? Result.succeed(result.stdout) : Result.fail(failure())
   const output = list.mark.strip(result)
-  if (output !== undefined) return Either.right(output)
-  if (result.exitCode !== 0 || refusedAccess(result.stderr)) return Either.left(failure())
-  return Either.left(
+  if (output !== undefined) return Result.succeed(output)
+  if (result.exitCode !== 0 || refusedAccess(result.stderr)) return Result.fail(failure())
+  return Result.fail(
     new Failed({
       command: description,
       reason: "unparseable",

@@ -17,8 +17,8 @@ export const CommandArgv = Schema.Array(
     })
   )
 ).pipe(
-  Schema.minItems(1),
-  Schema.maxItems(MAX_ARGV_ITEMS),
+  Schema.check(Schema.isMinLength(1)),
+  Schema.check(Schema.isMaxLength(MAX_ARGV_ITEMS)),
   Schema.filter((argv) => argv[0] !== "" && !argv[0]!.startsWith("-"), {
     message: () => "argv[0] must name a program (not empty, not starting with '-')"
   })
@@ -34,7 +34,7 @@ export const commandArgument = optional(
  * strings) is read by tools/call's lenient pass, which the argument guard checks again, so the
  * schema takes no string of its own: a string it decoded itself would skip the guard.
  */
-export const EnvironmentValue = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+export const EnvironmentValue = Schema.Record(Schema.String, Schema.String).annotate({
   message: () => "an object of strings, or that object as JSON text"
 })
 
@@ -61,7 +61,7 @@ export const generationArgument = optional(Schema.String)
 export const forceArgument = optional(Schema.Boolean)
 
 /** A wait's timeout in seconds. */
-export const TimeoutSeconds = Schema.Number.pipe(Schema.positive(), Schema.finite())
+export const TimeoutSeconds = Schema.Number.pipe(Schema.check(Schema.isGreaterThan(0)), Schema.check(Schema.isFinite()))
 
 /** The `timeout` argument every waiting tool takes. */
 export const timeoutArgument = optional(TimeoutSeconds, `Seconds, default ${DEFAULT_WAIT_SECONDS}.`)
@@ -76,5 +76,5 @@ export const patternArguments = {
 }
 
 /** run_command's output budget, in lines (head and tail kept) and bytes. */
-export const MaxOutputLines = Int.pipe(Schema.between(2, 10_000))
-export const MaxOutputBytes = Int.pipe(Schema.between(256, 1_048_576))
+export const MaxOutputLines = Int.pipe(Schema.check(Schema.isBetween({ minimum: 2, maximum: 10_000 })))
+export const MaxOutputBytes = Int.pipe(Schema.check(Schema.isBetween({ minimum: 256, maximum: 1_048_576 })))

@@ -9,11 +9,11 @@ import { optional } from "../Tool.js"
 
 /** "all", or a list of `all`'s names. */
 const fieldNames = <K extends string>(all: ReadonlyArray<K>) =>
-  Schema.Union(Schema.Literal("all"), Schema.Array(Schema.Literal(...(all as [K, ...Array<K>]))))
+  Schema.Union([Schema.Literal("all"), Schema.Array(Schema.Literal(...(all as [K, ...Array<K>])))])
 
 /** The names listed as any strings: the tool they are said once in lists them (~290 B for a pane's). */
 const saidElsewhere = <K extends string>(all: ReadonlyArray<K>) =>
-  fieldNames(all).annotations({ jsonSchema: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] } })
+  fieldNames(all).annotate({ jsonSchema: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] } })
 
 /**
  * The `fields` argument for a model whose fields are `all`. `sameAs` names a tool listed before

@@ -9,15 +9,15 @@ import { Int, NonNegativeInt, optional } from "../Tool.js"
 export const pageArguments = {
   offset: optional(NonNegativeInt),
   limit: optional(
-    Int.pipe(Schema.between(1, MAX_PAGE_LIMIT))
+    Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_PAGE_LIMIT })))
   )
 }
 
-export const Page = <A, I>(item: Schema.Schema<A, I>) =>
+export const Page = <A, I>(item: Schema.Codec<A, I>) =>
   Schema.Struct({
     items: Schema.Array(item),
-    total: NonNegativeInt.annotations({ description: "Items that matched before paging." }),
+    total: NonNegativeInt.annotate({ description: "Items that matched before paging." }),
     offset: NonNegativeInt,
     limit: NonNegativeInt,
-    truncated: Schema.Boolean.annotations({ description: "More items exist after this page." })
+    truncated: Schema.Boolean.annotate({ description: "More items exist after this page." })
   })

@@ -29,7 +29,7 @@ import { Int, optional } from "../Tool.js"
 import { PatternList, TimeoutSeconds } from "./Arguments.js"
 
 /** A settle time in milliseconds, as wait_for_text and `wait` take it. */
-export const SettleMs = Int.pipe(Schema.between(50, MAX_SETTLE_MS))
+export const SettleMs = Int.pipe(Schema.check(Schema.isBetween({ minimum: 50, maximum: MAX_SETTLE_MS })))
 
 /** wait_for_text's criteria in a few bytes: what its description says once, this does not repeat. */
 export const WaitAfterInput = Schema.Struct({
@@ -48,13 +48,13 @@ export const waitAfterArgument = optional(WaitAfterInput, "Then wait, as wait_fo
  * paste_text's `wait` is send_keys': tools/list shows its fields once, there (listed before it);
  * decoding checks them the same.
  */
-export const waitLikeSendKeysArgument = optional(WaitAfterInput.annotations({ jsonSchema: { type: "object" } }), "As send_keys'.")
+export const waitLikeSendKeysArgument = optional(WaitAfterInput.annotate({ jsonSchema: { type: "object" } }), "As send_keys'.")
 
 /**
  * How a wait after input ended: as wait_for_text's, or `missed`: the wait stopped before it could
  * tell, after the input was sent (a regular expression ran away on the pane's text).
  */
-const WaitAfterOutcome = Schema.Literal(...WaitOutcome.literals, "missed").annotations({
+const WaitAfterOutcome = Schema.Literals([...WaitOutcome.literals, "missed"]).annotate({
   description: `${
     Option.getOrElse(AST.getDescriptionAnnotation(WaitOutcome.ast), () => "")
   } missed: the wait stopped before it could tell (wait_missed says why); the input was sent.`
@@ -65,15 +65,15 @@ export const waitedFields = {
   ...(Object.fromEntries(
     Object.entries(TextWaitResult.omit("pane_id", "outcome").fields).map((
       [name, field]
-    ) => [name, Schema.optionalWith(field, { exact: true })])
+    ) => [name, Schema.optionalKey(field)])
   ) as {
     [K in Exclude<keyof typeof TextWaitResult.fields, "pane_id" | "outcome">]: Schema.optionalWith<
       (typeof TextWaitResult.fields)[K],
       { exact: true }
     >
   }),
-  outcome: Schema.optionalWith(WaitAfterOutcome, { exact: true }),
-  wait_missed: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+  outcome: Schema.optionalKey(WaitAfterOutcome),
+  wait_missed: Schema.optionalKey(Schema.String).annotate({
     description: "With outcome missed: why, and how to read what the pane printed (capture_since from cursor)."
   })
 }

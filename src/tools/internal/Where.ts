@@ -11,11 +11,11 @@ import { type Condition, type ItemFilter, textFields } from "../../operations/hi
 import type { Beside, Side } from "../../operations/hierarchy/Neighbours.js"
 import { optional } from "../Tool.js"
 
-type Fields = Readonly<Record<string, Schema.Schema.All>>
+type Fields = Readonly<Record<string, Schema.Top>>
 
 /** A condition's schema: any non-empty string for a text field, else the field's own type. */
-const conditionOf = (field: Schema.Schema.All, text: boolean): Schema.Schema.Any =>
-  text ? Schema.String.pipe(Schema.minLength(1)) : Schema.typeSchema(field as Schema.Schema.Any)
+const conditionOf = (field: Schema.Top, text: boolean): Schema.Top =>
+  text ? Schema.String.pipe(Schema.check(Schema.isMinLength(1))) : Schema.toType(field as Schema.Top)
 
 const NEIGHBOUR_KEYS = { left_of: "left", right_of: "right", above: "above", below: "below" } as const satisfies Record<string, Side>
 
@@ -23,14 +23,14 @@ const NEIGHBOUR_KEYS = { left_of: "left", right_of: "right", above: "above", bel
 export const whereArgument = (fields: Fields, options: { readonly neighbours?: boolean } = {}, description?: string) => {
   const text = textFields(fields)
   const conditions = Object.fromEntries(
-    Object.entries(fields).map(([name, field]) => [name, Schema.optionalWith(conditionOf(field, text.has(name)), { exact: true })])
+    Object.entries(fields).map(([name, field]) => [name, Schema.optionalKey(conditionOf(field, text.has(name)))])
   )
   const neighbours = options.neighbours === true
-    ? Object.fromEntries(Object.keys(NEIGHBOUR_KEYS).map((key) => [key, Schema.optionalWith(PaneId, { exact: true })]))
+    ? Object.fromEntries(Object.keys(NEIGHBOUR_KEYS).map((key) => [key, Schema.optionalKey(PaneId)]))
     : {}
   return optional(
-    Schema.Struct({ ...conditions, ...neighbours, regex: Schema.optionalWith(Schema.Boolean, { exact: true }) })
-      .annotations({ jsonSchema: { type: "object" } }),
+    Schema.Struct({ ...conditions, ...neighbours, regex: Schema.optionalKey(Schema.Boolean) })
+      .annotate({ jsonSchema: { type: "object" } }),
     description
   )
 }

@@ -114,7 +114,7 @@ export const lookAgainIfGone = <A, E, R>(
   look: Effect.Effect<A | undefined, E, R>
 ): Effect.Effect<A | undefined, E, R> =>
   isRemoteHost(socket.host)
-    ? Effect.flatMap(look, (found) => found !== undefined ? Effect.succeed(found) : Effect.zipRight(Effect.sleep(GONE_CONFIRM_MS), look))
+    ? Effect.flatMap(look, (found) => found !== undefined ? Effect.succeed(found) : Effect.andThen(Effect.sleep(GONE_CONFIRM_MS), look))
     : look
 
 /** The pane as it is now: alive with the run's pid, or gone (dead, respawned, closed, its server gone). */
@@ -237,7 +237,7 @@ type Ending = "ended" | "died" | "not_started" | "taken_over"
 
 /** Takes the command's buffer back if the shell has not fetched it: true when it is withdrawn (it can never run now). */
 const withdraw = (run: Run) =>
-  deleteTmuxBuffer(run.socket, commandBufferName(run.handle.id)).pipe(Effect.catchAll(() => Effect.succeed(false)))
+  deleteTmuxBuffer(run.socket, commandBufferName(run.handle.id)).pipe(Effect.catch(() => Effect.succeed(false)))
 
 /**
  * tmux drops a tenth of a full history at a time, so a history this full may have dropped lines
@@ -257,7 +257,7 @@ const lineUnfetched = (run: Run) =>
   query(run.socket, (m) => [runBuffersCommand(m)]).pipe(
     Effect.flatMap((output) => decode(runBufferRecord, output)),
     Effect.map((rows) => Option.some(rows.some((row) => row.name === commandBufferName(run.handle.id)))),
-    Effect.catchAll(() => Effect.succeed(Option.none<boolean>()))
+    Effect.catch(() => Effect.succeed(Option.none<boolean>()))
   )
 
 /**
@@ -296,7 +296,7 @@ const waitForEnd = (run: Run, timeout: EffectiveTimeout) =>
   Effect.gen(function*() {
     let lastPaneCheck = yield* Clock.currentTimeMillis
     const lastWords = Effect.map(
-      readNew(run).pipe(Effect.zipRight(awaitHandOver(run)), Effect.catchAll(() => Effect.void)),
+      readNew(run).pipe(Effect.andThen(awaitHandOver(run)), Effect.catch(() => Effect.void)),
       () => (run.framed.state.ended ? "ended" : "died") as Ending
     )
     const waited = yield* pollUntil(
@@ -366,7 +366,7 @@ export const finishRun = (run: Run, request: WaitRequest, serverGone = false) =>
     let ending: Ending | undefined
     if (serverGone) {
       // Nothing to wait for: read what the log holds and report the pane gone with its server.
-      yield* readNew(run).pipe(Effect.catchAll(() => Effect.void))
+      yield* readNew(run).pipe(Effect.catch(() => Effect.void))
       ending = run.framed.state.ended ? "ended" : "died"
     } else {
       const waited = yield* waitForEnd(run, request.timeout).pipe(Effect.onInterrupt(release))

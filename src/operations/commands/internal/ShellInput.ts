@@ -88,5 +88,5 @@ export const shellInput = (socket: ResolvedSocket, probe: Omit<ShellInputProbe, 
     : Effect.flatMap(Tmux, (tmux) => tmux.run(socket, shellInputCommands({ ...probe, socketPath: socket.path }, `etm.probe.${newRunId()}`)))
       .pipe(
         Effect.map(judgeShellInput),
-        Effect.catchAll(() => Effect.succeed<ShellInput>("unknown"))
+        Effect.catch(() => Effect.succeed<ShellInput>("unknown"))
       )

@@ -47,7 +47,7 @@ const waitFor: CommandEntry = {
       return done
     }
     return {
-      waits: Effect.async<void>((resume) => {
+      waits: Effect.callback<void>((resume) => {
         // Left in place when this wait is interrupted: tmux keeps a departed client's waiter too.
         channel.waiters.push(() => resume(Effect.void))
       })
