@@ -52,9 +52,9 @@ const remoteHost = (enabled = process.env.ETM_TEST_REMOTE_PROJECT !== "0" && exi
 export default defineConfig({
   test: {
     setupFiles: ["test/support/setup.ts"],
-    // Real tmux servers are cheap but not free: two cores, keep parallelism modest.
+    // Real tmux servers are cheap but not free: two cores, keep parallelism modest. (Vitest 4 dropped
+    // `minWorkers`; `maxWorkers` is the one knob, shared by all projects.)
     maxWorkers: 2,
-    minWorkers: 1,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     projects: [

@@ -1,18 +1,19 @@
 /**
  * The CLI entry: flags and environment -> configuration -> the live server (ServerLive) -> MCP over
- * stdio, or the doctor report. It runs on NodeRuntime.runMain: SIGINT and SIGTERM interrupt the
+ * stdio, or the doctor report. It runs on runMain (cli/RunMain.ts): SIGINT and SIGTERM interrupt the
  * program, so the layer's finalizers (owned sessions killed, tmux children
  * ended) run before the process exits. Exit codes: 0 (served until the client left or a signal came;
  * help; version; a healthy doctor), 1 (an invalid configuration, doctor finding no tmux, a bug), 2 (usage).
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { parseArgs, USAGE } from "./cli/Args.js"
+import { runMain } from "./cli/RunMain.js"
 import { doctor } from "./cli/Doctor.js"
 import { loadConfig, TmuxMcpConfig } from "./context/TmuxMcpConfig.js"
 import { VERSION } from "./domain/Version.js"
@@ -71,12 +72,15 @@ const program: Effect.Effect<number, Stop> = Effect.gen(function*() {
   return 0
 })
 
-NodeRuntime.runMain(
-  program.pipe(Effect.catchTag("Stop", (stop) => Effect.as(Effect.sync(() => complain(stop.message)), stop.code))),
+runMain(
+  program.pipe(
+    Effect.catchTag("Stop", (stop) => Effect.as(Effect.sync(() => complain(stop.message)), stop.code)),
+    // stdout is the protocol's: should anything log through Effect, it goes to stderr.
+    Effect.provideService(Logger.LogToStderr, true)
+  ),
   {
-    // Effect's own reporting and logger would write to stdout, which is the protocol's.
+    // Effect's own error report would write to stdout; the teardown reports on stderr instead.
     disableErrorReporting: true,
-    disablePrettyLogger: true,
     // Always exits (runMain leaves a clean end to the event loop), so nothing left running can hold the process.
     teardown: (exit) => {
       if (Exit.isSuccess(exit)) process.exit(typeof exit.value === "number" ? exit.value : 0)

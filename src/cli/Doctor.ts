@@ -3,6 +3,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { InvocationContext } from "../context/InvocationContext.js"
 import { resolveSocket } from "../context/SocketResolver.js"
 import { TmuxMcpConfig, type Transport } from "../context/TmuxMcpConfig.js"
@@ -50,10 +51,10 @@ export const doctor = (
       lines.push(
         line(
           "server",
-          info._tag === "Left"
-            ? `could not be asked: ${info.left.message} ${hint(info.left)}`
-            : info.right.is_alive
-            ? `running (pid ${info.right.pid}, tmux ${info.right.version}, ${info.right.session_count} sessions, ${info.right.pane_count} panes)`
+          Result.isFailure(info)
+            ? `could not be asked: ${info.failure.message} ${hint(info.failure)}`
+            : info.success.is_alive
+            ? `running (pid ${info.success.pid}, tmux ${info.success.version}, ${info.success.session_count} sessions, ${info.success.pane_count} panes)`
             : `not running (${SERVER_STARTERS}, starts one; no other tool does)`
         )
       )

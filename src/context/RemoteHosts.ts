@@ -10,7 +10,6 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import type { Failed } from "../domain/Errors.js"
 import { LOCAL_HOST } from "./HostsConfig.js"
 
@@ -41,11 +40,13 @@ export interface RemoteHostsShape {
 export class RemoteHosts extends Context.Service<RemoteHosts, RemoteHostsShape>()("effect-tmux-mcp/RemoteHosts") {}
 
 /** The host the current call is about: `local` unless a call's `host` (or `onHost`) says otherwise. */
-export const CurrentHost: FiberRef.FiberRef<string> = FiberRef.unsafeMake<string>(LOCAL_HOST)
+export const CurrentHost: Context.Reference<string> = Context.Reference<string>("effect-tmux-mcp/CurrentHost", {
+  defaultValue: () => LOCAL_HOST
+})
 
 /** Runs `effect` about `host` (a name of the hosts file, or `local`): sockets it resolves are that host's. */
 export const onHost = (host: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.locally(effect, CurrentHost, host)
+  Effect.provideService(effect, CurrentHost, host)
 
 /** Whether `host` is another machine. */
 export const isRemoteHost = (host: string | undefined): host is string => host !== undefined && host !== LOCAL_HOST

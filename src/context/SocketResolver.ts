@@ -11,7 +11,6 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { basename, dirname, join } from "node:path"
@@ -221,7 +220,7 @@ export const makeSocketResolver = (config: TmuxMcpConfigShape, remote?: RemoteHo
     if (selector.socket_name !== undefined && selector.socket_path !== undefined) {
       return Effect.fail(new InvalidInput({ reason: "socket_name and socket_path are exclusive; pass one of them." }))
     }
-    return Effect.flatMap(FiberRef.get(CurrentHost), (host) => isRemoteHost(host) ? resolveRemote(host, selector) : resolveLocal(selector))
+    return Effect.flatMap(CurrentHost, (host) => isRemoteHost(host) ? resolveRemote(host, selector) : resolveLocal(selector))
   }
 
   return { socketDirectory, resolve, fromPath }

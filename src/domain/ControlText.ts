@@ -11,6 +11,7 @@
  * from a capture drops controls instead, as a screen shows nothing for them.
  */
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/g
@@ -55,8 +56,6 @@ export const withoutCaptureEscapes = (row: string): string => (row.includes("\x1
  * A string field of an output that programs control: the operations see it exactly, and it is
  * encoded (sent) with its controls escaped.
  */
-export const DisplayText = Schema.transform(Schema.String, Schema.String, {
-  strict: true,
-  decode: (text) => text,
-  encode: escapeControls
-})
+export const DisplayText = Schema.String.pipe(
+  Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (text: string) => text, encode: escapeControls }))
+)

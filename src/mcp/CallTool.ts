@@ -7,8 +7,8 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
 import { TmuxMcpConfig, type TmuxMcpConfigShape } from "../context/TmuxMcpConfig.js"
@@ -42,17 +42,36 @@ export type ToolResult = {
   readonly _meta?: Record<string, unknown>
 }
 
+/**
+ * Effect's messages, but never the value given: a leaf says what was expected ("Expected string"),
+ * that a key is missing or unexpected; a check says its own message.
+ */
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => {
+    switch (issue._tag) {
+      case "MissingKey":
+        return "is missing"
+      case "UnexpectedKey":
+        return "is unexpected"
+      default: {
+        // Effect appends the input ("…, got 5", "Invalid data 5", "…to match the input 5"): cut off.
+        const message = SchemaIssue.defaultLeafHook(issue)
+        return message.startsWith("Invalid data ") ? "Expected a valid value" : message.replace(/(, got | the input )[\s\S]*$/, "")
+      }
+    }
+  }
+})
+
 /** A decoding failure, described by argument path and expectation; never with the value given. */
-export const describeParseError = (error: ParseResult.ParseError): string => {
+export const describeParseError = (error: Schema.SchemaError): string => {
   const byPath = new Map<string, Array<string>>()
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+  for (const issue of formatIssues(error.issue).issues) {
+    const keys = (issue.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
     // Keys may be the caller's (an excess property, a map's key): long or odd ones are not echoed.
-    const path = issue.path.length === 0
+    const path = keys.length === 0
       ? "arguments"
-      : issue.path.map((key) => (typeof key === "symbol" ? "[key]" : pathSegment(key))).join(".")
-    const message = issue.path.length === 0 && issue._tag === "Type"
-      ? "must be an object"
-      : issue.message.replace(/, actual [\s\S]*$/, "")
+      : keys.map((key) => (typeof key === "symbol" ? "[key]" : pathSegment(key))).join(".")
+    const message = keys.length === 0 && issue.message.startsWith("Expected object") ? "must be an object" : issue.message
     const list = byPath.get(path) ?? []
     if (!list.includes(message)) list.push(message)
     byPath.set(path, list)
@@ -130,10 +149,10 @@ const defectResult = (tool: AnyTool, defect: unknown): ToolResult => ({
  */
 const decodedInput = (tool: AnyTool, args: unknown): Effect.Effect<unknown, InvalidInput> =>
   Effect.gen(function*() {
-    yield* checkArguments(tool, args)
+    yield* Effect.fromResult(checkArguments(tool, args))
     // Strings some clients send for numbers, flags, objects and arrays; what they decode to is guarded too.
     const lenient = lenientArguments(tool.input, args)
-    if (lenient !== args) yield* checkArguments(tool, lenient)
+    if (lenient !== args) yield* Effect.fromResult(checkArguments(tool, lenient))
     return yield* decodeArguments(tool, lenient)
   })
 

@@ -3,7 +3,7 @@
  * Effect schemas). Each request runs as a fiber of the server's scope: a client's cancellation
  * interrupts it, interruption kills any tmux child, and the fibers still running when the server
  * stops are interrupted before the services' finalizers run. Serving ends on stdin EOF or a stdout
- * error; a signal interrupts it (main runs it on NodeRuntime.runMain). Request lines are bounded
+ * error; a signal interrupts it (main runs it on runMain). Request lines are bounded
  * (internal/StdioTransport.ts).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
@@ -21,13 +21,12 @@ import {
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
-import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import { InvocationContext, type InvocationContextShape } from "../context/InvocationContext.js"
 import { type ResolvedSocket, resolveSocket } from "../context/SocketResolver.js"
@@ -115,13 +114,13 @@ export const makeMcpServer = (
     const run: RunRequest = (effect, signal) =>
       new Promise((resolve, reject) => {
         const fiber = runFork(effect)
-        const cancel = () => fiber.unsafeInterruptAsFork(FiberId.none)
+        const cancel = () => fiber.interruptUnsafe()
         signal.addEventListener("abort", cancel, { once: true })
         if (signal.aborted) cancel()
         fiber.addObserver((exit) => {
           signal.removeEventListener("abort", cancel)
           if (Exit.isSuccess(exit)) resolve(exit.value)
-          else reject(Runtime.makeFiberFailure(exit.cause))
+          else reject(Cause.squash(exit.cause))
         })
       })
     // The server is built after the subscriptions it notifies through.

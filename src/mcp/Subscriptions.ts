@@ -101,11 +101,7 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
         // Interrupting the read closes its connection: a stopped server keeps none of ours.
         const answer = yield* readScreens(socket, paneIds).pipe(
           Effect.result,
-          Effect.timeoutTo({
-            duration: WEDGED_AFTER_MS,
-            onSuccess: Option.some,
-            onTimeout: Option.none
-          })
+          Effect.timeoutOption(WEDGED_AFTER_MS)
         )
         // Unsubscribed while this round read.
         const current = entries.filter(([uri, subscription]) => watched.get(uri) === subscription)

@@ -177,15 +177,14 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
             yield* options.timeout === undefined
               ? outcome.waits
               : outcome.waits.pipe(
-                Effect.timeoutFail({
+                Effect.timeoutOrElse({
                   duration: options.timeout,
-                  onTimeout: () =>
-                    new Failed({
+                  orElse: () => Effect.fail(new Failed({
                       command: description,
                       reason: "timeout",
                       exitCode: null,
                       stderr: `no answer within ${Duration.format(Duration.fromInputUnsafe(options.timeout!))}`
-                    })
+                    }))
                 })
               )
             continue

@@ -228,7 +228,7 @@ export const makeConnections = (
         forwards: new Map(),
         forwardSerial: 0,
         releasing: 0,
-        roomMade: Deferred.makeUnsafe<void>(undefined as never),
+        roomMade: Deferred.makeUnsafe<void>(),
         down: undefined,
         failures: 0,
         stderrTail: ""
@@ -301,7 +301,7 @@ export const makeConnections = (
       runToEnd("ssh", argv, { env: environment, stdin, maxOutputBytes: MAX_SCRIPT_OUTPUT_BYTES }).pipe(
         Effect.provideService(TmuxProcesses, processes),
         Effect.mapError((error) => error._tag === "OutputOverflowed" ? "ssh printed more than a script answers" : error.message),
-        Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => `ssh did not answer in ${timeoutMs} ms` })
+        Effect.timeoutOrElse({ duration: Duration.millis(timeoutMs), orElse: () => Effect.fail(`ssh did not answer in ${timeoutMs} ms`) })
       )
 
     const markDown = (state: HostState, cause: string) => {
@@ -336,7 +336,7 @@ export const makeConnections = (
           )
         }
         state.master = child
-        const ended = Deferred.makeUnsafe<void>(undefined as never)
+        const ended = Deferred.makeUnsafe<void>()
         state.masterEnded = ended
         child.stdout?.resume()
         child.stderr?.on("data", (chunk: Buffer) => {
@@ -428,7 +428,7 @@ export const makeConnections = (
         if (state.view !== undefined && state.master !== undefined) return Effect.succeed(state.view)
         if (state.down !== undefined && Date.now() < state.down.retryAt) return Effect.fail(downError(state, `connect to host ${host}`))
         if (state.starting === undefined) {
-          const starting = Deferred.makeUnsafe<RemoteHostView, Failed>(undefined as never)
+          const starting = Deferred.makeUnsafe<RemoteHostView, Failed>()
           state.starting = starting
           // The start belongs to the layer, not to the first caller: a caller that gives up (its
           // deadline, a cancel) does not end the start the others wait for.
@@ -456,7 +456,7 @@ export const makeConnections = (
     /** Wakes the calls waiting for room on the host: a forward went idle or away. */
     const announceRoom = (state: HostState) => {
       Deferred.doneUnsafe(state.roomMade, Exit.void)
-      state.roomMade = Deferred.makeUnsafe<void>(undefined as never)
+      state.roomMade = Deferred.makeUnsafe<void>()
     }
 
     /** Forwards `forward.remotePath` to `forward.localPath`: ready with the local path, or removed again. */
@@ -525,7 +525,7 @@ export const makeConnections = (
           const forward: Forward = {
             remotePath,
             localPath: forwardSocketPath(directory, process.pid, instance, state.settings.name, remotePath, ++state.forwardSerial),
-            ready: Deferred.makeUnsafe<string, Failed>(undefined as never),
+            ready: Deferred.makeUnsafe<string, Failed>(),
             leases: 1,
             lastUsed: Date.now()
           }
@@ -551,10 +551,9 @@ export const makeConnections = (
         const idle = [...state.forwards.values()].find((forward) => forward.leases === 0)
         if (idle !== undefined) return release(state, idle)
         return Deferred.await(state.roomMade).pipe(
-          Effect.timeoutFail({
+          Effect.timeoutOrElse({
             duration: Duration.millis(Math.max(0, deadline - Date.now())),
-            onTimeout: () =>
-              hostFailed(state.settings, "forward", `all ${MAX_FORWARDS} forwards this server keeps to the host are in use by other calls`)
+            orElse: () => Effect.fail(hostFailed(state.settings, "forward", `all ${MAX_FORWARDS} forwards this server keeps to the host are in use by other calls`))
           })
         )
       })

@@ -26,7 +26,7 @@ export const query = (
 export const decode = <F extends Format.Fields>(
   codec: Format.RecordCodec<F>,
   output: Format.ParsedOutput
-): Effect.Effect<Array<Format.Decoded<F>>, Failed> => codec.decodeAll(output)
+): Effect.Effect<Array<Format.Decoded<F>>, Failed> => Effect.fromResult(codec.decodeAll(output))
 
 /** The object a command list targets explicitly, to name it when it does not exist. */
 export interface QueryTarget {
@@ -70,4 +70,4 @@ export const queryTree = (
 export const serverIdentityCommand = (marks: Format.Marks): TmuxCommand => ["display-message", "-p", serverRecord.format(marks)]
 
 export const decodeServerIdentity = (output: Format.ParsedOutput): Effect.Effect<ServerIdentity, Failed> =>
-  Effect.map(serverRecord.decodeFirst(output), (row) => ({ ...row, generation: generationOf(row) }))
+  Effect.map(Effect.fromResult(serverRecord.decodeFirst(output)), (row) => ({ ...row, generation: generationOf(row) }))

@@ -83,11 +83,11 @@ export const makeTmuxExec = Effect.gen(function*() {
           ? outputOverflowed(description, error.overflow)
           : new Failed({ command: description, reason: "spawn", exitCode: null, stderr: error.message })
       ),
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: timeout,
-        onTimeout: () => timedOut(description, timeout)
+        orElse: () => Effect.fail(timedOut(description, timeout))
       }),
-      Effect.flatMap((result) => readAnswer(result, list, socket.label, description)),
+      Effect.flatMap((result) => Effect.fromResult(readAnswer(result, list, socket.label, description))),
       Effect.withSpan("Tmux.run", { attributes: { commands: description } })
     )
   }

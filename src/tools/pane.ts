@@ -84,9 +84,8 @@ export const getPaneInfoTool = defineTool({
     variables: optional(Schema.Array(Schema.String)),
     ...socketArguments
   }),
-  output: Schema.extend(
-    PaneDetail,
-    Schema.Struct({
+  output: PaneDetail.pipe(
+    Schema.fieldsAssign({
       variables: optional(
         Schema.Record(Schema.String, Schema.String),
         "By name; empty when unset or unknown to this tmux."

@@ -2,8 +2,6 @@
  * JSON Schema for tools/list, generated from the Effect schemas. tools/list is read into an agent's
  * context at the start of every conversation, so what the schema says is said once:
  *
- * - Effect adds a title and a generic description to every refinement ("a non-negative number");
- *   they say nothing the keywords do not, and are dropped.
  * - The ids' own descriptions and patterns (what a pane id looks like, where it comes from) repeat
  *   on every id argument (~20 B each, ~30 arguments); the instructions and docs/tools.md say the
  *   forms once, the argument's name says which id it is, and decoding still refuses any other form
@@ -19,28 +17,73 @@
  *   prose, no value constraints, no closing and no required lists: what an agent reads a result by,
  *   not what checks our own output.
  *
+ * - A schema annotated `{ "x-etm-json-schema": schema }` is listed as that schema (with its own
+ *   description): a shape said once elsewhere (create_session's `panes`) is listed loose where it
+ *   is said again.
+ * - The schemas are listed as Effect 3 listed them (tools/list is pinned byte for byte): what Effect 4
+ *   adds for its JSON codec is left out, since the server decodes the arguments as they are
+ *   (`undefined` as null, NaN and the infinities as strings), and so is the `allOf` it wraps some
+ *   checks in.
+ *
  * No `$ref` is produced: every schema is self-contained for clients that do not resolve references.
  */
-import * as JSONSchema from "effect/JSONSchema"
-import * as Option from "effect/Option"
-import type * as Schema from "effect/Schema"
+import * as Record from "effect/Record"
+import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaRepresentation from "effect/SchemaRepresentation"
 import { PaneId, SessionId, WindowId } from "../../domain/Ids.js"
 
 type JsonObject = { [key: string]: unknown }
 
-const GENERATED_DESCRIPTION =
-  /^(a |an )?(string|number|integer|non-negative|positive|negative|finite|array|number between|string matching|integer between)/i
+/** The annotation whose value is listed instead of the schema's own JSON Schema. */
+const LISTED_AS = "x-etm-json-schema"
+
+/**
+ * The representation without the `undefined` members of unions (`Schema.optional`'s): JSON has
+ * none, and a key that holds it is left out of the JSON text.
+ */
+const withoutUndefined = (node: SchemaRepresentation.Representation): SchemaRepresentation.Representation => {
+  switch (node._tag) {
+    case "Union":
+      return { ...node, types: node.types.filter((type) => type._tag !== "Undefined").map(withoutUndefined) }
+    case "Objects":
+      return {
+        ...node,
+        propertySignatures: node.propertySignatures.map((property) => ({ ...property, type: withoutUndefined(property.type) })),
+        indexSignatures: node.indexSignatures.map((index) => ({ ...index, type: withoutUndefined(index.type) }))
+      }
+    case "Arrays":
+      return {
+        ...node,
+        elements: node.elements.map((element) => ({ ...element, type: withoutUndefined(element.type) })),
+        rest: node.rest.map(withoutUndefined)
+      }
+    case "Suspend":
+      return { ...node, thunk: withoutUndefined(node.thunk) }
+    default:
+      return node
+  }
+}
+
+/**
+ * Effect's JSON Schema of what the server decodes: the schema's encoded side itself, not its JSON
+ * codec's; objects closed (the server refuses unknown keys), everything inline.
+ */
+const generate = (schema: Schema.Top): JsonObject => {
+  const { references, representation } = Schema.toRepresentation(schema, { referencePolicy: () => undefined })
+  return SchemaRepresentation.toJsonSchemaDocument(
+    { representation: withoutUndefined(representation), references: Record.map(references, withoutUndefined) },
+    { onExcessProperty: "error", includeAnnotationKey: (key) => key === LISTED_AS }
+  ).schema
+}
 
 /** The descriptions the id schemas carry themselves: said once in the instructions, not per argument. */
-const COMMON_DESCRIPTIONS: ReadonlySet<string> = new Set(
-  [PaneId, WindowId, SessionId].flatMap((schema) => Option.toArray(SchemaAST.getDescriptionAnnotation(schema.ast)))
+const COMMON_DESCRIPTIONS: ReadonlySet<string | undefined> = new Set(
+  [PaneId, WindowId, SessionId].map((schema) => SchemaAST.resolveDescription(schema.ast))
 )
 
 /** The patterns of the id schemas: said once in the instructions (`%N`, `@N`, `$N`), not per argument. */
-const ID_PATTERNS: ReadonlySet<string> = new Set(
-  [PaneId, WindowId, SessionId].map((schema) => (JSONSchema.make(schema) as { pattern: string }).pattern)
-)
+const ID_PATTERNS: ReadonlySet<unknown> = new Set([PaneId, WindowId, SessionId].map((schema) => generate(schema).pattern))
 
 /** Keywords an output schema drops: prose and value constraints, not structure or types. */
 const OUTPUT_ONLY_PROSE = new Set([
@@ -68,25 +111,53 @@ const INPUT_BOUNDS = new Set(["minimum", "maximum", "exclusiveMinimum", "minItem
 const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Keywords whose value is a map of names to schemas. */
-const SCHEMA_MAPS = new Set(["properties", "$defs", "patternProperties"])
+const SCHEMA_MAPS = new Set(["properties", "patternProperties"])
 /** Keywords whose value is a schema or a list of schemas. */
-const SCHEMA_VALUES = new Set(["items", "additionalProperties", "anyOf", "oneOf", "allOf", "not", "prefixItems"])
+const SCHEMA_VALUES = new Set(["items", "additionalProperties", "anyOf", "oneOf", "not", "prefixItems"])
 
 /** A tool's arguments or its result; "input with ids" keeps the id patterns, for sweeps that tell id arguments apart. */
 type Side = "input" | "input with ids" | "output"
 
 const dropped = (key: string, value: unknown, side: Side): boolean =>
-  key === "$schema" || key === "title" ||
-  // Any value at all is the empty schema; the marker Effect adds names nothing a client resolves.
-  (key === "$id" && (value === "/schemas/unknown" || value === "/schemas/any")) ||
   // A JSON string alternative says it in its description; the content keywords only annotate.
   key === "contentMediaType" || key === "contentSchema" ||
-  (key === "properties" && isObject(value) && Object.keys(value).length === 0) ||
-  (key === "required" && Array.isArray(value) && value.length === 0) ||
   (side === "output" && OUTPUT_ONLY_PROSE.has(key)) ||
   (side !== "output" && INPUT_BOUNDS.has(key) && typeof value === "number") ||
   (side === "input" && key === "pattern" && typeof value === "string" && ID_PATTERNS.has(value)) ||
-  (key === "description" && typeof value === "string" && (GENERATED_DESCRIPTION.test(value) || COMMON_DESCRIPTIONS.has(value)))
+  (key === "description" && COMMON_DESCRIPTIONS.has(value as string))
+
+/** Whether a node is Effect 4's number, which its JSON codec also takes as "NaN", "Infinity" or "-Infinity". */
+const isNumberOrSpecial = (branches: unknown): boolean =>
+  Array.isArray(branches) && branches.length === 2 && isObject(branches[0]) && branches[0].type === "number" &&
+  isObject(branches[1]) && branches[1].type === "string" && Array.isArray(branches[1].enum) &&
+  ["NaN", "Infinity", "-Infinity"].every((special) => (branches[1] as JsonObject).enum.includes(special))
+
+/**
+ * The node as one schema: Effect 4's number without the JSON codec's strings, the checks it wraps
+ * in `allOf` (and a one-branch `anyOf`) merged into the node, and the `LISTED_AS` annotation, once
+ * merged, in place of the node (keeping its description).
+ */
+const flattened = (node: JsonObject): JsonObject => {
+  let out = node
+  if (isNumberOrSpecial(out.anyOf)) {
+    const { anyOf: _, ...rest } = out
+    out = { type: "number", ...rest }
+  }
+  for (const key of ["allOf", "anyOf"] as const) {
+    const members = out[key]
+    if (!Array.isArray(members) || (key === "anyOf" && members.length !== 1)) continue
+    const { [key]: _, ...rest } = out
+    const merged = members.reduce<JsonObject | undefined>(
+      (into, member) =>
+        into !== undefined && isObject(member) && Object.keys(member).every((name) => !(name in into)) ? { ...into, ...member } : undefined,
+      rest
+    )
+    if (merged !== undefined) out = merged
+  }
+  const listedAs = out[LISTED_AS]
+  if (!isObject(listedAs)) return out
+  return out.description === undefined ? listedAs : { ...listedAs, description: out.description }
+}
 
 /** `anyOf` of schemas that only name a type, as one `type` list; anything else as it is. */
 const typeList = (node: JsonObject): JsonObject => {
@@ -100,18 +171,26 @@ const typeList = (node: JsonObject): JsonObject => {
   return { type: types, ...rest }
 }
 
+/** Effect 3's order of an object's keywords (`required` before `properties`), which tools/list keeps. */
+const inEffect3Order = (entries: Array<[string, unknown]>): Array<[string, unknown]> => {
+  const required = entries.findIndex(([key]) => key === "required")
+  const properties = entries.findIndex(([key]) => key === "properties")
+  if (required < properties) return entries
+  const [entry] = entries.splice(required, 1)
+  entries.splice(properties, 0, entry!)
+  return entries
+}
+
 const clean = (node: unknown, side: Side): unknown => {
   if (Array.isArray(node)) return node.map((item) => clean(item, side))
   if (!isObject(node)) return node
   const out: JsonObject = {}
-  for (const [key, value] of Object.entries(node)) {
+  for (const [key, value] of inEffect3Order(Object.entries(flattened(node)))) {
     if (dropped(key, value, side)) continue
     if (SCHEMA_MAPS.has(key) && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, clean(schema, side)]))
     } else if (SCHEMA_VALUES.has(key)) {
-      const cleaned = clean(value, side)
-      // Any value at all, said as JSON Schema's `true`, which no client reads as a schema left empty by mistake.
-      out[key] = key === "additionalProperties" && isObject(cleaned) && Object.keys(cleaned).length === 0 ? true : cleaned
+      out[key] = clean(value, side)
     } else {
       out[key] = value
     }
@@ -122,11 +201,11 @@ const clean = (node: unknown, side: Side): unknown => {
 }
 
 /**
- * An object schema as MCP wants it: `type: "object"` at the root, no `$schema`, nothing said twice;
- * `side` says whether it describes a tool's arguments or its result.
+ * An object schema as MCP wants it: `type: "object"` at the root, nothing said twice; `side` says
+ * whether it describes a tool's arguments or its result.
  */
 export const toolJsonSchema = (schema: Schema.Top, side: Side = "input"): { type: "object"; [key: string]: unknown } => {
-  const { additionalProperties: _, ...json } = clean(JSONSchema.make(schema, { target: "jsonSchema2020-12" }), side) as JsonObject
+  const { additionalProperties: _, ...json } = clean(generate(schema), side) as JsonObject
   if (json.type !== "object") throw new Error("tool schemas must be objects")
   return json as { type: "object"; [key: string]: unknown }
 }

@@ -7,7 +7,7 @@
  * pattern at every poll never runs dry. Wall-clock time on purpose: it is real blocking that is bounded.
  */
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
+import * as Context from "effect/Context"
 
 /** What one request's regular expressions may block the event loop for at once. */
 export const REGEX_BUDGET_MS = 250
@@ -38,14 +38,16 @@ const makeBudget = (): RegexBudget => {
   }
 }
 
-const currentRegexBudget = FiberRef.unsafeMake<RegexBudget | undefined>(undefined)
+const currentRegexBudget = Context.Reference<RegexBudget | undefined>("effect-tmux-mcp/RegexBudget", {
+  defaultValue: () => undefined
+})
 
 /** The current request's budget; none outside a request (then each match has a time box of its own). */
-export const requestRegexBudget: Effect.Effect<RegexBudget | undefined> = FiberRef.get(currentRegexBudget)
+export const requestRegexBudget: Effect.Effect<RegexBudget | undefined> = currentRegexBudget
 
 /** Runs `effect` as one request: its matches share a fresh budget, unless it already runs inside a request. */
 export const withRegexBudget = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(
     requestRegexBudget,
-    (budget) => budget === undefined ? Effect.suspend(() => Effect.locally(effect, currentRegexBudget, makeBudget())) : effect
+    (budget) => budget === undefined ? Effect.suspend(() => Effect.provideService(effect, currentRegexBudget, makeBudget())) : effect
   )

@@ -11,7 +11,6 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CurrentHost, isRemoteHost } from "../../context/RemoteHosts.js"
@@ -81,17 +80,16 @@ export const pollUntil = <A, E, R>(
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const deadline = started + options.timeout.seconds * 1000
-    const remote = isRemoteHost(yield* FiberRef.get(CurrentHost))
+    const remote = isRemoteHost(yield* CurrentHost)
     const maxInterval = Math.max(Duration.toMillis(options.maxInterval ?? 500), remote ? REMOTE_MAX_INTERVAL_MS : 0)
     let interval = Math.max(Duration.toMillis(options.firstInterval ?? 50), remote ? REMOTE_FIRST_INTERVAL_MS : 0)
     let reported = 0
     while (true) {
       const looked = yield* Clock.currentTimeMillis
       const value = options.boundLooks === true
-        ? yield* Effect.timeoutTo(check, {
+        ? yield* Effect.timeoutOrElse(check, {
           duration: Math.max(deadline - looked, LAST_LOOK_MS),
-          onSuccess: (found) => found,
-          onTimeout: () => Option.none<A>()
+          orElse: () => Effect.succeed(Option.none<A>())
         })
         : yield* check
       const now = yield* Clock.currentTimeMillis

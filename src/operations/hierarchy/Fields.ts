@@ -40,15 +40,15 @@ export const project = <A extends object>(item: A, fields: ReadonlyArray<string>
 }
 
 /** The model's struct with every field but the key optional: an item of a projected listing. */
-export const projected = <F extends Record<string, Schema.Top>>(
+export const projected = <F extends Schema.Struct.Fields>(
   model: Schema.Struct<F>,
   key: ReadonlyArray<keyof F>
-): Schema.Struct<{ [P in keyof F]: Schema.optionalWith<F[P], { exact: true }> }> =>
+): Schema.Struct<{ [P in keyof F]: Schema.optionalKey<F[P]> }> =>
   Schema.Struct(
     Object.fromEntries(
       Object.entries(model.fields).map(([name, field]) => [
         name,
-        key.includes(name) ? field : Schema.optionalKey(field as Schema.Top)
+        key.includes(name) ? field : Schema.optionalKey(field)
       ])
     )
   ) as never

@@ -123,7 +123,7 @@ export const typablePane = (
       ...then
     ]
     const printed = yield* runTree(socket, commands, { kind: "pane", id: paneId })
-    const looked = look ? yield* takeLook(printed, marks) : { rest: printed, view: undefined }
+    const looked = look ? yield* Effect.fromResult(takeLook(printed, marks)) : { rest: printed, view: undefined }
     const pane = (yield* decode(paneStateRecord, Format.parseOutput(looked.rest, marks))).find((row) => row.pane_id === paneId)
     if (pane === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: paneId, socket: socket.label }))
     if (pane.dead) {
@@ -237,7 +237,7 @@ export const sendKeysAndLook = Effect.fn("Input.sendKeys")((
     const exitOnly = exitMode && request.keys === "" && request.enter !== true
     const plan = exitOnly
       ? { literal: false, special: false, key: null, enter: false, length: 0, invocations: [] }
-      : yield* Result.mapError(planKeys(paneId, request), (reason) => new InvalidInput({ reason }))
+      : yield* Effect.fromResult(Result.mapError(planKeys(paneId, request), (reason) => new InvalidInput({ reason })))
     const [first = [], ...rest] = plan.invocations
     const look = request.look === true
     const together = exitMode || first.length === 0 ? undefined : whenAlive(paneId, first, look)

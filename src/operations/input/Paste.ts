@@ -94,6 +94,6 @@ export const pasteTextAndLook = Effect.fn("Paste.pasteText")((
       after: request.enter ? [["send-keys", "-t", paneId, "Enter"]] : []
     })
     const pasted = { pane_id: paneId, bytes, bracketed: request.bracketed, enter_sent: request.enter, pane_in_mode: pane.in_mode }
-    return { pasted, look: look ? (yield* takeLook(printed, marks)).view : undefined }
+    return { pasted, look: look ? (yield* Effect.fromResult(takeLook(printed, marks))).view : undefined }
   })
 )

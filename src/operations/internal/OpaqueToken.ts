@@ -11,10 +11,10 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 
 export interface OpaqueToken<A> {
   readonly encode: (value: A) => string
-  /** Left (no reason: a token is right or not ours) when the prefix, the JSON or a field is wrong. */
+  /** A failure (no reason: a token is right or not ours) when the prefix, the JSON or a field is wrong. */
   readonly decode: (text: string) => Result.Result<A, void>
   readonly encodeSigned: (key: Buffer, value: A) => string
-  /** As `decode`, and Left too when the signature does not match the fields. */
+  /** As `decode`, and a failure too when the signature does not match the fields. */
   readonly decodeSigned: (key: Buffer, text: string) => Result.Result<A, void>
 }
 

@@ -430,7 +430,7 @@ export const createSession = Effect.fn("Create.createSession")((
           ? Effect.fail(gone)
           : refuseOccupiedSocketPath(socket).pipe(
             Effect.andThen(startPastExitingServer(send(true))),
-            Effect.tap(() => (serverStarted = true))
+            Effect.tap(() => Effect.sync(() => (serverStarted = true)))
           )),
       Effect.onInterrupt(() => building === undefined ? Effect.void : closeBuilding(socket, building)),
       Effect.catchIf(tmuxSaid(DUPLICATE_SESSION), (error) =>

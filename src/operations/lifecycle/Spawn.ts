@@ -56,7 +56,7 @@ export const resolveStartDirectory = (directory: string): Effect.Effect<string, 
     ),
     // The path is the caller's (of any length): named, not echoed.
     Effect.catchTag(
-      "UnknownException",
+      "UnknownError",
       () => Effect.fail(new InvalidInput({ reason: "start_directory does not exist (or cannot be read)." }))
     )
   )

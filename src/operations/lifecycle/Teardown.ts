@@ -85,7 +85,7 @@ const teardown = (
     const server = yield* decodeServerIdentity(output)
     const before = yield* decode(beforeRecord, output)
     const after = yield* decode(afterRecord, output)
-    const exit = yield* exitRecord.decodeFirst(output)
+    const exit = yield* Effect.fromResult(exitRecord.decodeFirst(output))
 
     const remainingSessions = dedupeBy(after, (row) => row.session_id)
     const remainingWindows = new Set(after.map((row) => row.window_id))

@@ -106,7 +106,7 @@ export const panesInOrder = (
   output: Format.ParsedOutput
 ): Effect.Effect<ReadonlyArray<PaneDetail>, Failed | NotFound> =>
   Effect.gen(function*() {
-    const made = yield* paneIdsRecord.decodeAll(output)
+    const made = yield* Effect.fromResult(paneIdsRecord.decodeAll(output))
     const panes: Array<PaneDetail> = []
     for (const id of [first, ...made.map((row) => row.pane_id)]) {
       const pane = details.find((candidate) => candidate.pane_id === id)

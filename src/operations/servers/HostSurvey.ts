@@ -157,7 +157,7 @@ export const surveyHost = (
       unresponsive: unresponsive.sort(byPath),
       focus: focus.map((_, index) => {
         const answer = answers[asks.findIndex((ask) => ask.focus.includes(index))]!
-        // Focus answers are never Left (see above).
+        // Focus answers are never failures (see above).
         return Result.getOrThrow(answer)
       }),
       errors

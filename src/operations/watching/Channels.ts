@@ -17,6 +17,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import type { TmuxError } from "../../domain/Errors.js"
@@ -73,7 +74,7 @@ export const waitForChannel = Effect.fn("Channels.waitForChannel")((
       .run(socket, [["wait-for", "--", channel]], { timeout: Duration.sum(Duration.seconds(timeout.seconds), CLIENT_GRACE) })
       .pipe(
         Effect.result,
-        Effect.timeoutTo({ duration: Duration.seconds(timeout.seconds), onTimeout: () => Option.none(), onSuccess: Option.some }),
+        Effect.timeoutOption(Duration.seconds(timeout.seconds)),
         Effect.raceFirst(ticking)
       )
     const result = (outcome: ChannelWaited["outcome"]): Effect.Effect<ChannelWaited> =>
@@ -87,7 +88,7 @@ export const waitForChannel = Effect.fn("Channels.waitForChannel")((
     if (Option.isNone(waited)) return yield* result("timeout")
     const after = yield* probeServer(socket)
     if (Option.isNone(after) || after.value.generation !== before.generation) return yield* result("server_died")
-    if (waited.value._tag === "Left") return yield* Effect.fail(waited.value.left)
+    if (Result.isFailure(waited.value)) return yield* Effect.fail(waited.value.failure)
     return yield* result("signalled")
   })
 )

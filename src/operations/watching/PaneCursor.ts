@@ -583,7 +583,7 @@ export const captureSince = Effect.fn("PaneCursor.captureSince")((
         cursor: encodeCursor(cursorOf(view), socket)
       }
     }
-    const cursor = yield* parseCursorFor(options.cursor, paneId, socket)
+    const cursor = yield* Effect.fromResult(parseCursorFor(options.cursor, paneId, socket))
     const since = yield* readSince(socket, paneId, cursor, cursor.h, options.escapes === true).pipe(
       Effect.catchTag("CursorMismatch", (e) => Effect.fail(new InvalidInput({ reason: `cursor does not fit: ${e.reason} ${startOver}` })))
     )

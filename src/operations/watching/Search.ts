@@ -162,7 +162,7 @@ const parseCaptures = (
       const newline = chunk.indexOf("\n")
       const header = newline === -1 ? chunk : chunk.slice(0, newline)
       const body = newline === -1 ? "" : chunk.slice(newline + 1)
-      const [row] = yield* captureHeader.decodeAll(Format.parseOutput(marks.record + header, marks))
+      const [row] = yield* Effect.fromResult(captureHeader.decodeAll(Format.parseOutput(marks.record + header, marks)))
       if (row === undefined) return yield* unreadable("a capture without its header")
       const rows = body === "" ? [] : body.replace(/\n$/, "").split("\n").map((text) => stripControls(text))
       // Line numbers count back from the screen; a capture of another length would shift them all.

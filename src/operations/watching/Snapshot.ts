@@ -163,7 +163,7 @@ export const readPaneView = (
 ): Effect.Effect<PaneView, TmuxError, Tmux> => {
   const marks = Format.newMarks()
   return runTree(socket, paneViewCommands(paneId, start, escapes, marks, windows), { kind: "pane", id: paneId }).pipe(
-    Effect.flatMap((raw) => parsePaneView(raw, marks, start, escapes, windows))
+    Effect.flatMap((raw) => Effect.fromResult(parsePaneView(raw, marks, start, escapes, windows)))
   )
 }
 

@@ -187,7 +187,7 @@ export const waitForText = Effect.fn("TextWait.waitForText")((
       ? cursorOf(from)
       : request.since === undefined
       ? undefined
-      : yield* parseCursorFor(request.since, paneId, socket, "since")
+      : yield* Effect.fromResult(parseCursorFor(request.since, paneId, socket, "since"))
 
     /** The screen as the settle time compares it, and when it last changed. */
     let compared: ReadonlyArray<string> | undefined

@@ -12,16 +12,16 @@ const MAX_ARGV_ITEM_BYTES = 1024
 /** A program and its arguments, run with no shell (so `$HOME`, `;` and quotes arrive as typed). */
 export const CommandArgv = Schema.Array(
   Schema.String.pipe(
-    Schema.filter((item) => Buffer.byteLength(item, "utf8") <= MAX_ARGV_ITEM_BYTES, {
-      message: () => `each argv item must be at most ${MAX_ARGV_ITEM_BYTES} bytes`
-    })
+    Schema.check(Schema.makeFilter((item: string) => Buffer.byteLength(item, "utf8") <= MAX_ARGV_ITEM_BYTES, {
+      message: `each argv item must be at most ${MAX_ARGV_ITEM_BYTES} bytes`
+    }))
   )
 ).pipe(
   Schema.check(Schema.isMinLength(1)),
   Schema.check(Schema.isMaxLength(MAX_ARGV_ITEMS)),
-  Schema.filter((argv) => argv[0] !== "" && !argv[0]!.startsWith("-"), {
-    message: () => "argv[0] must name a program (not empty, not starting with '-')"
-  })
+  Schema.check(Schema.makeFilter((argv: ReadonlyArray<string>) => argv[0] !== "" && !argv[0]!.startsWith("-"), {
+    message: "argv[0] must name a program (not empty, not starting with '-')"
+  }))
 )
 
 export const commandArgument = optional(
@@ -35,7 +35,7 @@ export const commandArgument = optional(
  * schema takes no string of its own: a string it decoded itself would skip the guard.
  */
 export const EnvironmentValue = Schema.Record(Schema.String, Schema.String).annotate({
-  message: () => "an object of strings, or that object as JSON text"
+  message: "an object of strings, or that object as JSON text"
 })
 
 export const environmentArgument = optional(

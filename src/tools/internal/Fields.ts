@@ -8,8 +8,7 @@ import { withKey } from "../../operations/hierarchy/Fields.js"
 import { optional } from "../Tool.js"
 
 /** "all", or a list of `all`'s names. */
-const fieldNames = <K extends string>(all: ReadonlyArray<K>) =>
-  Schema.Union([Schema.Literal("all"), Schema.Array(Schema.Literal(...(all as [K, ...Array<K>])))])
+const fieldNames = <K extends string>(all: ReadonlyArray<K>) => Schema.Union([Schema.Literal("all"), Schema.Array(Schema.Literals(all))])
 
 /** The names listed as any strings: the tool they are said once in lists them (~290 B for a pane's). */
 const saidElsewhere = <K extends string>(all: ReadonlyArray<K>) =>

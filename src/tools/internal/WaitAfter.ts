@@ -6,9 +6,9 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
+import * as Struct from "effect/Struct"
 import type { ResolvedSocket } from "../../context/SocketResolver.js"
 import type { TmuxMcpConfig } from "../../context/TmuxMcpConfig.js"
 import { Failed, InvalidInput, type TmuxError } from "../../domain/Errors.js"
@@ -56,22 +56,13 @@ export const waitLikeSendKeysArgument = optional(WaitAfterInput.annotate({ jsonS
  */
 const WaitAfterOutcome = Schema.Literals([...WaitOutcome.literals, "missed"]).annotate({
   description: `${
-    Option.getOrElse(AST.getDescriptionAnnotation(WaitOutcome.ast), () => "")
+    AST.resolveDescription(WaitOutcome.ast) ?? ""
   } missed: the wait stopped before it could tell (wait_missed says why); the input was sent.`
 })
 
 /** The wait's answer, as send_keys and paste_text results carry it (their own fields name the pane). */
 export const waitedFields = {
-  ...(Object.fromEntries(
-    Object.entries(TextWaitResult.omit("pane_id", "outcome").fields).map((
-      [name, field]
-    ) => [name, Schema.optionalKey(field)])
-  ) as {
-    [K in Exclude<keyof typeof TextWaitResult.fields, "pane_id" | "outcome">]: Schema.optionalWith<
-      (typeof TextWaitResult.fields)[K],
-      { exact: true }
-    >
-  }),
+  ...Struct.map(Struct.omit(TextWaitResult.fields, ["pane_id", "outcome"]), Schema.optionalKey),
   outcome: Schema.optionalKey(WaitAfterOutcome),
   wait_missed: Schema.optionalKey(Schema.String).annotate({
     description: "With outcome missed: why, and how to read what the pane printed (capture_since from cursor)."
