@@ -1,15 +1,17 @@
 /**
  * effect-tmux-mcp as a library. Each export is a module namespace, as in Effect's own packages:
  * the services and their live layers, the operations the MCP tools use, the errors and the domain
- * models, and the tools themselves. An Effect program provides the layers and calls the operations:
+ * models, and the tools themselves. An Effect program provides one layer and calls the operations:
  *
- *   import { Hierarchy, InvocationContext, SocketResolver, TmuxExec, TmuxMcpConfig } from "effect-tmux-mcp"
+ *   import { Hierarchy, Services, SocketResolver } from "effect-tmux-mcp"
  *
  * The in-memory `FakeTmux` and the `RecordingTmux` decorator are in `effect-tmux-mcp/testing`.
  */
 
 // ---- services and layers --------------------------------------------------------------------
 
+/** Every service the operations run on, as one `layer` built from the settings (the environment by default). */
+export * as Services from "./api/Services.js"
 /** The settings (`loadConfig` from the environment and flags) and the `TmuxMcpConfig` service's `layer`. */
 export * as TmuxMcpConfig from "./api/TmuxMcpConfig.js"
 /** Which tmux server a call talks to: the `SocketResolver` service, its `layer` and `ResolvedSocket`. */

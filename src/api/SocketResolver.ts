@@ -3,8 +3,10 @@
  * socket, else the caller's own (from `$TMUX`), else tmux's default. Every operation takes the
  * `ResolvedSocket` this service gives.
  */
+import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
-import { SocketResolver } from "../context/SocketResolver.js"
+import { resolveSocket, type ResolvedSocket, SocketResolver, type SocketSelector } from "../context/SocketResolver.js"
+import type { Failed, InvalidInput } from "../domain/Errors.js"
 import type { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 
 export {
@@ -14,6 +16,9 @@ export {
   type SocketRule,
   type SocketSelector
 } from "../context/SocketResolver.js"
+
+/** The server `selector` names (`socket_name` or `socket_path`), or the default one without it. */
+export const resolve: (selector?: SocketSelector) => Effect.Effect<ResolvedSocket, InvalidInput | Failed, SocketResolver> = resolveSocket
 
 /** The resolver over the configuration's socket settings. */
 export const layer: Layer.Layer<SocketResolver, never, TmuxMcpConfig> = SocketResolver.layer

@@ -122,7 +122,7 @@ export const PaneDetail = Schema.Struct({
   ...Pane.fields,
   // tools/list shows placements as an array (docs/tools.md names its items' fields): their schema
   // would cost 148 B in each of the eight pane results that may hold placements.
-  placements: Schema.Array(PanePlacement).annotate({ jsonSchema: { type: "array" } }),
+  placements: Schema.Array(PanePlacement).annotate({ "x-etm-json-schema": { type: "array" } }),
   placements_complete: Schema.Boolean.annotate({ description: "False when placements were cut at the limit." })
 })
 export type PaneDetail = typeof PaneDetail.Type

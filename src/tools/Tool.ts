@@ -114,6 +114,10 @@ export const socketArguments = {
   socket_path: optional(Schema.String)
 }
 
+/** The property signatures of a struct's AST (a tool's arguments); none for any other node. */
+export const propertySignatures = (ast: AST.AST): ReadonlyArray<AST.PropertySignature> =>
+  AST.isObjects(ast) ? ast.propertySignatures : []
+
 const serverTargeting = new WeakMap<AnyTool, boolean>()
 
 /**
@@ -123,7 +127,7 @@ const serverTargeting = new WeakMap<AnyTool, boolean>()
 export const targetsServer = (tool: AnyTool): boolean => {
   let targets = serverTargeting.get(tool)
   if (targets === undefined) {
-    targets = AST.getPropertySignatures(tool.input.ast).some((property) => property.name === "socket_name")
+    targets = propertySignatures(tool.input.ast).some((property) => property.name === "socket_name")
     serverTargeting.set(tool, targets)
   }
   return targets

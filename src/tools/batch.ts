@@ -76,7 +76,7 @@ export const runBatchTool = defineTool({
       // Any value: the operation's own tool decodes it (an object, by its schema), as its tools/call would.
       // Listed as an object of the step's tool's arguments; decoded against that tool's own schema,
       // whose message names the step and the tool.
-      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Unknown.annotate({ jsonSchema: { type: "object" } })) })
+      Schema.Struct({ tool: Schema.String, arguments: optional(Schema.Unknown.annotate({ "x-etm-json-schema": { type: "object" } })) })
     ),
     // Default true, as send_keys_batch's: docs/tools.md says it, tools/list need not.
     stop_on_error: optional(Schema.Boolean)

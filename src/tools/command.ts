@@ -29,7 +29,7 @@ const waitArguments = (described: boolean) => {
     keep_escapes: optional(Schema.Boolean),
     interrupt_on_timeout: optional(Schema.Boolean, said("C-c when the wait runs out.")),
     match: optional(
-      described ? MatchInput : MatchInput.annotate({ jsonSchema: { type: "object" } }),
+      described ? MatchInput : MatchInput.annotate({ "x-etm-json-schema": { type: "object" } }),
       said(`Lines to find in the whole output (context: 0-${MAX_MATCH_CONTEXT} lines around).`)
     ),
     tail_lines: optional(TailLines, said(`Only the last lines (default ${DEFAULT_MATCH_TAIL_LINES} with match).`))

@@ -60,7 +60,9 @@ const Direction = Schema.Literals(["above", "below", "left", "right"])
 const PaneSplitInput = Schema.Struct({
   direction: Direction,
   // Its form ("30%") is said once, in split_window's size.
-  size: optional(SplitSize.annotate({ jsonSchema: { anyOf: [{ type: "integer" }, { type: "string" }] } })),
+  size: optional(
+    SplitSize.annotate({ description: undefined, "x-etm-json-schema": { anyOf: [{ type: "integer" }, { type: "string" }] } })
+  ),
   start_directory: optional(Schema.String),
   command: optional(CommandArgv)
 })
@@ -74,7 +76,7 @@ const panesArgument = optional(
 
 /** create_window's `panes` are create_session's: tools/list shows their shape once, there; decoding checks them the same. */
 const panesLikeSession = optional(
-  PaneSplits.annotate({ jsonSchema: { type: "array", items: { type: "object" } } }),
+  PaneSplits.annotate({ "x-etm-json-schema": { type: "array", items: { type: "object" } } }),
   "As create_session's."
 )
 

@@ -7,7 +7,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import * as SchemaAST from "effect/SchemaAST"
 import { spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generationOf } from "../../src/domain/Model.js"
@@ -17,6 +16,7 @@ import { paneViewCommands, parsePaneView } from "../../src/operations/watching/S
 import { RecordingTmux, TmuxRecorder } from "../../src/testing/RecordingTmux.js"
 import * as Format from "../../src/tmux/Format.js"
 import { allTools } from "../../src/tools/registry.js"
+import { propertySignatures } from "../../src/tools/Tool.js"
 import { callerEnv, serverIdentity, useWorlds } from "../support/liveTmux.js"
 import { defaultTmuxLayer, makePrivateTmux, type PrivateTmux, servicesLayer } from "../support/PrivateTmux.js"
 import { errorMeta, okResult, toolNamed } from "../support/runTool.js"
@@ -1022,7 +1022,7 @@ describe("mutating and destructive tools", () => {
 
 describe("every tool has pinned round trips", () => {
   const takesGeneration = (name: string) =>
-    SchemaAST.getPropertySignatures(toolNamed(name).input.ast).some((property) => property.name === "generation")
+    propertySignatures(toolNamed(name).input.ast).some((property) => property.name === "generation")
 
   it("each tool in the registry has at least one pinned case, and no case names a tool that is gone", () => {
     const pinned = new Set([...READS, ...MUTATIONS].map((c) => c.tool))

@@ -6,10 +6,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
-import * as SchemaAST from "effect/SchemaAST"
 import { callTool, ERROR_META_KEY } from "../../src/mcp/CallTool.js"
 import type { ServerServices } from "../../src/mcp/McpServer.js"
 import { allTools } from "../../src/tools/registry.js"
+import { targetsServer } from "../../src/tools/Tool.js"
 import { testHost } from "./testHost.js"
 
 export const toolNamed = (name: string) => {
@@ -18,21 +18,16 @@ export const toolNamed = (name: string) => {
   return tool
 }
 
-/** The tools that target a server: their input has a `socket_name` property. Computed on first use. */
-let serverTargeting: ReadonlySet<string> | undefined
-const targetsServer = (name: string): boolean => {
-  serverTargeting ??= new Set(
-    allTools
-      .filter((tool) => SchemaAST.getPropertySignatures(tool.input.ast).some((property) => property.name === "socket_name"))
-      .map((tool) => tool.name)
-  )
-  return serverTargeting.has(name)
+/** Whether the tool named targets a server (its input has `socket_name`); a name no tool has does not. */
+const namesServerTool = (name: string): boolean => {
+  const tool = allTools.find((t) => t.name === name)
+  return tool !== undefined && targetsServer(tool)
 }
 
 /** `args` with `host: testHost` added where the tool targets a server and the test did not choose a host. */
 export const withTestHost = (name: string, args: unknown): unknown =>
   testHost === undefined || typeof args !== "object" || args === null || Array.isArray(args) || "host" in args ||
-    !targetsServer(name)
+    !namesServerTool(name)
     ? args
     : { ...args, host: testHost }
 

@@ -318,15 +318,16 @@ describe("search_panes", () => {
       // Every look at the clock is one second later: the box of SEARCH_TIME_BOX_MS runs out after two panes.
       let now = 0
       const stepping: Clock.Clock = {
-        [Clock.ClockTypeId]: Clock.ClockTypeId,
-        unsafeCurrentTimeMillis: () => now,
+        currentTimeMillisUnsafe: () => now,
         currentTimeMillis: Effect.sync(() => (now += 1000)),
-        unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+        currentTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
         currentTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
+        monotonicTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
+        monotonicTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
         sleep: () => Effect.void
       }
       expect(SEARCH_TIME_BOX_MS).toBe(2000)
-      const result = okResult(yield* call(fakeLayer(world()), "search_panes", { patterns: ["error"] }).pipe(Effect.withClock(stepping)))
+      const result = okResult(yield* call(fakeLayer(world()), "search_panes", { patterns: ["error"] }).pipe(Effect.provideService(Clock.Clock, stepping)))
       expect(result).toMatchObject({ panes_searched: 2, panes_not_searched: 2, time_exhausted: true, truncated: true, total_matches: 1 })
       expect(result.panes.map((pane: any) => pane.pane_id)).toEqual(["%0"])
     }))

@@ -38,28 +38,45 @@ type JsonObject = { [key: string]: unknown }
 /** The annotation whose value is listed instead of the schema's own JSON Schema. */
 const LISTED_AS = "x-etm-json-schema"
 
+type Representation = SchemaRepresentation.Representation
+
 /**
- * The representation without the `undefined` members of unions (`Schema.optional`'s): JSON has
- * none, and a key that holds it is left out of the JSON text.
+ * A node with the annotations of its checks that have no JSON Schema (`makeFilter`'s) as its own:
+ * Effect drops such a check from the JSON Schema with them, and `.annotate()` on a schema puts its
+ * description (or `LISTED_AS`) on its last check.
  */
-const withoutUndefined = (node: SchemaRepresentation.Representation): SchemaRepresentation.Representation => {
+const withCheckAnnotations = (node: Representation): Representation => {
+  if (node._tag === "Reference") return node
+  const unlisted = node.checks.filter((check) => check._tag === "Filter" && check.annotations?.toJsonSchema === undefined)
+  return unlisted.length === 0
+    ? node
+    : { ...node, annotations: Object.assign({}, node.annotations, ...unlisted.map((check) => check.annotations)) }
+}
+
+/**
+ * The representation as listed: check annotations kept (`withCheckAnnotations`), and no `undefined`
+ * members of unions (`Schema.optional`'s), since JSON has none: a key that holds it is left out of
+ * the JSON text.
+ */
+const listable = (representation: Representation): Representation => {
+  const node = withCheckAnnotations(representation)
   switch (node._tag) {
     case "Union":
-      return { ...node, types: node.types.filter((type) => type._tag !== "Undefined").map(withoutUndefined) }
+      return { ...node, types: node.types.filter((type) => type._tag !== "Undefined").map(listable) }
     case "Objects":
       return {
         ...node,
-        propertySignatures: node.propertySignatures.map((property) => ({ ...property, type: withoutUndefined(property.type) })),
-        indexSignatures: node.indexSignatures.map((index) => ({ ...index, type: withoutUndefined(index.type) }))
+        propertySignatures: node.propertySignatures.map((property) => ({ ...property, type: listable(property.type) })),
+        indexSignatures: node.indexSignatures.map((index) => ({ ...index, type: listable(index.type) }))
       }
     case "Arrays":
       return {
         ...node,
-        elements: node.elements.map((element) => ({ ...element, type: withoutUndefined(element.type) })),
-        rest: node.rest.map(withoutUndefined)
+        elements: node.elements.map((element) => ({ ...element, type: listable(element.type) })),
+        rest: node.rest.map(listable)
       }
     case "Suspend":
-      return { ...node, thunk: withoutUndefined(node.thunk) }
+      return { ...node, thunk: listable(node.thunk) }
     default:
       return node
   }
@@ -72,13 +89,13 @@ const withoutUndefined = (node: SchemaRepresentation.Representation): SchemaRepr
 const generate = (schema: Schema.Top): JsonObject => {
   const { references, representation } = Schema.toRepresentation(schema, { referencePolicy: () => undefined })
   return SchemaRepresentation.toJsonSchemaDocument(
-    { representation: withoutUndefined(representation), references: Record.map(references, withoutUndefined) },
+    { representation: listable(representation), references: Record.map(references, listable) },
     { onExcessProperty: "error", includeAnnotationKey: (key) => key === LISTED_AS }
   ).schema
 }
 
 /** The descriptions the id schemas carry themselves: said once in the instructions, not per argument. */
-const COMMON_DESCRIPTIONS: ReadonlySet<string | undefined> = new Set(
+const COMMON_DESCRIPTIONS: ReadonlySet<unknown> = new Set(
   [PaneId, WindowId, SessionId].map((schema) => SchemaAST.resolveDescription(schema.ast))
 )
 
@@ -124,35 +141,41 @@ const dropped = (key: string, value: unknown, side: Side): boolean =>
   (side === "output" && OUTPUT_ONLY_PROSE.has(key)) ||
   (side !== "output" && INPUT_BOUNDS.has(key) && typeof value === "number") ||
   (side === "input" && key === "pattern" && typeof value === "string" && ID_PATTERNS.has(value)) ||
-  (key === "description" && COMMON_DESCRIPTIONS.has(value as string))
+  (key === "description" && COMMON_DESCRIPTIONS.has(value))
 
-/** Whether a node is Effect 4's number, which its JSON codec also takes as "NaN", "Infinity" or "-Infinity". */
-const isNumberOrSpecial = (branches: unknown): boolean =>
-  Array.isArray(branches) && branches.length === 2 && isObject(branches[0]) && branches[0].type === "number" &&
-  isObject(branches[1]) && branches[1].type === "string" && Array.isArray(branches[1].enum) &&
-  ["NaN", "Infinity", "-Infinity"].every((special) => (branches[1] as JsonObject).enum.includes(special))
+/** The branch Effect 4 adds to a number for its JSON codec, which takes NaN and the infinities as strings. */
+const isNumberAsString = (branch: unknown): boolean =>
+  isObject(branch) && branch.type === "string" && Array.isArray(branch.enum) && branch.enum.length === 3 &&
+  ["NaN", "Infinity", "-Infinity"].every((special) => (branch.enum as Array<unknown>).includes(special))
+
+/** `node` with `members`' keywords merged in (after its own, or `before` them), when no keyword is said twice. */
+const merged = (node: JsonObject, members: Array<unknown>, before = false): JsonObject | undefined =>
+  members.reduce<JsonObject | undefined>(
+    (into, member) =>
+      into !== undefined && isObject(member) && Object.keys(member).every((key) => !(key in into))
+        ? (before ? { ...member, ...into } : { ...into, ...member })
+        : undefined,
+    node
+  )
 
 /**
- * The node as one schema: Effect 4's number without the JSON codec's strings, the checks it wraps
- * in `allOf` (and a one-branch `anyOf`) merged into the node, and the `LISTED_AS` annotation, once
- * merged, in place of the node (keeping its description).
+ * The node as one schema: a number without its JSON codec's strings, a one-branch `anyOf` and the
+ * checks Effect 4 wraps in `allOf` merged into the node, and the `LISTED_AS` annotation in place of
+ * the node (keeping its description).
  */
 const flattened = (node: JsonObject): JsonObject => {
   let out = node
-  if (isNumberOrSpecial(out.anyOf)) {
-    const { anyOf: _, ...rest } = out
-    out = { type: "number", ...rest }
+  if (Array.isArray(out.anyOf) && out.anyOf.some((branch) => isObject(branch) && branch.type === "number")) {
+    const branches = out.anyOf.filter((branch) => !isNumberAsString(branch))
+    out = { ...out, anyOf: branches }
   }
-  for (const key of ["allOf", "anyOf"] as const) {
-    const members = out[key]
-    if (!Array.isArray(members) || (key === "anyOf" && members.length !== 1)) continue
-    const { [key]: _, ...rest } = out
-    const merged = members.reduce<JsonObject | undefined>(
-      (into, member) =>
-        into !== undefined && isObject(member) && Object.keys(member).every((name) => !(name in into)) ? { ...into, ...member } : undefined,
-      rest
-    )
-    if (merged !== undefined) out = merged
+  if (Array.isArray(out.anyOf) && out.anyOf.length === 1) {
+    const { anyOf, ...rest } = out
+    out = merged(rest, anyOf, true) ?? out
+  }
+  if (Array.isArray(out.allOf)) {
+    const { allOf, ...rest } = out
+    out = merged(rest, allOf) ?? out
   }
   const listedAs = out[LISTED_AS]
   if (!isObject(listedAs)) return out
@@ -175,7 +198,7 @@ const typeList = (node: JsonObject): JsonObject => {
 const inEffect3Order = (entries: Array<[string, unknown]>): Array<[string, unknown]> => {
   const required = entries.findIndex(([key]) => key === "required")
   const properties = entries.findIndex(([key]) => key === "properties")
-  if (required < properties) return entries
+  if (required < properties || properties === -1) return entries
   const [entry] = entries.splice(required, 1)
   entries.splice(properties, 0, entry!)
   return entries

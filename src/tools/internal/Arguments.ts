@@ -38,10 +38,11 @@ export const EnvironmentValue = Schema.Record(Schema.String, Schema.String).anno
   message: "an object of strings, or that object as JSON text"
 })
 
-export const environmentArgument = optional(
-  EnvironmentValue,
-  "Strings, or that object as JSON. Visible to anyone: no secrets."
-)
+/**
+ * Listed undescribed, as Effect 3 listed it (it took "Strings, …" for a generated description):
+ * docs/tools.md says what it takes and that it is visible to anyone (no secrets).
+ */
+export const environmentArgument = optional(EnvironmentValue)
 
 /** The start directory argument; `fallback` says where the process starts when it is omitted. */
 export const startDirectoryArgument = (fallback: string) =>

@@ -12,7 +12,7 @@ const fieldNames = <K extends string>(all: ReadonlyArray<K>) => Schema.Union([Sc
 
 /** The names listed as any strings: the tool they are said once in lists them (~290 B for a pane's). */
 const saidElsewhere = <K extends string>(all: ReadonlyArray<K>) =>
-  fieldNames(all).annotate({ jsonSchema: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] } })
+  fieldNames(all).annotate({ "x-etm-json-schema": { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] } })
 
 /**
  * The `fields` argument for a model whose fields are `all`. `sameAs` names a tool listed before

@@ -48,7 +48,7 @@ export const waitAfterArgument = optional(WaitAfterInput, "Then wait, as wait_fo
  * paste_text's `wait` is send_keys': tools/list shows its fields once, there (listed before it);
  * decoding checks them the same.
  */
-export const waitLikeSendKeysArgument = optional(WaitAfterInput.annotate({ jsonSchema: { type: "object" } }), "As send_keys'.")
+export const waitLikeSendKeysArgument = optional(WaitAfterInput.annotate({ "x-etm-json-schema": { type: "object" } }), "As send_keys'.")
 
 /**
  * How a wait after input ended: as wait_for_text's, or `missed`: the wait stopped before it could

@@ -30,7 +30,7 @@ export const whereArgument = (fields: Fields, options: { readonly neighbours?: b
     : {}
   return optional(
     Schema.Struct({ ...conditions, ...neighbours, regex: Schema.optionalKey(Schema.Boolean) })
-      .annotate({ jsonSchema: { type: "object" } }),
+      .annotate({ "x-etm-json-schema": { type: "object" } }),
     description
   )
 }
