@@ -4,8 +4,9 @@
  * project. Without the optional peer `effect`, that is the bundled server alone: small, and its
  * CLI works through `npx`, also straight from the tarball as the README says. With `effect` added,
  * plain .mjs files run the README's library example against a private tmux server and its FakeTmux
- * example (from `effect-tmux-mcp/testing`) as written, internals stay unreachable, and a TypeScript
- * consumer type-checks with `node16` and `bundler` resolution.
+ * example (from `effect-tmux-mcp/testing`) as written, internals stay unreachable, both examples
+ * type-check as TypeScript consumers with `node16` and `bundler` resolution, and the app holds one
+ * copy of effect (the package peers it, never brings its own).
  * Needs the npm registry (for `effect` and `@types/node`, at the lockfile's versions).
  */
 import { execFile } from "node:child_process"
@@ -118,7 +119,7 @@ const tsconfig = (moduleResolution: "node16" | "bundler") =>
       skipLibCheck: false,
       types: ["node"]
     },
-    files: ["consumer.ts"]
+    files: ["consumer.ts", "fake.ts"]
   })
 
 describe("the packed package", () => {
@@ -242,6 +243,7 @@ describe("the packed package", () => {
       writeFileSync(join(consumer, "fake.mjs"), readmeExample("FakeTmux"))
       writeFileSync(join(consumer, "internals.mjs"), INTERNALS_PROGRAM)
       writeFileSync(join(consumer, "consumer.ts"), consumerSource())
+      writeFileSync(join(consumer, "fake.ts"), readmeExample("FakeTmux"))
       writeFileSync(join(consumer, "tsconfig.node16.json"), tsconfig("node16"))
       writeFileSync(join(consumer, "tsconfig.bundler.json"), tsconfig("bundler"))
     }, 120_000)
@@ -268,7 +270,14 @@ describe("the packed package", () => {
       ])
     }, 30_000)
 
-    it.each(["node16", "bundler"] as const)("type-checks a TypeScript consumer with moduleResolution %s", async (resolution) => {
+    it("holds one copy of effect, the app's own (4.1.x)", async () => {
+      const listed = await run("npm", ["ls", "effect", "--all", "--parseable", "--long"], { cwd: consumer })
+      const copies = [...new Set(listed.stdout.trim().split("\n").filter((line) => /[\\/]node_modules[\\/]effect:/.test(line)))]
+      expect(copies).toEqual([`${join(consumer, "node_modules", "effect")}:effect@${lockedVersion("effect")}`])
+      expect(lockedVersion("effect")).toMatch(/^4\.1\./)
+    }, 30_000)
+
+    it.each(["node16", "bundler"] as const)("type-checks both README examples as TypeScript with moduleResolution %s", async (resolution) => {
       const checked = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer })
       expect([checked.status, checked.stdout]).toEqual([0, ""])
     }, 60_000)

@@ -16,14 +16,12 @@
  * - Output schemas keep their structure and types (properties, items, type lists, enums) but no
  *   prose, no value constraints, no closing and no required lists: what an agent reads a result by,
  *   not what checks our own output.
- *
- * - A schema annotated `{ "x-etm-json-schema": schema }` is listed as that schema (with its own
- *   description): a shape said once elsewhere (create_session's `panes`) is listed loose where it
- *   is said again.
- * - The schemas are listed as Effect 3 listed them (tools/list is pinned byte for byte): what Effect 4
- *   adds for its JSON codec is left out, since the server decodes the arguments as they are
- *   (`undefined` as null, NaN and the infinities as strings), and so is the `allOf` it wraps some
- *   checks in.
+ * - A schema annotated `{ "x-etm-json-schema": schema }` is listed as that schema, with the
+ *   description the argument is given: a shape said once elsewhere (create_session's `panes`) is
+ *   listed loose where it is said again ("As create_session's.").
+ * - What Effect 4 adds for its JSON codec (null for undefined, NaN and the infinities as strings)
+ *   is left out, as is the `allOf` it wraps some checks in: the server decodes the arguments with
+ *   the schemas themselves, and tools/list reads as it did (test/e2e/tools-list-snapshot.test.ts).
  *
  * No `$ref` is produced: every schema is self-contained for clients that do not resolve references.
  */
@@ -136,8 +134,6 @@ const SCHEMA_VALUES = new Set(["items", "additionalProperties", "anyOf", "oneOf"
 type Side = "input" | "input with ids" | "output"
 
 const dropped = (key: string, value: unknown, side: Side): boolean =>
-  // A JSON string alternative says it in its description; the content keywords only annotate.
-  key === "contentMediaType" || key === "contentSchema" ||
   (side === "output" && OUTPUT_ONLY_PROSE.has(key)) ||
   (side !== "output" && INPUT_BOUNDS.has(key) && typeof value === "number") ||
   (side === "input" && key === "pattern" && typeof value === "string" && ID_PATTERNS.has(value)) ||

@@ -39,8 +39,8 @@ export const EnvironmentValue = Schema.Record(Schema.String, Schema.String).anno
 })
 
 /**
- * Listed undescribed, as Effect 3 listed it (it took "Strings, …" for a generated description):
- * docs/tools.md says what it takes and that it is visible to anyone (no secrets).
+ * Undescribed in tools/list, which has no bytes to spare: docs/tools.md says what it takes and that
+ * it is visible to anyone (no secrets).
  */
 export const environmentArgument = optional(EnvironmentValue)
 
