@@ -5,9 +5,9 @@
  */
 import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
-import { resolveSocket, type ResolvedSocket, SocketResolver, type SocketSelector } from "../context/SocketResolver.js"
-import type { Failed, InvalidInput } from "../domain/Errors.js"
+import { type ResolvedSocket, resolveSocket, SocketResolver, type SocketSelector } from "../context/SocketResolver.js"
 import type { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
+import type { Failed, InvalidInput } from "../domain/Errors.js"
 
 export {
   type ResolvedSocket,

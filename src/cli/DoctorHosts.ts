@@ -6,8 +6,8 @@
  * refusing the login user. A host that cannot be used is a warning: this machine's tmux still works.
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type { HostSettings } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
 import { SocketResolver } from "../context/SocketResolver.js"

@@ -6,8 +6,8 @@
  */
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { readFileSync } from "node:fs"
 import { type HostsConfig, loadHostsFile } from "./HostsConfig.js"
 import type { CallerSource } from "./InvocationContext.js"

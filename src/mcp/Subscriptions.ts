@@ -10,9 +10,9 @@
  * server's scope interrupts them when the client goes away. At most MAX_SUBSCRIPTIONS URIs at once.
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"

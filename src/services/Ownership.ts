@@ -9,10 +9,10 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import { randomBytes } from "node:crypto"
 import { type ResolvedSocket, socketKey } from "../context/SocketResolver.js"
 import { escapeControls } from "../domain/ControlText.js"

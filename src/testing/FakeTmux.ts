@@ -179,12 +179,15 @@ const make = (world: FakeWorld = new Map()): { readonly tmux: TmuxShape; readonl
               : outcome.waits.pipe(
                 Effect.timeoutOrElse({
                   duration: options.timeout,
-                  orElse: () => Effect.fail(new Failed({
-                      command: description,
-                      reason: "timeout",
-                      exitCode: null,
-                      stderr: `no answer within ${Duration.format(Duration.fromInputUnsafe(options.timeout!))}`
-                    }))
+                  orElse: () =>
+                    Effect.fail(
+                      new Failed({
+                        command: description,
+                        reason: "timeout",
+                        exitCode: null,
+                        stderr: `no answer within ${Duration.format(Duration.fromInputUnsafe(options.timeout!))}`
+                      })
+                    )
                 })
               )
             continue

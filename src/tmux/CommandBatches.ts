@@ -96,5 +96,7 @@ export const runInBatches = (
   Effect.flatMap(
     Tmux,
     (tmux) =>
-      Effect.reduce(splitToFit(units), () => "", (printed, batch) => Effect.map(tmux.run(socket, batch, options), (output) => printed + output))
+      Effect.reduce(splitToFit(units), () =>
+        "", (printed, batch) =>
+        Effect.map(tmux.run(socket, batch, options), (output) => printed + output))
   )

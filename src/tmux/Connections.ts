@@ -553,7 +553,14 @@ export const makeConnections = (
         return Deferred.await(state.roomMade).pipe(
           Effect.timeoutOrElse({
             duration: Duration.millis(Math.max(0, deadline - Date.now())),
-            orElse: () => Effect.fail(hostFailed(state.settings, "forward", `all ${MAX_FORWARDS} forwards this server keeps to the host are in use by other calls`))
+            orElse: () =>
+              Effect.fail(
+                hostFailed(
+                  state.settings,
+                  "forward",
+                  `all ${MAX_FORWARDS} forwards this server keeps to the host are in use by other calls`
+                )
+              )
           })
         )
       })

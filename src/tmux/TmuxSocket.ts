@@ -33,9 +33,9 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { statSync } from "node:fs"
 import { isRemoteHost, type RemoteHostView } from "../context/RemoteHosts.js"
 import { type ResolvedSocket, socketKey } from "../context/SocketResolver.js"

@@ -277,9 +277,13 @@ describe("the packed package", () => {
       expect(lockedVersion("effect")).toMatch(/^4\.1\./)
     }, 30_000)
 
-    it.each(["node16", "bundler"] as const)("type-checks both README examples as TypeScript with moduleResolution %s", async (resolution) => {
-      const checked = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer })
-      expect([checked.status, checked.stdout]).toEqual([0, ""])
-    }, 60_000)
+    it.each(["node16", "bundler"] as const)(
+      "type-checks both README examples as TypeScript with moduleResolution %s",
+      async (resolution) => {
+        const checked = await run(process.execPath, [tsc, "-p", `tsconfig.${resolution}.json`], { cwd: consumer })
+        expect([checked.status, checked.stdout]).toEqual([0, ""])
+      },
+      60_000
+    )
   })
 })

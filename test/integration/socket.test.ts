@@ -244,8 +244,8 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
           { concurrency: "unbounded" }
         )
         clearInterval(watch)
-        expect(outcomes.flatMap((outcome) => outcome._tag === "Left" ? [errorCode(outcome.left)] : [])).toEqual([])
-        expect(outcomes.map((outcome) => outcome._tag === "Right" ? outcome.right : "")).toEqual(
+        expect(outcomes.flatMap((outcome) => outcome._tag === "Failure" ? [errorCode(outcome.failure)] : [])).toEqual([])
+        expect(outcomes.map((outcome) => outcome._tag === "Success" ? outcome.success : "")).toEqual(
           Array.from({ length: 3_000 }, (_, i) => `turn ${i}\n`)
         )
         expect(most).toBeGreaterThan(0)
@@ -257,7 +257,10 @@ describe.runIf(testTransport === "socket")("the socket transport", () => {
       const w = withSession(world())
       return Effect.gen(function*() {
         const waits = Array.from({ length: 40 }, (_, i) => `etm-turn-${i}`)
-        const fibers = yield* Effect.forEach(waits, (channel) => Effect.forkChild(run([["wait-for", "--", channel]], { timeout: "20 seconds" })))
+        const fibers = yield* Effect.forEach(
+          waits,
+          (channel) => Effect.forkChild(run([["wait-for", "--", channel]], { timeout: "20 seconds" }))
+        )
         yield* Effect.promise(() => waitFor("the waits to connect", () => connectionsTo(w.socketPath) >= waits.length))
         const started = Date.now()
         expect(yield* run([["display-message", "-p", "not held up"]], { timeout: "5 seconds" })).toBe("not held up\n")

@@ -45,8 +45,10 @@ export const tappedTmux = (tap: (run: TappedRun) => Effect.Effect<string, TmuxEr
 export const gateAfterRead = (word: string, gate: string): Layer.Layer<Tmux, never, TmuxMcpConfig> =>
   tappedTmux((run) =>
     run.proceed().pipe(
-      Effect.tap(() => {
-        if (run.commands.some((command) => command.some((argument) => argument.includes(word)))) writeFileSync(gate, "")
-      })
+      Effect.tap(() =>
+        Effect.sync(() => {
+          if (run.commands.some((command) => command.some((argument) => argument.includes(word)))) writeFileSync(gate, "")
+        })
+      )
     )
   )

@@ -22,8 +22,8 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
 import { describe, expect, it } from "vitest"
 import type { ResolvedSocket } from "../../src/context/SocketResolver.js"
 import { captureSince, decodeCursor } from "../../src/operations/watching/PaneCursor.js"
@@ -132,11 +132,12 @@ const verdict = (content: string, missed: boolean, expected: Set<string>, old: S
 
 /** The waits' pauses between looks take no time: each look sees the pane one round further on. */
 const instantClock: Clock.Clock = {
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => Date.now(),
+  currentTimeMillisUnsafe: () => Date.now(),
   currentTimeMillis: Effect.sync(() => Date.now()),
-  unsafeCurrentTimeNanos: () => BigInt(Date.now()) * 1_000_000n,
+  currentTimeNanosUnsafe: () => BigInt(Date.now()) * 1_000_000n,
   currentTimeNanos: Effect.sync(() => BigInt(Date.now()) * 1_000_000n),
+  monotonicTimeNanosUnsafe: () => process.hrtime.bigint(),
+  monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint()),
   sleep: () => Effect.void
 }
 
@@ -210,7 +211,7 @@ describe("wait_for_text with since over random histories", () => {
       const exit = Effect.runSyncExit(
         waitForText(socket, GRID_PANE_ID, { patterns: [end], since: cursor, timeout: { seconds: 2, clamped: false }, maxLines: 1_000_000 })
           .pipe(
-            Effect.withClock(instantClock),
+            Effect.provideService(Clock.Clock, instantClock),
             Effect.provide(layer)
           )
       )

@@ -26,7 +26,7 @@ const connected = async () => {
     await runtime.runPromise(Scope.close(scope, Exit.void))
     await runtime.dispose()
   })
-  const server = await runtime.runPromise(makeMcpServer(allTools).pipe(Scope.extend(scope)))
+  const server = await runtime.runPromise(makeMcpServer(allTools).pipe(Scope.provide(scope)))
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "test", version: "0" })

@@ -327,7 +327,9 @@ describe("search_panes", () => {
         sleep: () => Effect.void
       }
       expect(SEARCH_TIME_BOX_MS).toBe(2000)
-      const result = okResult(yield* call(fakeLayer(world()), "search_panes", { patterns: ["error"] }).pipe(Effect.provideService(Clock.Clock, stepping)))
+      const result = okResult(
+        yield* call(fakeLayer(world()), "search_panes", { patterns: ["error"] }).pipe(Effect.provideService(Clock.Clock, stepping))
+      )
       expect(result).toMatchObject({ panes_searched: 2, panes_not_searched: 2, time_exhausted: true, truncated: true, total_matches: 1 })
       expect(result.panes.map((pane: any) => pane.pane_id)).toEqual(["%0"])
     }))

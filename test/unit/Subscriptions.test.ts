@@ -40,7 +40,7 @@ const expectNoRoundTrips = (invocations: ReadonlyArray<unknown>) =>
   })
 
 describe("screen subscriptions", () => {
-  it.scoped("one round trip per poll for all panes, updates only on change, a closed pane's last update, nothing once unsubscribed", () => {
+  it.effect("one round trip per poll for all panes, updates only on change, a closed pane's last update, nothing once unsubscribed", () => {
     const fake = fakeOperations(world())
     return Effect.gen(function*() {
       const updates: Array<string> = []
@@ -76,7 +76,7 @@ describe("screen subscriptions", () => {
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
   })
 
-  it.scoped("a server that stops ends its subscriptions, each with one last update, and polling stops", () => {
+  it.effect("a server that stops ends its subscriptions, each with one last update, and polling stops", () => {
     const fake = fakeOperations(world())
     return Effect.gen(function*() {
       const updates: Array<string> = []
@@ -92,7 +92,7 @@ describe("screen subscriptions", () => {
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
   })
 
-  it.scoped("two hosts' servers at the same path are polled apart, each pane on its own host", () => {
+  it.effect("two hosts' servers at the same path are polled apart, each pane on its own host", () => {
     const build = remoteView("build")
     const gpu = remoteView("gpu")
     const path = remoteSocketPath("default", build)
@@ -122,7 +122,7 @@ describe("screen subscriptions", () => {
     }).pipe(Effect.provide(Layer.fresh(fakeHostsLayer(fakeWorld, [build, gpu]))))
   })
 
-  it.scoped("a server that does not answer holds up no other: each server is polled on its own, the wedged one said and skipped", () => {
+  it.effect("a server that does not answer holds up no other: each server is polled on its own, the wedged one said and skipped", () => {
     const OTHER = socketPathFor("other")
     const fakeWorld: FakeWorld = new Map([
       ...world(),
@@ -130,12 +130,12 @@ describe("screen subscriptions", () => {
     ])
     // A server in `stopped` never answers, as one under SIGSTOP (the call waits until interrupted).
     const stopped = new Set<string>()
-    const tmuxLayer = Layer.map(FakeTmux.layer(fakeWorld), (context) => {
+    const tmuxLayer = Layer.flatMap(FakeTmux.layer(fakeWorld), (context) => {
       const tmux = Context.get(context, Tmux)
-      return Context.add(context, Tmux, {
+      return Layer.succeedContext(Context.add(context, Tmux, {
         ...tmux,
         run: (socket, commands, options) => stopped.has(socket.path) ? Effect.never : tmux.run(socket, commands, options)
-      })
+      }))
     })
     const layer = servicesLayer(fakeConfig(), tmuxLayer)
     return Effect.gen(function*() {

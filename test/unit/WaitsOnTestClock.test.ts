@@ -50,7 +50,7 @@ describe("pollUntil on TestClock", () => {
       const check = Effect.map(Clock.currentTimeMillis, (now) => (now >= 1200 ? Option.some(now) : Option.none()))
       const fiber = yield* Effect.forkChild(pollUntil(check, { timeout: { seconds: 10, clamped: false } }))
       yield* TestClock.adjust("1 second")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 second")
       const result = yield* Fiber.join(fiber)
       expect(Option.getOrThrow(result.value)).toBe(result.elapsedMs)
@@ -79,7 +79,7 @@ describe("wait_for_text on TestClock, over a modelled pane", () => {
         waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, () => void looks++)))
       )
       yield* TestClock.adjust("4 seconds")
-      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      expect(fiber.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 second")
       const result = yield* Fiber.join(fiber)
       expect(result).toMatchObject({
@@ -96,15 +96,17 @@ describe("wait_for_text on TestClock, over a modelled pane", () => {
     Effect.gen(function*() {
       const grid = new PaneGrid({ width: 40, height: 5, historyLimit: 100 })
       grid.write("$ make\r\n")
-      const clock = yield* Effect.clock
+      const clock = yield* Clock.Clock
       let printed = false
       const printAt2500 = () => {
-        if (!printed && clock.unsafeCurrentTimeMillis() >= 2500) {
+        if (!printed && clock.currentTimeMillisUnsafe() >= 2500) {
           printed = true
           grid.write("BUILD DONE\r\n")
         }
       }
-      const fiber = yield* Effect.forkChild(waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, printAt2500))))
+      const fiber = yield* Effect.forkChild(
+        waitForText(socket, GRID_PANE_ID, request).pipe(Effect.provide(paneGridTmux(grid, printAt2500)))
+      )
       yield* TestClock.adjust("5 seconds")
       const result = yield* Fiber.join(fiber)
       expect(result.outcome).toBe("matched")

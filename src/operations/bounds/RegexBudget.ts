@@ -6,8 +6,8 @@
  * runaway pattern blocks the loop about REGEX_BUDGET_MS once, while a long wait matching a sane
  * pattern at every poll never runs dry. Wall-clock time on purpose: it is real blocking that is bounded.
  */
-import * as Effect from "effect/Effect"
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 
 /** What one request's regular expressions may block the event loop for at once. */
 export const REGEX_BUDGET_MS = 250

@@ -36,7 +36,8 @@ export const layoutCommand = (paneId: string, marks: Format.Marks): TmuxCommand 
   layoutRecord.format(marks)
 ]
 
-export const decodeLayout = (output: Format.ParsedOutput) => Effect.map(Effect.fromResult(layoutRecord.decodeFirst(output)), (row) => row.layout)
+export const decodeLayout = (output: Format.ParsedOutput) =>
+  Effect.map(Effect.fromResult(layoutRecord.decodeFirst(output)), (row) => row.layout)
 
 /** A node of tmux 3.8's JSON layout: a pane (`t: "p"`, `I` its id) or a split with children `c`. */
 interface JsonLayoutNode {

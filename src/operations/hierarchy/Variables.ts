@@ -35,7 +35,10 @@ const variablesQuery = (paneId: string, names: ReadonlyArray<string>) => {
   return {
     command: (marks: Format.Marks): TmuxCommand => ["display-message", "-p", "-t", paneId, codec.format(marks)],
     decode: (output: Format.ParsedOutput) =>
-      Effect.map(Effect.fromResult(codec.decodeFirst(output)), (row) => Object.fromEntries(unique.map((name, index) => [name, row[`v${index}`]!])))
+      Effect.map(
+        Effect.fromResult(codec.decodeFirst(output)),
+        (row) => Object.fromEntries(unique.map((name, index) => [name, row[`v${index}`]!]))
+      )
   }
 }
 

@@ -11,8 +11,8 @@
  * is only a leftover, as locally.
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { LOCAL_HOST } from "../../context/HostsConfig.js"
 import { isRemoteHost, onHost } from "../../context/RemoteHosts.js"
 import { type ResolvedSocket, socketKey, SocketResolver } from "../../context/SocketResolver.js"
