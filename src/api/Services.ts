@@ -12,6 +12,7 @@ import type { Tmux } from "../tmux/Tmux.js"
 
 export type { LiveServices } from "../services/ServerLive.js"
 
+/** Where the services come from; every field is optional. */
 export interface Settings<Extra = never> {
   /** The environment the settings and the caller's pane (`TMUX`, `TMUX_PANE`) are read from; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>

@@ -4,8 +4,9 @@
  * Each child runs in its own process group, so ending it ends whatever it started. Ending is
  * SIGTERM, then SIGKILL after a short grace: a tmux that ignores SIGTERM (a wrapper with
  * `trap '' TERM`, a client stuck in the kernel) must not keep a call past its deadline, and
- * waiting for its exit is bounded too. @effect/platform's executor is not used here for that
- * reason: its release sends SIGTERM and then waits for the exit without a bound.
+ * waiting for its exit is bounded too. Effect 4's `effect/process` ChildProcess (which has a
+ * `forceKillAfter`) is not used: it runs on a spawner from the Node platform package, which would
+ * bring undici into the bundle and add to every start.
  *
  * The children still running belong to the layer that spawned them (`TmuxProcesses`): when it is
  * released they are SIGKILLed, and until then a hook on the process's "exit" event does that if the

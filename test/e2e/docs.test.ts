@@ -6,7 +6,7 @@
  * No tmux needed.
  */
 import * as Effect from "effect/Effect"
-import { DescriptionAnnotationId } from "effect/SchemaAST"
+import * as SchemaAST from "effect/SchemaAST"
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -104,7 +104,7 @@ describe("docs match the code", () => {
   })
 
   it("says what session_attached counts as the output schema does", () => {
-    const description = Session.fields.session_attached.ast.annotations[DescriptionAnnotationId] as string
+    const description = SchemaAST.resolveDescription(Session.fields.session_attached.ast)
     expect(description).toContain("except control-mode clients")
     const said = [...toolsDoc.matchAll(/`session_attached`\s*\(([^)]*(?:\([^)]*\)[^)]*)*)\)/g)].map((m) => m[1]!.replace(/\s+/g, " "))
     expect(said.length).toBeGreaterThan(0)

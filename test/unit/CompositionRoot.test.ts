@@ -1,8 +1,8 @@
 /**
  * One composition root (issue 11): services/ServerLive.ts builds the whole live server from a
  * configuration, and main, doctor and the tests use it; nothing else composes the live layers.
- * main runs on NodeRuntime.runMain, imported by its deep path (the platform-node barrel pulls in
- * undici, which would slow every start).
+ * main runs on Effect's own Runtime.makeRunMain (cli/RunMain.ts): no platform package, so no undici
+ * to slow every start.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -50,12 +50,14 @@ describe("the composition root", () => {
     expect(composing).toEqual(["src/services/ServerLive.ts"])
   })
 
-  it("main builds the server from it and runs on NodeRuntime.runMain, imported by its deep path", () => {
+  it("main builds the server from it and runs on core Runtime.makeRunMain, no platform package", () => {
     const main = readFileSync(join(repository, "src/main.ts"), "utf8")
     expect(main).toMatch(/ServerLive\.layer\(/)
-    expect(main).toMatch(/import \* as NodeRuntime from "@effect\/platform-node\/NodeRuntime"/)
-    expect(main).toMatch(/NodeRuntime\.runMain\(/)
-    expect(main).not.toMatch(/from "@effect\/platform-node"/)
+    expect(main).toMatch(/import \{ runMain \} from "\.\/cli\/RunMain\.js"/)
+    expect(main).toMatch(/^runMain\(/m)
+    expect(readFileSync(join(repository, "src/cli/RunMain.ts"), "utf8")).toMatch(/Runtime\.makeRunMain\(/)
+    const sources = readdirSync(join(repository, "src"), { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"))
+    expect(sources.filter((file) => readFileSync(join(repository, "src", file), "utf8").includes("from \"@effect/platform"))).toEqual([])
   })
 
   it.effect("provides every service a tool, the policy and the audit need, over the transport it is given", () =>

@@ -207,7 +207,8 @@ const PINNED: Record<Entry, Record<string, ReadonlyArray<string>>> = {
       "zoomPane"
     ],
     Snapshot: ["PaneSnapshot", "snapshotPane"],
-    SocketResolver: ["ResolvedSocket", "SocketResolver", "SocketResolverShape", "SocketRule", "SocketSelector", "layer"],
+    Services: ["LiveServices", "Settings", "layer"],
+    SocketResolver: ["ResolvedSocket", "SocketResolver", "SocketResolverShape", "SocketRule", "SocketSelector", "layer", "resolve"],
     Teardown: ["TeardownKind", "TeardownOptions", "killPane", "killSession", "killWindow"],
     TextWait: ["PatternSpec", "TextWaitRequest", "TextWaitResult", "waitForText"],
     Tmux: ["RunOptions", "Tmux", "TmuxCommand", "TmuxShape", "TransportInUse"],

@@ -28,45 +28,37 @@ const kindOf = (value: unknown): Kind | "other" => {
   return typeof value === "boolean" ? "boolean" : "other"
 }
 
-/** The AST a value is checked against: refinements and transformations unwrapped to the encoded side. */
-const unwrap = (ast: SchemaAST.AST): SchemaAST.AST => {
-  let node = ast
-  for (;;) {
-    if (SchemaAST.isRefinement(node) || SchemaAST.isTransformation(node)) node = node.from
-    else if (SchemaAST.isSuspend(node)) node = node.f()
-    else return node
-  }
-}
-
+/** The members a value may be checked against, on the encoded side (with its checks), unions spread. */
 const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> => {
-  const node = unwrap(ast)
+  let node = SchemaAST.toEncoded(ast)
+  while (SchemaAST.isSuspend(node)) node = SchemaAST.toEncoded(node.thunk())
   return SchemaAST.isUnion(node) ? node.types.flatMap(members) : [node]
 }
 
 const kindsOf = (node: SchemaAST.AST): ReadonlyArray<Kind> => {
   switch (node._tag) {
-    case "NumberKeyword":
+    case "Number":
       return ["number"]
-    case "BooleanKeyword":
+    case "Boolean":
       return ["boolean"]
     case "Literal":
       return typeof node.literal === "number" ? ["number"] : typeof node.literal === "boolean" ? ["boolean"] : []
-    case "TypeLiteral":
+    case "Objects":
     case "ObjectKeyword":
       return ["object"]
-    case "TupleType":
+    case "Arrays":
       return ["array"]
     default:
       return []
   }
 }
 
-// Checked against the encoded side with its refinements, so a pattern string ("30%") counts.
+// Checked against the encoded side with its checks, so a pattern string ("30%") counts.
 const takesString = new WeakMap<SchemaAST.AST, (value: unknown) => boolean>()
 const takenAsString = (ast: SchemaAST.AST, value: string): boolean => {
   let is = takesString.get(ast)
   if (is === undefined) {
-    is = Schema.is(Schema.make(SchemaAST.encodedBoundAST(ast)))
+    is = Schema.is(Schema.make(SchemaAST.toEncoded(ast)))
     takesString.set(ast, is)
   }
   return is(value)
@@ -100,21 +92,21 @@ const coerce = (ast: SchemaAST.AST, value: unknown): unknown => {
   const kind = kindOf(value)
   const node = candidates.find((candidate) => kindsOf(candidate).includes(kind as Kind))
   if (node === undefined) return value
-  if (SchemaAST.isTupleType(node) && Array.isArray(value)) {
+  if (SchemaAST.isArrays(node) && Array.isArray(value)) {
     let changed = false
     const items = value.map((item, index) => {
-      const element = node.elements[index]?.type ?? node.rest[0]?.type
+      const element = node.elements[index] ?? node.rest[0]
       const next = element === undefined ? item : coerce(element, item)
       changed ||= next !== item
       return next
     })
     return changed ? items : value
   }
-  if (SchemaAST.isTypeLiteral(node) && kind === "object") return coerceObject(node, value as Record<string, unknown>)
+  if (SchemaAST.isObjects(node) && kind === "object") return coerceObject(node, value as Record<string, unknown>)
   return value
 }
 
-const coerceObject = (node: SchemaAST.TypeLiteral, value: Record<string, unknown>): Record<string, unknown> => {
+const coerceObject = (node: SchemaAST.Objects, value: Record<string, unknown>): Record<string, unknown> => {
   let out: Record<string, unknown> | undefined
   for (const [key, item] of Object.entries(value)) {
     const signature = node.propertySignatures.find((property) => property.name === key)

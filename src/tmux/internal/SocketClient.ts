@@ -11,8 +11,8 @@
  *
  * Plain Node (node:net, callbacks): one socket whose bytes are read as they come and which must be
  * closable from any state; `TmuxSocket` wraps it in Effect (deadline, interruption, fallback).
- * @effect/platform's Socket is not used: its channel adds work on the hot path and start-up time for
- * nothing this needs.
+ * Effect 4's `effect/socket` Socket is not used: its channel adds work on the hot path and start-up
+ * time for nothing this needs.
  */
 import { createConnection, type Socket } from "node:net"
 import { constants } from "node:os"
