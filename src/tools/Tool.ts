@@ -115,8 +115,7 @@ export const socketArguments = {
 }
 
 /** The property signatures of a struct's AST (a tool's arguments); none for any other node. */
-export const propertySignatures = (ast: AST.AST): ReadonlyArray<AST.PropertySignature> =>
-  AST.isObjects(ast) ? ast.propertySignatures : []
+export const propertySignatures = (ast: AST.AST): ReadonlyArray<AST.PropertySignature> => AST.isObjects(ast) ? ast.propertySignatures : []
 
 const serverTargeting = new WeakMap<AnyTool, boolean>()
 

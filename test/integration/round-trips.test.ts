@@ -1021,8 +1021,7 @@ describe("mutating and destructive tools", () => {
 })
 
 describe("every tool has pinned round trips", () => {
-  const takesGeneration = (name: string) =>
-    propertySignatures(toolNamed(name).input.ast).some((property) => property.name === "generation")
+  const takesGeneration = (name: string) => propertySignatures(toolNamed(name).input.ast).some((property) => property.name === "generation")
 
   it("each tool in the registry has at least one pinned case, and no case names a tool that is gone", () => {
     const pinned = new Set([...READS, ...MUTATIONS].map((c) => c.tool))

@@ -11,5 +11,4 @@
 import * as Schema from "effect/Schema"
 
 /** Encodes a handler's output for the wire; throws when the value does not match the schema. */
-export const encodeOutput = (schema: Schema.Codec<unknown, unknown>, value: unknown): unknown =>
-  Schema.encodeUnknownSync(schema)(value)
+export const encodeOutput = (schema: Schema.Codec<unknown, unknown>, value: unknown): unknown => Schema.encodeUnknownSync(schema)(value)
