@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
@@ -44,7 +45,7 @@ export type ToolResult = {
 
 /**
  * Effect's messages, but never the value given: a leaf says what was expected ("Expected string"),
- * that a key is missing or unexpected; a check says its own message.
+ * that a key is missing, or that it is unexpected and which keys are; a check says its own message.
  */
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
   leafHook: (issue) => {
@@ -52,7 +53,10 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
       case "MissingKey":
         return "is missing"
       case "UnexpectedKey":
-        return "is unexpected"
+        // The keys named are the schema's own, never the caller's.
+        return SchemaAST.isObjects(issue.ast) && issue.ast.propertySignatures.length > 0
+          ? `is unexpected, expected: ${issue.ast.propertySignatures.map((property) => JSON.stringify(String(property.name))).join(" | ")}`
+          : "is unexpected"
       default: {
         // Effect appends the input ("…, got 5", "Invalid data 5", "…to match the input 5"): cut off.
         const message = SchemaIssue.defaultLeafHook(issue)
