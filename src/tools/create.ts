@@ -26,10 +26,12 @@ const MAX_CELLS = 10_000
 
 const Cells = Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_CELLS })))
 
-const SplitSize = Schema.Union([Cells,
+const SplitSize = Schema.Union([
+  Cells,
   Schema.String.pipe(
     Schema.check(Schema.isPattern(/^[1-9][0-9]?%$/u, { message: "must be a percentage from \"1%\" to \"99%\"" }))
-  )]).annotate({ description: "Cells or \"30%\"." })
+  )
+]).annotate({ description: "Cells or \"30%\"." })
 
 /** The arguments every tool that starts a process shares, and their mapping onto a SpawnRequest. */
 const spawnInputs = {

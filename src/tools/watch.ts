@@ -11,7 +11,8 @@ import { patternArguments, PatternList, timeoutArgument } from "./internal/Argum
 import { SettleMs } from "./internal/WaitAfter.js"
 import { type AnyTool, defineTool, Int, optional, socketArguments } from "./Tool.js"
 
-const maxLinesArgument = (fallback: number) => optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100_000 }))), `The newest; default ${fallback}.`)
+const maxLinesArgument = (fallback: number) =>
+  optional(Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100_000 }))), `The newest; default ${fallback}.`)
 
 export const snapshotPaneTool = defineTool({
   name: "snapshot_pane",

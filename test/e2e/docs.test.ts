@@ -26,8 +26,8 @@ const DOCUMENTS = ["README.md", "docs/architecture.md", "docs/configuration.md",
 
 describe("docs match the code", () => {
   it("README has the build+start and the test command", () => {
-    expect(readme).toContain("npm ci && npm run build && node dist/main.js")
-    expect(readme).toContain("npm ci && npm test")
+    expect(readme).toContain("npm ci && npm run build && npx -y node@22 dist/main.js")
+    expect(readme).toContain("npm ci && npx -y -p node@22 -- npm test")
   })
 
   it("every registry tool is in the README's tool table with its tier, and has a section in docs/tools.md", () => {

@@ -5,8 +5,8 @@
  */
 import { it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { describe, expect } from "vitest"
 import { Capture, type Errors, Hierarchy, InvocationContext, Servers, SocketResolver, TmuxExec, TmuxMcpConfig } from "../../src/index.js"
 import { useWorlds, waitFor } from "../support/liveTmux.js"

@@ -13,8 +13,8 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { execFile, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs"

@@ -15,8 +15,8 @@
  * path of the other.
  */
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -5,8 +5,8 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import type * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { join } from "node:path"
 import { type ResolvedSocket, SocketResolver } from "../../src/context/SocketResolver.js"
 import { type ConfigFlags, loadConfig, type TmuxMcpConfigShape } from "../../src/context/TmuxMcpConfig.js"
