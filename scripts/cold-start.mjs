@@ -1,11 +1,14 @@
 // Cold start of the stdio server: process spawn to the first tools/list answer, in milliseconds.
 // Usage: node scripts/cold-start.mjs [runs=15] [entry=dist/main.js] [cache=warm|none]
+// Next to it, bare node (`node -e ""`, spawn to exit) in the same run: the ratio is the server's
+// start over the runtime's own, comparable across machines and Node versions.
 // Each run gets its own socket name, TMUX_TMPDIR and HOME, and no tmux config; no tmux server runs.
 // cache=warm (the default): every run shares one XDG_CACHE_HOME, where the uncounted first run
 // leaves the launcher's V8 code cache (it stays up long enough to write one), as a user's second
 // and later starts find it. cache=none: no run finds a cache, as on a first start.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { spawnSync } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -56,20 +59,38 @@ const once = async (index, { linger = 0 } = {}) => {
   }
 }
 
-const results = []
-await once(-1, { linger: cache === "warm" ? 1500 : 0 }) // warm the file cache (and the code cache); not counted
-for (let i = 0; i < runs; i++) results.push(await once(i))
+const bareNode = () => {
+  const start = performance.now()
+  const exited = spawnSync(process.execPath, ["-e", ""], { stdio: "ignore" })
+  if (exited.status !== 0) throw new Error(`node -e "" exited ${exited.status}`)
+  return performance.now() - start
+}
 
-const summary = (values) => {
+const results = []
+const bare = []
+await once(-1, { linger: cache === "warm" ? 1500 : 0 }) // warm the file cache (and the code cache); not counted
+bareNode() // likewise
+// Taking turns, so neither side alone meets a busier machine.
+for (let i = 0; i < runs; i++) {
+  results.push(await once(i))
+  bare.push(bareNode())
+}
+
+const medianOf = (values) => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = sorted.length / 2
-  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2
+  return sorted.length % 2 === 1 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+const summary = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
   const ms = (value) => `${value.toFixed(0)} ms`
-  return `min ${ms(sorted[0])}, median ${ms(median)}, max ${ms(sorted[sorted.length - 1])}`
+  return `min ${ms(sorted[0])}, median ${ms(medianOf(values))}, max ${ms(sorted[sorted.length - 1])}`
 }
 if (cacheHome !== undefined) await rm(cacheHome, { recursive: true, force: true })
 process.stdout.write(
   `cold start of ${entry}, ${runs} runs, code cache ${cache}\n` +
     `  spawn -> tools/list answer:   ${summary(results.map((r) => r.answered))}\n` +
-    `  spawn -> listTools() resolved: ${summary(results.map((r) => r.resolved))} (adds the client's validator compiling)\n`
+    `  spawn -> listTools() resolved: ${summary(results.map((r) => r.resolved))} (adds the client's validator compiling)\n` +
+    `  bare node (node -e "", spawn -> exit): ${summary(bare)}\n` +
+    `  ratio, tools/list answer / bare node (medians): ${(medianOf(results.map((r) => r.answered)) / medianOf(bare)).toFixed(2)}x\n`
 )

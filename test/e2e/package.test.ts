@@ -209,8 +209,14 @@ describe("the packed package", () => {
   }, 60_000)
 
   it("runs from the tarball through npx as the README says: file:/abs or ./, not a bare absolute path", async () => {
-    // A cache of its own: npx installs the tarball there, and it has no dependencies (nothing from the registry).
-    const env = { ...world.env, npm_config_cache: join(base, "npx-cache") }
+    // A cache of its own: npx installs the tarball there, and it has no dependencies; npm still asks
+    // the registry of the optional peer, so the CA a machine adds for that (a TLS-inspecting proxy:
+    // the npm registry's node binary, unlike a distribution's, trusts only its own CAs) goes along.
+    const env = {
+      ...world.env,
+      npm_config_cache: join(base, "npx-cache"),
+      ...(process.env.NODE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS })
+    }
     const elsewhere = join(base, "elsewhere")
     mkdirSync(elsewhere)
     const tarball = join(base, packed.filename)

@@ -789,7 +789,7 @@ describe("a workspace too long for one command list", () => {
       const outcome = await Effect.runPromise(
         callTool(toolNamed(name), withTestHost(name, args)).pipe(Effect.timeout("3 seconds"), Effect.result, Effect.provide(layer))
       )
-      expect(outcome._tag, name).toBe("Left")
+      expect(outcome._tag, name).toBe("Failure")
       expect(state(), name).toEqual(before)
     }
     expect(splitsSent).toBe(2)

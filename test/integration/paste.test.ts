@@ -152,7 +152,7 @@ describe("paste_text: the buffer and the payload", () => {
         Effect.provide(layer)
       )
     )
-    expect(outcome._tag).toBe("Left")
+    expect(outcome._tag).toBe("Failure")
     expect(loaded).toBe(true)
     expect(bufferNames(w)).toEqual([])
   })

@@ -19,7 +19,8 @@ export const CommandArgv = Schema.Array(
 ).pipe(
   Schema.check(Schema.isMinLength(1)),
   Schema.check(Schema.isMaxLength(MAX_ARGV_ITEMS)),
-  Schema.check(Schema.makeFilter((argv: ReadonlyArray<string>) => argv[0] !== "" && !argv[0]!.startsWith("-"), {
+  // Effect 4 runs every check even after one failed: an empty argv is the length check's to refuse.
+  Schema.check(Schema.makeFilter((argv: ReadonlyArray<string>) => argv.length === 0 || (argv[0] !== "" && !argv[0]!.startsWith("-")), {
     message: "argv[0] must name a program (not empty, not starting with '-')"
   }))
 )
