@@ -327,7 +327,8 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
   // tmux cannot read the pane's directory and reports it empty; a get_pane_info right after a
   // create must wait that out, not answer cwd "". The panes here have no controlling terminal
   // (their process gave it up: TIOCNOTTY) until get_pane_info has read their directory once, then
-  // take it back and become bash.
+  // take it back and stay python3: an exec into another program after that would race the read,
+  // which may see the directory before the exec.
   it.skipIf(testHost !== undefined)("get_pane_info waits out a new pane whose directory cannot be read yet", async () => {
     const w = world()
     const script = join(w.tmpdir, "late-session.py")
@@ -340,7 +341,7 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
         "open(sys.argv[2], 'w').close()",
         "while not os.path.exists(sys.argv[1]): time.sleep(0.02)",
         "fcntl.ioctl(0, termios.TIOCSCTTY, 0)",
-        "os.execvp('bash', ['bash', '--norc', '--noprofile'])",
+        "time.sleep(600)",
         ""
       ].join("\n")
     )
@@ -366,7 +367,7 @@ describe("get_session_info / get_window_info / get_pane_info", () => {
       const info = okResult(
         await runTool(w.layer({}, gateAfterRead("pane_current_path", gate)), "get_pane_info", { pane_id: pane, ...extra })
       )
-      expect({ name, cwd: info.cwd, command: info.command }).toEqual({ name, cwd: w.tmpdir, command: "bash" })
+      expect({ name, cwd: info.cwd, command: info.command }).toEqual({ name, cwd: w.tmpdir, command: "python3" })
     }
   })
 

@@ -142,6 +142,7 @@ describe("the claim", () => {
       alternate: false,
       pipe: false,
       command: "bash",
+      cwd: "/home/user",
       claim: "",
       pipe_owner: "",
       cursor_x: 2,

@@ -221,6 +221,27 @@ describe("runCommand's claim and typing", () => {
       expect(fake.state.invocations[typing]!.stdin).toContain("printf '\\033[1G\\033[J%s")
     }))
 
+  it.live("a new pane without a session yet (no directory, a name tmux made of its command) is waited out, not called busy", () =>
+    Effect.gen(function*() {
+      const w = world()
+      const pane = paneOf(w, "%0")
+      // What tmux shows until the child of its fork has made its session (HISTFILE=/dev/null bash reads as `null`).
+      pane.command = "null"
+      pane.cwd = ""
+      const fake = fakeOperations(w, OPTIONS)
+      yield* Effect.forkChild(Effect.delay(
+        Effect.sync(() => {
+          pane.command = "bash"
+          pane.cwd = "/home/user"
+        }),
+        "100 millis"
+      ))
+      const result = yield* fake.run((socket) => runCommand(socket, "%0", request("true")))
+      // Typed: the fake's shell never answers, so the run times out at once.
+      expect(result.outcome).toBe("timed_out")
+      expect(fake.state.invocations.some((i) => i.stdin !== undefined)).toBe(true)
+    }))
+
   it.effect("a shell at its prompt costs no probe", () =>
     Effect.gen(function*() {
       const w = world()

@@ -29,7 +29,7 @@ import { BudgetFields } from "../bounds/OutputBudget.js"
 import { MatchFields, type MatchSpec } from "../bounds/OutputMatches.js"
 import { type EffectiveTimeout, timeoutFields } from "../bounds/Waiting.js"
 import { lookupPane } from "../hierarchy/Hierarchy.js"
-import { rereadWhileStarting, serverProgramName } from "../hierarchy/PaneStart.js"
+import { hasNoSessionYet, rereadWhileStarting, serverProgramName } from "../hierarchy/PaneStart.js"
 import { deleteTmuxBuffer } from "../input/Buffers.js"
 import { ensureGeneration, type GenerationCheck } from "../servers/Servers.js"
 import { type CommandHandle, decodeHandle, handleKey, OutputSource } from "./CommandHandle.js"
@@ -197,8 +197,10 @@ const awaitPaneStart = (socket: ResolvedSocket, paneId: string, state: ClaimStat
     const isStarting = (current: ClaimState) => {
       const verdict = judgeShell(current.command)
       // `env`: the create tools start a one-word command as `env -- <command>` (Spawn), which execs it at once.
+      // No session yet (before the child's setsid): tmux names the command it was given
+      // ("HISTFILE=/dev/null bash" reads as `null`), whatever it is.
       return current.claim === "" && !current.dead && verdict._tag === "NotAShell" &&
-        (verdict.program === serverName || verdict.program === "env")
+        (verdict.program === serverName || verdict.program === "env" || hasNoSessionYet(current))
     }
     return yield* rereadWhileStarting(state, isStarting, readState(socket, paneId))
   })

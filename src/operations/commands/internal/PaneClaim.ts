@@ -33,6 +33,8 @@ export const claimStateFields = {
   alternate: Format.bool("alternate_on"),
   pipe: Format.bool("pane_pipe"),
   command: Format.string("pane_current_command"),
+  // Empty until a new pane's child has made its session (PaneStart): its command is then a name tmux made up.
+  cwd: Format.string("pane_current_path"),
   claim: Format.string("@etm-run"),
   pipe_owner: Format.string("@etm-pipe"),
   // Where the prompt ends, for the script to erase the typed line there (see CommandFraming.ScreenTidy).
