@@ -8,7 +8,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import { onHost } from "../context/RemoteHosts.js"
@@ -20,7 +19,7 @@ import { Audit, redactArguments } from "../services/Audit.js"
 import { checkHostCap, Policy } from "../services/Policy.js"
 import { type OperationOutcome, ToolCalls } from "../tools/batch.js"
 import { allTools } from "../tools/registry.js"
-import { type AnyTool, takesHost, type ToolServices } from "../tools/Tool.js"
+import { type AnyTool, propertySignatures, takesHost, type ToolServices } from "../tools/Tool.js"
 import { selectedTools } from "../tools/ToolSets.js"
 import { checkArguments, pathSegment } from "./internal/ArgumentGuard.js"
 import { lenientArguments } from "./internal/LenientArguments.js"
@@ -52,11 +51,11 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1({
     switch (issue._tag) {
       case "MissingKey":
         return "is missing"
-      case "UnexpectedKey":
+      case "UnexpectedKey": {
         // The keys named are the schema's own, never the caller's.
-        return SchemaAST.isObjects(issue.ast) && issue.ast.propertySignatures.length > 0
-          ? `is unexpected, expected: ${issue.ast.propertySignatures.map((property) => JSON.stringify(String(property.name))).join(" | ")}`
-          : "is unexpected"
+        const names = propertySignatures(issue.ast).map((property) => JSON.stringify(String(property.name)))
+        return names.length > 0 ? `is unexpected, expected: ${names.join(" | ")}` : "is unexpected"
+      }
       default: {
         // Effect appends the input ("…, got 5", "Invalid data 5", "…to match the input 5"): cut off.
         const message = SchemaIssue.defaultLeafHook(issue)

@@ -10,5 +10,17 @@
  */
 import * as Schema from "effect/Schema"
 
+type Encoder = (value: unknown) => unknown
+
+/** One encoder per output schema, built at its first call, not at every call. */
+const encoders = new WeakMap<Schema.Codec<unknown, unknown>, Encoder>()
+
 /** Encodes a handler's output for the wire; throws when the value does not match the schema. */
-export const encodeOutput = (schema: Schema.Codec<unknown, unknown>, value: unknown): unknown => Schema.encodeUnknownSync(schema)(value)
+export const encodeOutput = (schema: Schema.Codec<unknown, unknown>, value: unknown): unknown => {
+  let encode = encoders.get(schema)
+  if (encode === undefined) {
+    encode = Schema.encodeUnknownSync(schema)
+    encoders.set(schema, encode)
+  }
+  return encode(value)
+}
