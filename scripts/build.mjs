@@ -12,21 +12,23 @@ import { createRequire } from "node:module"
 // dist/lib) must not ship.
 await rm("dist", { recursive: true, force: true })
 
-// The SDK's Server imports its Ajv validator (Ajv, ajv-formats, fast-uri: ~135 KB, a fifth of the
-// bundle) only to build a default for form elicitation, which this server never asks for.
-// src/mcp/McpServer.ts gives the Server its own validator, so the bundle gets a stub in Ajv's place;
-// the stub throws if it is ever constructed, so losing that validator fails at once, not quietly.
+// The SDK's Server imports its Ajv validator (Ajv, ajv-formats, fast-uri inlined: ~155 KB of the
+// bundle) only to build a default for form elicitation, which this server never asks for. It reaches
+// it through a conditional self-import, @modelcontextprotocol/server/_shims, which also gives it
+// `process`. src/mcp/McpServer.ts gives the Server its own validator, so the bundle gets a stub in
+// the shims' place: `process` as is, and a validator that throws if it is ever constructed, so
+// losing ours fails at once, not quietly.
 const withoutAjv = {
   name: "without-ajv",
   setup(build) {
-    build.onResolve(
-      { filter: /\/validation\/ajv-provider\.js$/ },
-      (args) => args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "without-ajv" } : undefined
-    )
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: "shims", namespace: "without-ajv" }))
     build.onLoad({ filter: /.*/, namespace: "without-ajv" }, () => ({
-      contents:
-        "export class AjvJsonSchemaValidator { constructor() { throw new Error('Ajv is not bundled: pass jsonSchemaValidator to the SDK Server') } }",
-      loader: "js"
+      contents: [
+        "export { default as process } from 'node:process'",
+        "export class DefaultJsonSchemaValidator { constructor() { throw new Error('Ajv is not bundled: pass jsonSchemaValidator to the SDK Server') } }"
+      ].join("\n"),
+      loader: "js",
+      resolveDir: process.cwd()
     }))
   }
 }

@@ -3,7 +3,7 @@
  * help, each naming the tools and arguments to use. Every `tool_name(argument, …)` in a prompt's
  * text is checked against the registry by test/unit/Prompts.test.ts.
  */
-import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js"
+import type { GetPromptResult, Prompt } from "@modelcontextprotocol/server"
 import * as Schema from "effect/Schema"
 import { PaneId } from "../domain/Ids.js"
 import { MAX_ARGUMENT_BYTES, pathSegment } from "./internal/ArgumentGuard.js"

@@ -3,7 +3,7 @@
  * sessions, a session with its windows, a window with its panes, a pane, and a pane's screen. Each
  * read is the matching readonly tool's value (same bounds, same errors); URIs: internal/ResourceUri.ts.
  */
-import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js"
+import type { ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from "@modelcontextprotocol/server"
 import * as Effect from "effect/Effect"
 import { TmuxMcpConfig } from "../context/TmuxMcpConfig.js"
 import { InvalidInput, type ToolError } from "../domain/Errors.js"

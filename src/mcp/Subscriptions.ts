@@ -8,6 +8,10 @@
  * now says what is wrong) and it is asked again every WEDGED_AFTER_MS; when it answers, that is said
  * too and its URIs get an update. A fiber runs only while its server has a subscription, and the
  * server's scope interrupts them when the client goes away. At most MAX_SUBSCRIPTIONS URIs at once.
+ *
+ * A URI is watched while anyone holds it: the 2025 era's resources/subscribe is one holder (a second
+ * subscribe is a no-op, one unsubscribe ends it, as that spec says), and each 2026 era
+ * subscriptions/listen naming it is another (Listens.ts), so cancelling one listen leaves the others.
  */
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
@@ -38,16 +42,25 @@ interface Subscription {
   readonly paneId: string
   /** The screen's text at the last read: a change is any difference in it. */
   screen: string
+  /** Who asked for it (see the header); the URI is dropped when the last one lets go. */
+  readonly holders: Set<string>
 }
 
+/** The holder of a 2025 era resources/subscribe. */
+export const SUBSCRIBE_HOLDER = "resources/subscribe"
+
 export interface Subscriptions {
-  /** Starts watching a screen URI (again: a no-op); fails when it is not one, the pane is missing, or the cap is reached. */
-  readonly subscribe: (uri: string) => Effect.Effect<void, ToolError, ToolServices>
-  readonly unsubscribe: (uri: string) => Effect.Effect<void>
+  /**
+   * Starts watching a screen URI for `holder` (a URI already watched gains the holder); fails when it
+   * is not one, the pane is missing, or the cap is reached.
+   */
+  readonly subscribe: (uri: string, holder?: string) => Effect.Effect<void, ToolError, ToolServices>
+  /** `holder` lets go of the URI; it is no longer watched when no one holds it. */
+  readonly unsubscribe: (uri: string, holder?: string) => Effect.Effect<void>
 }
 
 const capReached = new InvalidInput({
-  reason: `at most ${MAX_SUBSCRIPTIONS} subscriptions at once; resources/unsubscribe one first`
+  reason: `at most ${MAX_SUBSCRIPTIONS} subscriptions at once; end one first (resources/unsubscribe, or cancel a subscriptions/listen)`
 })
 
 /** stderr, never stdout (the protocol's), as the audit; a socket's label is a caller's text, so its controls are escaped. */
@@ -133,7 +146,7 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
         return false
       })
 
-    const subscribe = (uri: string): Effect.Effect<void, ToolError, ToolServices> =>
+    const subscribe = (uri: string, holder = SUBSCRIBE_HOLDER): Effect.Effect<void, ToolError, ToolServices> =>
       Effect.gen(function*() {
         const config = yield* TmuxMcpConfig
         const parsed = parseResourceUri(uri, { hosts: config.hosts !== undefined })
@@ -144,7 +157,12 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
             })
           )
         }
-        if (watched.has(uri)) return
+        const held = () => {
+          const subscription = watched.get(uri)
+          subscription?.holders.add(holder)
+          return subscription !== undefined
+        }
+        if (held()) return
         if (watched.size >= MAX_SUBSCRIPTIONS) {
           return yield* Effect.fail(capReached)
         }
@@ -155,11 +173,11 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
         const screen = (yield* readScreens(socket, [pane_id]))(pane_id)
         if (screen === undefined) return yield* Effect.fail(new NotFound({ kind: "pane", target: pane_id, socket: socket.label }))
         // Checked again: another subscribe may have finished while this one read.
-        if (watched.has(uri)) return
+        if (held()) return
         if (watched.size >= MAX_SUBSCRIPTIONS) {
           return yield* Effect.fail(capReached)
         }
-        watched.set(uri, { socket, paneId: pane_id, screen })
+        watched.set(uri, { socket, paneId: pane_id, screen, holders: new Set([holder]) })
         if (!polled.has(socketKey(socket))) {
           polled.add(socketKey(socket))
           runFork(pollServer(socket, false))
@@ -168,6 +186,11 @@ export const makeSubscriptions = (notify: (uri: string) => void): Effect.Effect<
 
     return {
       subscribe,
-      unsubscribe: (uri) => Effect.sync(() => void watched.delete(uri))
+      unsubscribe: (uri, holder = SUBSCRIBE_HOLDER) =>
+        Effect.sync(() => {
+          const subscription = watched.get(uri)
+          subscription?.holders.delete(holder)
+          if (subscription?.holders.size === 0) watched.delete(uri)
+        })
     }
   })

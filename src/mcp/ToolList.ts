@@ -1,7 +1,7 @@
 /**
  * A tool as a tools/list entry (which tools a safety level lists is `visibleTools`, in tools/Tool.ts).
  */
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool as McpTool } from "@modelcontextprotocol/server"
 import { LOCAL_HOST } from "../context/HostsConfig.js"
 import type { SafetyLevel } from "../context/TmuxMcpConfig.js"
 import { HOST_FIELDS } from "../domain/Model.js"

@@ -10,10 +10,19 @@
  * JSON.parse keeps a `__proto__` key as an own key, but the SDK's parsing of tools/call drops it
  * from `arguments` without a trace, so a call with one would run as if it were not there. The
  * transport remembers which requests had one (`hadProtoKey`), for the bridge to refuse them.
+ *
+ * A `filter` sits between the wire and the SDK: it sees every inbound message first and may take
+ * it (answering it itself, or handing it on later with `deliver`), and it sees every outbound one.
+ * It is how the server adds what an MCP era asks and the SDK does not do (McpServer.ts).
  */
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js"
+import {
+  deserializeMessage,
+  type JSONRPCMessage,
+  ProtocolErrorCode as ErrorCode,
+  type RequestId,
+  serializeMessage,
+  type Transport
+} from "@modelcontextprotocol/server"
 
 /**
  * The longest request line: the largest valid request is a 1 MiB text (paste_text, load_buffer),
@@ -121,6 +130,14 @@ const protoKeyCallId = (value: unknown): RequestId | undefined =>
     ? value.id
     : undefined
 
+/** Between the wire and the SDK (see the header). */
+export interface WireFilter {
+  /** Sees an inbound message before the SDK; true when it took it (the SDK sees it only if it is handed on with `deliver`). */
+  readonly inbound: (message: JSONRPCMessage) => boolean
+  /** Sees an outbound message; what it returns is written. */
+  readonly outbound: (message: JSONRPCMessage) => JSONRPCMessage
+}
+
 /** Requests remembered for `hadProtoKey` (one whose parameters the SDK then rejects is never asked about). */
 const MAX_REMEMBERED = 64
 
@@ -128,6 +145,7 @@ export class BoundedStdioServerTransport implements Transport {
   onclose?: () => void
   onerror?: (error: Error) => void
   onmessage?: (message: JSONRPCMessage) => void
+  filter?: WireFilter
 
   private readonly reader: LineReader
   private readonly protoKeyIds = new Set<RequestId>()
@@ -193,6 +211,12 @@ export class BoundedStdioServerTransport implements Transport {
       else this.reply(id, ErrorCode.InvalidRequest, "Invalid Request: the line is not a JSON-RPC 2.0 message.")
       return
     }
+    if (this.filter?.inbound(message) === true) return
+    this.onmessage?.(message)
+  }
+
+  /** Hands a message the filter took on to the SDK. */
+  deliver(message: JSONRPCMessage): void {
     this.onmessage?.(message)
   }
 
@@ -218,8 +242,9 @@ export class BoundedStdioServerTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    const written = this.filter === undefined ? message : this.filter.outbound(message)
     return new Promise((resolve) => {
-      if (this.stdout.write(serializeMessage(message))) resolve()
+      if (this.stdout.write(serializeMessage(written))) resolve()
       else this.stdout.once("drain", resolve)
     })
   }
