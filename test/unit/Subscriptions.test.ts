@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
-import { makeSubscriptions, POLL_INTERVAL_MS, WEDGED_AFTER_MS } from "../../src/mcp/Subscriptions.js"
+import { makeSubscriptions, MAX_SUBSCRIPTIONS, POLL_INTERVAL_MS, SUBSCRIBE_HOLDER, WEDGED_AFTER_MS } from "../../src/mcp/Subscriptions.js"
 import { FakeTmux, FakeTmuxState, type FakeWorld } from "../../src/testing/FakeTmux.js"
 import { findPane, printInto } from "../../src/testing/internal/World.js"
 import { Tmux } from "../../src/tmux/Tmux.js"
@@ -73,6 +73,95 @@ describe("screen subscriptions", () => {
       yield* subscriptions.unsubscribe(screen("%1"))
       yield* expectNoRoundTrips(fake.state.invocations)
       expect(updates).toHaveLength(2)
+    }).pipe(Effect.provide(Layer.fresh(fake.layer)))
+  })
+
+  it.effect("a URI is watched while anyone holds it: one holder letting go leaves it to the other, the last one ends it", () => {
+    const fake = fakeOperations(world())
+    return Effect.gen(function*() {
+      const updates: Array<string> = []
+      const subscriptions = yield* makeSubscriptions((uri) => void updates.push(uri))
+      const uri = screen("%0")
+      const change = (text: string) => printInto(findPane(fake.state.world.get(DEFAULT)!, "%0")!.pane, `\n${text}`)
+      yield* subscriptions.subscribe(uri, "subscriptions/listen number 1")
+      const sent = fake.state.invocations.length
+      yield* subscriptions.subscribe(uri, SUBSCRIBE_HOLDER)
+      // The second holder joined without reading the pane again.
+      expect(fake.state.invocations.length).toBe(sent)
+      yield* poll
+      expect(updates).toEqual([])
+
+      // Someone who never held it lets go: nothing changes.
+      yield* subscriptions.unsubscribe(uri, "subscriptions/listen number 2")
+      change("one")
+      yield* poll
+      expect(updates).toEqual([uri])
+
+      // The 2025 subscribe lets go: the listen still holds it.
+      yield* subscriptions.unsubscribe(uri)
+      change("two")
+      yield* poll
+      expect(updates).toEqual([uri, uri])
+
+      // The listen lets go: the URI is dropped, polling stops, a change is not said.
+      yield* subscriptions.unsubscribe(uri, "subscriptions/listen number 1")
+      yield* expectNoRoundTrips(fake.state.invocations)
+      change("three")
+      yield* poll
+      expect(updates).toEqual([uri, uri])
+    }).pipe(Effect.provide(Layer.fresh(fake.layer)))
+  })
+
+  it.effect("a URI with two holders counts once against the cap, and until both let go", () => {
+    const panes = MAX_SUBSCRIPTIONS + 1
+    const fake = fakeOperations(
+      new Map([[
+        DEFAULT,
+        FakeTmux.server({
+          sessions: [{ name: "s", windows: [{ panes: Array.from({ length: panes }, (_, i) => ({ lines: [`p${i}`] })) }] }]
+        })
+      ]])
+    )
+    return Effect.gen(function*() {
+      const subscriptions = yield* makeSubscriptions(() => undefined)
+      const shared = screen("%0")
+      yield* subscriptions.subscribe(shared, "subscriptions/listen number 1")
+      yield* subscriptions.subscribe(shared, "subscriptions/listen number 2")
+      for (let i = 1; i < MAX_SUBSCRIPTIONS; i++) yield* subscriptions.subscribe(screen(`%${i}`))
+      const last = screen(`%${MAX_SUBSCRIPTIONS}`)
+      const refused = yield* Effect.flip(subscriptions.subscribe(last))
+      expect(refused._tag).toBe("InvalidInput")
+      expect(refused.message).toContain(`at most ${MAX_SUBSCRIPTIONS} subscriptions at once`)
+
+      // One holder lets go: the shared URI is still watched, so still no room.
+      yield* subscriptions.unsubscribe(shared, "subscriptions/listen number 1")
+      expect((yield* Effect.flip(subscriptions.subscribe(last)))._tag).toBe("InvalidInput")
+      // A holder joining a watched URI is no new subscription, even at the cap.
+      yield* subscriptions.subscribe(shared, "subscriptions/listen number 3")
+
+      yield* subscriptions.unsubscribe(shared, "subscriptions/listen number 2")
+      yield* subscriptions.unsubscribe(shared, "subscriptions/listen number 3")
+      yield* subscriptions.subscribe(last)
+    }).pipe(Effect.provide(Layer.fresh(fake.layer)))
+  })
+
+  it.effect("the 2025 subscribe is one holder: subscribing twice then unsubscribing once ends it", () => {
+    const fake = fakeOperations(world())
+    return Effect.gen(function*() {
+      const updates: Array<string> = []
+      const subscriptions = yield* makeSubscriptions((uri) => void updates.push(uri))
+      const uri = screen("%1")
+      yield* subscriptions.subscribe(uri)
+      yield* subscriptions.subscribe(uri, SUBSCRIBE_HOLDER)
+      printInto(findPane(fake.state.world.get(DEFAULT)!, "%1")!.pane, "\nchanged")
+      yield* poll
+      expect(updates).toEqual([uri])
+
+      yield* subscriptions.unsubscribe(uri)
+      yield* expectNoRoundTrips(fake.state.invocations)
+      printInto(findPane(fake.state.world.get(DEFAULT)!, "%1")!.pane, "\nagain")
+      yield* poll
+      expect(updates).toEqual([uri])
     }).pipe(Effect.provide(Layer.fresh(fake.layer)))
   })
 
