@@ -95,6 +95,12 @@ const PromptParams = Schema.toStandardSchemaV1(
   Schema.Struct({ name: Schema.String, arguments: Schema.optionalKey(Schema.Unknown) })
 ) as StandardSchemaV1<unknown, { readonly name: string; readonly arguments?: unknown }>
 
+/** A resource request's params: the URI checked here, so a request without one is -32602 "Invalid params", not an internal error. */
+const UriParams = Schema.toStandardSchemaV1(Schema.Struct({ uri: Schema.String })) as StandardSchemaV1<
+  unknown,
+  { readonly uri: string }
+>
+
 /** Runs one request's effect on the server's services; aborting the signal (a client's cancel) interrupts it. */
 type RunRequest = <A, E>(effect: Effect.Effect<A, E, ServerServices>, signal: AbortSignal) => Promise<A>
 
@@ -227,22 +233,20 @@ const serverFor = (
   server.setRequestHandler("resources/list", () => ({ resources: [...resources] }))
   const templates = resourceTemplatesFor(config.hosts !== undefined)
   server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [...templates] }))
-  server.setRequestHandler("resources/read", async (request, ctx) => {
-    const { uri } = request.params
+  server.setRequestHandler("resources/read", { params: UriParams }, async ({ uri }, ctx) => {
     const outcome = await run(Effect.result(readResource(uri, tools)), ctx.mcpReq.signal)
     if (Result.isFailure(outcome)) throw resourceError(outcome.failure, uri, era)
     if (outcome.success === undefined) throw jsonRpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`)
     return outcome.success
   })
   // 2025 only: the SDK answers them method-not-found on 2026-07-28, where subscriptions/listen is the way (Listens.ts).
-  server.setRequestHandler("resources/subscribe", async (request, ctx) => {
-    const { uri } = request.params
+  server.setRequestHandler("resources/subscribe", { params: UriParams }, async ({ uri }, ctx) => {
     const outcome = await run(Effect.result(subscriptions.subscribe(uri)), ctx.mcpReq.signal)
     if (Result.isFailure(outcome)) throw resourceError(outcome.failure, uri, era)
     return {}
   })
-  server.setRequestHandler("resources/unsubscribe", async (request, ctx) => {
-    await run(subscriptions.unsubscribe(request.params.uri), ctx.mcpReq.signal)
+  server.setRequestHandler("resources/unsubscribe", { params: UriParams }, async ({ uri }, ctx) => {
+    await run(subscriptions.unsubscribe(uri), ctx.mcpReq.signal)
     return {}
   })
   server.setRequestHandler("prompts/list", () => ({ prompts: [...listedPrompts] }))

@@ -3,7 +3,8 @@
  * client would write them: an unknown protocol version (at the opening and after it), requests
  * without their `_meta` envelope, what that era removed (ping, logging/setLevel,
  * resources/subscribe, initialize), 100 listens at once, listens cancelled mid-stream and before
- * their acknowledgement. Each is answered as the spec says, and the server serves on.
+ * their acknowledgement. Each is answered as the spec says, and the server serves on. The 2025 era,
+ * beside it: no listen, -32002 for a missing resource, invalid params for malformed ones.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -263,6 +264,12 @@ describe("2026-07-28 over raw lines", () => {
       code: -32002,
       data: { code: "not_found", uri: missing }
     })
+    // Malformed params are invalid params, never an internal error.
+    expect((await wire.ask(5, "resources/read", {})).error).toEqual({
+      code: -32602,
+      message: "Invalid params for resources/read: uri: Missing key"
+    })
+    expect((await wire.ask(6, "prompts/get", { name: 3 })).error).toMatchObject({ code: -32602 })
     // No 2026 fields on the 2025 wire.
     const listed = await wire.ask(4, "tools/list")
     expect(Object.keys(listed.result)).toEqual(["tools"])

@@ -120,7 +120,13 @@ describe("both eras on one stdio server", () => {
       client.setNotificationHandler("notifications/resources/updated", (notification) => {
         updates.push({ uri: notification.params.uri, meta: notification.params._meta })
       })
-      const subscription = await client.listen({ resourceSubscriptions: [screenUri] })
+      // The lists never change while the server runs: their filters are not honored.
+      const subscription = await client.listen({
+        resourceSubscriptions: [screenUri],
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourcesListChanged: true
+      })
       expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [screenUri] })
       const screen = () => world.tmux(["capture-pane", "-p", "-t", paneId]).stdout
       const before = screen()
