@@ -139,6 +139,11 @@ describe("2026-07-28 over raw lines", () => {
         data: { supported: [VERSION], requested }
       })
     }
+    // A client's long text is not said back whole.
+    const long = await wire.ask("long", "tools/list", {
+      _meta: { ...META, "io.modelcontextprotocol/protocolVersion": "9".repeat(100_000) }
+    })
+    expect(long.error).toMatchObject({ code: -32022, data: { requested: `${"9".repeat(64)}…` } })
     expect((await wire.ask(3, "tools/list", {})).error).toMatchObject({ code: -32602, message: expect.stringContaining("_meta") })
     expect((await wire.ask(4, "tools/list")).error).toMatchObject({ code: -32602 })
     // The same list, in the same order, every time.

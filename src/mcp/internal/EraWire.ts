@@ -27,6 +27,9 @@ export interface EraWire extends WireFilter {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
+/** How much of a version we do not speak is said back (a version is 10 characters; a client's text is bounded). */
+const MAX_ECHOED = 64
+
 /** The protocol version a request's `_meta` names, when it names one as a string. */
 const namedVersion = (params: unknown): string | undefined => {
   const meta = isRecord(params) ? params._meta : undefined
@@ -43,7 +46,10 @@ export const makeEraWire = (send: (message: JSONRPCMessage) => void): EraWire =>
       const requested = namedVersion(message.params)
       // No version at all is the SDK's to refuse (a missing envelope is invalid params).
       if (requested === undefined || MODERN_PROTOCOL_VERSIONS.includes(requested)) return false
-      const error = new UnsupportedProtocolVersionError({ supported: [...MODERN_PROTOCOL_VERSIONS], requested })
+      const error = new UnsupportedProtocolVersionError({
+        supported: [...MODERN_PROTOCOL_VERSIONS],
+        requested: requested.length > MAX_ECHOED ? `${requested.slice(0, MAX_ECHOED)}…` : requested
+      })
       send({ jsonrpc: "2.0", id: message.id as RequestId, error: { code: error.code, message: error.message, data: error.data } })
       return true
     },
