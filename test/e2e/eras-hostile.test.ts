@@ -254,6 +254,55 @@ describe("2026-07-28 over raw lines", () => {
     await eventually(() => acknowledged(wire).includes("late"), 5_000, "the next listen's acknowledgement")
   })
 
+  it("progress and cancellation are as on 2025-11-25", async () => {
+    const wire = open()
+    await wire.ask(0, "tools/list", { _meta: META })
+    const waited = await wire.ask(1, "tools/call", {
+      name: "wait_for_channel",
+      arguments: { channel: "eras-slow", timeout: 2.5 },
+      _meta: { ...META, progressToken: "p1" }
+    })
+    expect(waited.result).toMatchObject({ resultType: "complete" })
+    const progress = wire.lines.filter((line) => line.method === "notifications/progress")
+    expect(progress.length).toBeGreaterThan(0)
+    expect(progress.every((line) => line.params.progressToken === "p1")).toBe(true)
+    // A cancelled call is never answered, and the connection serves on.
+    wire.send({
+      id: 2,
+      method: "tools/call",
+      params: { name: "wait_for_channel", arguments: { channel: "eras-never", timeout: 20 }, _meta: META }
+    })
+    await sleep(300)
+    wire.send({ method: "notifications/cancelled", params: { requestId: 2, reason: "test" } })
+    expect((await wire.ask(3, "tools/list", { _meta: META })).result.tools).toHaveLength(48)
+    await sleep(500)
+    expect(wire.lines.filter((line) => line.id === 2)).toEqual([])
+  })
+
+  it("a server/discover probe, then initialize: the connection falls back to 2025-11-25 on one engine", async () => {
+    const wire = open()
+    const discovered = await wire.ask(1, "server/discover", { _meta: META })
+    expect(discovered.result.supportedVersions).toContain(VERSION)
+    const init = await wire.ask(2, "initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "x", version: "0" }
+    })
+    expect(init.result.protocolVersion).toBe("2025-11-25")
+    wire.send({ method: "notifications/initialized" })
+    expect(Object.keys((await wire.ask(3, "tools/list")).result)).toEqual(["tools"])
+    const missing = `tmux://pane/${encodeURIComponent("%999")}/screen`
+    expect((await wire.ask(4, "resources/read", { uri: missing })).error.code).toBe(-32002)
+    // Subscriptions work on the fallback's instance.
+    expect((await wire.ask(5, "resources/subscribe", { uri: screenUri })).result).toEqual({})
+    await printInPane("fallback-1")
+    await eventually(
+      () => wire.lines.some((line) => line.method === "notifications/resources/updated" && line.params.uri === screenUri),
+      5_000,
+      "the update on the fallback's subscription"
+    )
+  })
+
   it("on 2025-11-25 a listen is method not found, and a missing resource is -32002", async () => {
     const wire = open()
     const init = await wire.ask(1, "initialize", {
