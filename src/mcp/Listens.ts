@@ -11,10 +11,10 @@
  * - a listen cancelled before it was acknowledged is dropped unanswered, as a cancelled request is.
  * Each refusal is said on stderr too: the SDK reports its own to no one.
  */
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/server"
+import { type JSONRPCMessage, ProtocolErrorCode, type RequestId } from "@modelcontextprotocol/server"
 import type { ToolError } from "../domain/Errors.js"
-import { INVALID_PARAMS, resourceErrorFields } from "./internal/ResourceError.js"
-import type { WireFilter } from "./internal/StdioTransport.js"
+import { resourceErrorFields } from "./internal/ResourceError.js"
+import { isRecord, type WireFilter } from "./internal/StdioTransport.js"
 import { MAX_SUBSCRIPTIONS } from "./Subscriptions.js"
 
 export interface ListenDeps {
@@ -29,8 +29,6 @@ export interface ListenDeps {
   /** Says a line on stderr, its controls escaped. */
   readonly log: (line: string) => void
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
 /** The resource URIs a listen names, without repeats; undefined when it names none (the SDK answers it as it is). */
 const resourceUris = (params: unknown): ReadonlyArray<string> | undefined => {
@@ -92,7 +90,7 @@ export const makeListens = (deps: ListenDeps): WireFilter => {
         if (uris === undefined || pending.has(message.id) || active.has(message.id)) return false
         if (uris.length > MAX_SUBSCRIPTIONS) {
           refuse(message.id, {
-            code: INVALID_PARAMS,
+            code: ProtocolErrorCode.InvalidParams,
             message: `A listen names at most ${MAX_SUBSCRIPTIONS} resources (this one names ${uris.length}).`
           })
           return true

@@ -11,11 +11,12 @@
 import {
   type JSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
   type RequestId,
   UnsupportedProtocolVersionError
 } from "@modelcontextprotocol/server"
-import { type Era, INVALID_PARAMS, isResourceNotFound, RESOURCE_NOT_FOUND_2025 } from "./ResourceError.js"
-import type { WireFilter } from "./StdioTransport.js"
+import { type Era, isResourceNotFound } from "./ResourceError.js"
+import { isRecord, type WireFilter } from "./StdioTransport.js"
 
 /** The 2026-era protocol versions this server speaks (the SDK's serveStdio offers these in server/discover). */
 export const MODERN_PROTOCOL_VERSIONS: ReadonlyArray<string> = ["2026-07-28"]
@@ -24,8 +25,6 @@ export interface EraWire extends WireFilter {
   /** Set when the SDK builds the connection's instance (again, when a probe falls back to initialize). */
   era: Era | undefined
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
 /** How much of a version we do not speak is said back (a version is 10 characters; a client's text is bounded). */
 const MAX_ECHOED = 64
@@ -54,9 +53,9 @@ export const makeEraWire = (send: (message: JSONRPCMessage) => void): EraWire =>
       return true
     },
     outbound: (message) =>
-      wire.era === "legacy" && "error" in message && message.error.code === INVALID_PARAMS &&
+      wire.era === "legacy" && "error" in message && message.error.code === ProtocolErrorCode.InvalidParams &&
         isResourceNotFound(message.error.data)
-        ? { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND_2025 } }
+        ? { ...message, error: { ...message.error, code: ProtocolErrorCode.ResourceNotFound } }
         : message
   }
   return wire

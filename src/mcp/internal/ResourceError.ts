@@ -4,14 +4,10 @@
  * not found", whose code each era names: -32002 in 2025-11-25, -32602 in 2026-07-28. The message
  * and hint are a tool's; `data` has our error code and the URI asked for.
  */
+import { ProtocolErrorCode } from "@modelcontextprotocol/server"
 import { errorCode, resourceHint, type ToolError } from "../../domain/Errors.js"
 
 export type Era = "legacy" | "modern"
-
-/** 2025-11-25's code for a resource that does not exist. */
-export const RESOURCE_NOT_FOUND_2025 = -32002
-export const INVALID_PARAMS = -32602
-export const INTERNAL_ERROR = -32603
 
 export interface ResourceErrorFields {
   readonly code: number
@@ -21,10 +17,10 @@ export interface ResourceErrorFields {
 
 export const resourceErrorFields = (error: ToolError, uri: string, era: Era): ResourceErrorFields => ({
   code: error._tag === "InvalidInput"
-    ? INVALID_PARAMS
+    ? ProtocolErrorCode.InvalidParams
     : error._tag === "NotFound"
-    ? era === "legacy" ? RESOURCE_NOT_FOUND_2025 : INVALID_PARAMS
-    : INTERNAL_ERROR,
+    ? era === "legacy" ? ProtocolErrorCode.ResourceNotFound : ProtocolErrorCode.InvalidParams
+    : ProtocolErrorCode.InternalError,
   message: `${error.message}\nHint: ${resourceHint(error)}`,
   data: { code: errorCode(error), uri }
 })

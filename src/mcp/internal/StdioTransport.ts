@@ -117,7 +117,9 @@ const invalidRequestId = (value: unknown): RequestId | null | undefined => {
   return typeof id === "string" || typeof id === "number" ? id : null
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+/** A JSON object (not an array): what a message's params and their members are checked with (here and by the filters). */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The id of a tools/call request whose `arguments` has an own `__proto__` key, else undefined. */
 const protoKeyCallId = (value: unknown): RequestId | undefined =>
