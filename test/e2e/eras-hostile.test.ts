@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MAIN, makeWorld, type World } from "./harness.js"
+import { eventually, MAIN, makeWorld, type World } from "./harness.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -82,12 +82,15 @@ const open = (): Wire => {
   return wire
 }
 
-/** Waits until `check` holds (a bound for waiting, not a timing assertion). */
-const eventually = async (check: () => boolean, ms: number, what: string): Promise<void> => {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > ms) throw new Error(`${what}: nothing after ${ms} ms`)
-    await sleep(20)
-  }
+/** The 2025-11-25 opening: initialize (request `id`), answered with that version, then initialized. */
+const openLegacy = async (wire: Wire, id: number) => {
+  const init = await wire.ask(id, "initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "x", version: "0" }
+  })
+  expect(init.result.protocolVersion).toBe("2025-11-25")
+  wire.send({ method: "notifications/initialized" })
 }
 
 const listen = (id: string, uris: ReadonlyArray<string>) => ({
@@ -283,13 +286,7 @@ describe("2026-07-28 over raw lines", () => {
     const wire = open()
     const discovered = await wire.ask(1, "server/discover", { _meta: META })
     expect(discovered.result.supportedVersions).toContain(VERSION)
-    const init = await wire.ask(2, "initialize", {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "x", version: "0" }
-    })
-    expect(init.result.protocolVersion).toBe("2025-11-25")
-    wire.send({ method: "notifications/initialized" })
+    await openLegacy(wire, 2)
     expect(Object.keys((await wire.ask(3, "tools/list")).result)).toEqual(["tools"])
     const missing = `tmux://pane/${encodeURIComponent("%999")}/screen`
     expect((await wire.ask(4, "resources/read", { uri: missing })).error.code).toBe(-32002)
@@ -305,13 +302,7 @@ describe("2026-07-28 over raw lines", () => {
 
   it("on 2025-11-25 a listen is method not found, and a missing resource is -32002", async () => {
     const wire = open()
-    const init = await wire.ask(1, "initialize", {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "x", version: "0" }
-    })
-    expect(init.result.protocolVersion).toBe("2025-11-25")
-    wire.send({ method: "notifications/initialized" })
+    await openLegacy(wire, 1)
     expect((await wire.ask(2, "subscriptions/listen", { notifications: { resourceSubscriptions: [screenUri] } })).error.code).toBe(-32601)
     const missing = `tmux://pane/${encodeURIComponent("%999")}/screen`
     expect((await wire.ask(3, "resources/read", { uri: missing })).error).toMatchObject({

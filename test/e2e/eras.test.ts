@@ -10,17 +10,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ERROR_META_KEY, MAIN, makeWorld, type World } from "./harness.js"
+import { ERROR_META_KEY, eventually, MAIN, makeWorld, type World } from "./harness.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Resolves once `check` holds, polling; rejects after `ms` (a bound for waiting, not a timing assertion). */
-const eventually = async (check: () => boolean, ms: number, what: string): Promise<void> => {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > ms) throw new Error(`${what}: nothing after ${ms} ms`)
-    await sleep(20)
-  }
-}
 
 type Mode = "legacy" | "auto" | { readonly pin: string }
 

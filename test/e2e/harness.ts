@@ -240,6 +240,14 @@ export const auditLines = (stderr: string): Array<Record<string, any>> =>
     .map((line) => JSON.parse(line) as Record<string, any>)
     .filter((record) => record.audit === true)
 
+/** Resolves once `check` holds, polling; rejects after `ms` (a bound for waiting, not a timing assertion). */
+export const eventually = async (check: () => boolean, ms: number, what: string): Promise<void> => {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > ms) throw new Error(`${what}: nothing after ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 /** Resolves when the promise does, or rejects after `ms` (a bound for waiting, not a timing assertion). */
 /** Polls until `check` gives a value (a bound for waiting on a shell, not a timing assertion). */
 export const poll = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, attempts = 100): Promise<A> => {

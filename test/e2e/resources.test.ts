@@ -7,20 +7,12 @@
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { isRunning, makeWorld, ok, serve, type Served, within, type World } from "./harness.js"
+import { eventually, isRunning, makeWorld, ok, serve, type Served, within, type World } from "./harness.js"
 
 const expand = (template: string, variables: Record<string, string>) => new UriTemplate(template).expand(variables)
 const SCREEN = "tmux://pane/{pane_id}/screen{?socket_name,socket_path}"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Resolves once `check` holds, polling; rejects after `ms` (a bound for waiting, not a timing assertion). */
-const eventually = async (check: () => boolean, ms: number, what: string): Promise<void> => {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > ms) throw new Error(`${what}: nothing after ${ms} ms`)
-    await sleep(20)
-  }
-}
 
 const rpcError = <A>(promise: Promise<A>) =>
   promise.then(

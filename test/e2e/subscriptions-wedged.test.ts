@@ -10,19 +10,11 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { childrenOf, MAIN, makeWorld, serve, type World } from "./harness.js"
+import { childrenOf, eventually, MAIN, makeWorld, serve, type World } from "./harness.js"
 
 const SCREEN = new UriTemplate("tmux://pane/{pane_id}/screen{?socket_name}")
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Resolves once `check` holds, polling; rejects after `ms` (a bound for waiting, not a timing assertion). */
-const eventually = async (check: () => boolean, ms: number, what: string): Promise<void> => {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > ms) throw new Error(`${what}: nothing after ${ms} ms`)
-    await sleep(20)
-  }
-}
 
 /** A connected client of either era: it subscribes to screens, and records their updates. */
 interface Subscriber {
